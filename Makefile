@@ -1,0 +1,158 @@
+# stackbox: one multicall binary of eBPF stack profilers.
+# `make help` lists the targets. Out-of-tree: make O=DIR. Verbose: V=1.
+
+srctree := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+O ?= .
+override O := $(patsubst %/,%,$(O))
+KCONFIG_CONFIG ?= $(O)/.config
+export KCONFIG_CONFIG
+
+ifneq ($(V),1)
+Q := @
+quiet = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+CC := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))
+STRIP ?= $(CROSS_COMPILE)strip
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+# Target architecture, from the compiler unless given.
+ARCH ?= $(patsubst aarch64,arm64,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
+BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
+DEFCONFIG ?= $(ARCH)_defconfig
+
+-include $(KCONFIG_CONFIG)
+
+# Libraries: the system's libbpf by default; a static build (STATIC=1)
+# names its own with DEPS=prefix (see board/musl.mk).
+ifdef DEPS
+LIB_CFLAGS := -I$(DEPS)/include
+LIBS := $(DEPS)/lib/libbpf.a $(DEPS)/lib/libelf.a $(DEPS)/lib/libz.a
+BPF_INCLUDES := -I$(DEPS)/include
+else
+LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
+endif
+# The BPF side needs the kernel UAPI headers; asm/ is the same for the
+# architectures we build, so the host's multiarch directory serves all.
+BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
+HOSTCC ?= cc
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+OPT ?= $(if $(STATIC),-Os -ffunction-sections -fdata-sections,-O2 -g)
+CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common \
+	-I$(srctree)/bpf $(LIB_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
+comma := ,
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
+	-I$(srctree)/bpf $(BPF_INCLUDES)
+
+# ---- what the configuration selects ----
+APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
+BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
+core-y := main lib opts
+core-y += collect stacks output
+core-$(CONFIG_FORMAT_TEXT) += format_text
+core-$(CONFIG_FORMAT_FOLDED) += format_folded
+core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms
+OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
+	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
+SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
+GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
+
+.DEFAULT_GOAL := all
+.PHONY: all clean distclean help size check install defconfig menuconfig \
+	olddefconfig savedefconfig FORCE
+.SECONDARY:
+
+all: $(O)/stackbox
+
+$(O)/stackbox: $(OBJS)
+	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+	$(if $(STATIC),$(Q)$(STRIP) $@)
+
+$(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common $(O)/obj/applets
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
+	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o | $(O)/gen
+	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+$(O)/obj/common $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
+	$(Q)mkdir -p $@
+
+-include $(OBJS:.o=.d)
+
+# ---- configuration ----
+# The header needs no kconfig binary; the interactive targets use
+# Debian's kconfig-frontends.
+$(KCONFIG_CONFIG):
+	$(Q)mkdir -p $(dir $@)
+	$(Q)if [ -f $(srctree)/configs/$(DEFCONFIG) ]; then \
+		cp $(srctree)/configs/$(DEFCONFIG) $@; \
+	else $(srctree)/scripts/config.sh defaults $(srctree) > $@; fi
+	@echo "  CONFIG   $@ from configs/$(DEFCONFIG)"
+
+$(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/applets/Config.in | $(O)/gen
+	$(call quiet,GEN,$@)$(srctree)/scripts/config.sh header $(srctree) $< > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen
+	$(Q)$(srctree)/scripts/gen-applets.sh $(srctree) $(O)/gen
+
+KCONF_ENV := cd $(srctree) && KCONFIG_CONFIG=$(abspath $(KCONFIG_CONFIG))
+defconfig: $(DEFCONFIG)
+%_defconfig: $(srctree)/applets/Config.in FORCE
+	$(Q)test -f $(srctree)/configs/$@ || { echo "no configs/$@" >&2; exit 1; }
+	$(Q)mkdir -p $(dir $(KCONFIG_CONFIG))
+	$(Q)if command -v kconfig-conf >/dev/null; then \
+		$(KCONF_ENV) kconfig-conf --defconfig=configs/$@ Kconfig >/dev/null; \
+	else cp $(srctree)/configs/$@ $(KCONFIG_CONFIG); fi
+	@echo "  CONFIG   $(KCONFIG_CONFIG) from configs/$@"
+menuconfig: $(srctree)/applets/Config.in
+	$(Q)$(KCONF_ENV) kconfig-mconf Kconfig
+olddefconfig: $(srctree)/applets/Config.in
+	$(Q)$(KCONF_ENV) kconfig-conf --olddefconfig Kconfig
+savedefconfig: $(srctree)/applets/Config.in
+	$(Q)$(KCONF_ENV) kconfig-conf --savedefconfig=$(abspath $(O))/defconfig Kconfig
+	@echo "  SAVED    $(O)/defconfig"
+
+# ---- static musl builds and boards ----
+-include $(srctree)/board/musl.mk
+
+# ---- checks, size, install ----
+include $(srctree)/tests/tests.mk
+
+size:
+	@for b in $(O)/stackbox out/musl-*/stackbox; do \
+		[ -f $$b ] || continue; \
+		s=$$(mktemp); $(STRIP) -o $$s $$b 2>/dev/null || cp $$b $$s; \
+		printf '%-28s %8d bytes stripped\n' $$b $$(stat -c %s $$s); rm -f $$s; \
+	done
+
+DESTDIR ?=
+BINDIR ?= /usr/bin
+install: $(O)/stackbox
+	install -D -m 0755 $(O)/stackbox $(DESTDIR)$(BINDIR)/stackbox
+	for a in $(APPLETS); do ln -sf stackbox $(DESTDIR)$(BINDIR)/$$a; done
+
+clean:
+	rm -rf $(O)/obj $(O)/gen $(O)/stackbox $(O)/tests
+
+distclean: clean
+	rm -rf $(KCONFIG_CONFIG) $(KCONFIG_CONFIG).old $(srctree)/applets/Config.in out
+
+help:
+	@echo 'Build:'
+	@echo '  all (default)     ./stackbox for this machine, system libbpf'
+	@echo '  musl-x86_64       out/musl-x86_64/stackbox, static, stripped'
+	@echo '  musl-arm64        out/musl-arm64/stackbox, static, stripped'
+	@echo '  size              stripped size of each built binary'
+	@echo '  install           DESTDIR, BINDIR: binary and one link per applet'
+	@echo 'Configuration (.config, or $$KCONFIG_CONFIG):'
+	@echo '  defconfig, NAME_defconfig (configs/), menuconfig, olddefconfig, savedefconfig'
+	@echo 'Checks:'
+	@echo '  check             unit, integration (root) and board (qemu) tests'
+	@echo 'Variables: O=DIR  V=1  ARCH=  CROSS_COMPILE=  STATIC=1  DEPS=prefix'

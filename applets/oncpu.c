@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* oncpu: CPU time per call stack, sampled with perf_event.
+ *
+//config:config ONCPU
+//config:	bool "oncpu: CPU time per call stack"
+//config:	default y
+//config:	help
+//config:	  Samples the stack on every CPU -F times a second (hardware
+//config:	  cycles where there is a PMU, else the cpu-clock timer) and
+//config:	  counts samples per stack.
+//usage:usage: oncpu [-F HZ] [--idle] [OPTIONS] [-- CMD [ARG]...]
+//usage:
+//usage:Sample the call stacks running on each CPU and count samples per
+//usage:stack. A sample stands for 1/HZ seconds of CPU time.
+//usage:
+//usage:  -F HZ            samples per second per CPU (default 49)
+//usage:  --idle           count the idle task too
+//usage:@COMMON
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "oncpu.skel.h"
+
+struct oncpu_args {
+	struct collect_opts common;
+	long long hz;
+	int idle;
+	const char *event;	/* the event that worked, for the header */
+};
+
+static const struct opt oncpu_opts[] = {
+	OPT_INT('F', "freq", "HZ", struct oncpu_args, hz, 1, 100000, "49"),
+	OPT_FLAG(0, "idle", struct oncpu_args, idle),
+	OPT_INCLUDE(collect_options, struct oncpu_args, common),
+	OPT_END,
+};
+
+static const struct metric oncpu_metrics[] = {
+	{ "samples", METRIC_COUNT },
+};
+
+SB_SKELETON(oncpu)
+
+static int oncpu_configure(struct collector *c, void *skel, void *args)
+{
+	struct oncpu_args *a = args;
+
+	((struct oncpu_bpf *)skel)->rodata->include_idle = a->idle;
+	return 0;
+}
+
+static int open_sampler(struct perf_event_attr *attr, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, -1, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static void check_rate(long long hz)
+{
+	char *s = read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	long long max = s ? atoll(s) : 0;
+
+	free(s);
+	if (max && hz > max)
+		error_exit("-F %lld: above kernel.perf_event_max_sample_rate "
+			   "(%lld)", hz, max);
+}
+
+/* One sampling event per online CPU: cycles if the CPU has a PMU. */
+static int oncpu_attach(struct collector *c, void *skel, void *args)
+{
+	struct oncpu_args *a = args;
+	struct bpf_program *prog = ((struct oncpu_bpf *)skel)->progs.oncpu_sample;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.freq = 1,
+		.sample_freq = a->hz,
+	};
+	int *cpus, n = collect_ncpus(c, &cpus);
+
+	check_rate(a->hz);
+	a->event = "cycles";
+	for (int i = 0; i < n; i++) {
+		struct bpf_link *link;
+		int fd = open_sampler(&attr, cpus[i]);
+
+		if (fd < 0 && attr.type == PERF_TYPE_HARDWARE &&
+		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+			verbose("no hardware cycles event (%s): sampling with "
+				"cpu-clock", strerror(errno));
+			attr.type = PERF_TYPE_SOFTWARE;
+			attr.config = PERF_COUNT_SW_CPU_CLOCK;
+			a->event = "cpu-clock";
+			fd = open_sampler(&attr, cpus[i]);
+		}
+		if (fd < 0)
+			perror_exit("perf_event_open on CPU %d", cpus[i]);
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link)
+			perror_exit("attaching to the perf event of CPU %d",
+				    cpus[i]);
+		collect_keep_link(c, link);
+	}
+	verbose("sampling %d CPUs at %lld Hz with %s", n, a->hz, a->event);
+	return 0;
+}
+
+static void oncpu_describe(void *args, char *buf, size_t len)
+{
+	struct oncpu_args *a = args;
+
+	snprintf(buf, len, "value: samples of %s at %lld Hz per CPU; "
+		 "1 sample = %.3f ms of CPU time", a->event, a->hz,
+		 1000.0 / a->hz);
+}
+
+static const struct collector_ops oncpu_ops = {
+	.metrics = oncpu_metrics,
+	.nmetrics = ARRAY_SIZE(oncpu_metrics),
+	.per_thread = true,
+	SB_SKELETON_OPS(oncpu),
+	.configure = oncpu_configure,
+	.attach = oncpu_attach,
+	.describe = oncpu_describe,
+};
+
+static int oncpu_main(void *args, int argc, char **argv)
+{
+	struct oncpu_args *a = args;
+
+	if (argc && strcmp(argv[-1], "--"))
+		help_exit("unexpected argument '%s'", argv[0]);
+	return collect_run(&oncpu_ops, &a->common, a, argc ? argv : NULL);
+}
+
+APPLET_DEFINE(oncpu, oncpu_main, oncpu_opts, struct oncpu_args);

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF half of the collector core, included once by every NAME.bpf.c
+ * after it has defined SB_NVALUES (how many u64 values a row carries).
+ *
+ * Rows are counted in one of two maps, chosen by sb_active: user space
+ * flips it every interval and drains the other one, so an interval's
+ * rows are read while the next interval is being counted. Stacks live in
+ * one map keyed by a hash of their frames (see sb_stack_id()).
+ */
+#ifndef STACKBOX_COLLECT_BPF_H
+#define STACKBOX_COLLECT_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "sb.h"
+
+#ifndef SB_NVALUES
+#error "define SB_NVALUES before including collect.bpf.h"
+#endif
+
+struct sb_values {
+	__u64 v[SB_NVALUES];
+};
+
+const volatile struct sb_config sb_cfg = {};
+__u32 sb_active = 0;
+
+#define SB_COUNTS_MAP(name)                                                   \
+	struct {                                                              \
+		__uint(type, BPF_MAP_TYPE_HASH);                              \
+		__uint(max_entries, 10240);                                   \
+		__type(key, struct sb_key);                                   \
+		__type(value, struct sb_values);                              \
+	} name SEC(".maps")
+SB_COUNTS_MAP(sb_counts0);
+SB_COUNTS_MAP(sb_counts1);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct sb_stack);
+} sb_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sb_stack);
+} sb_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SB_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} sb_stats SEC(".maps");
+
+/* The processes to profile (-p, -- CMD), when sb_cfg.filter_tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} sb_tgids SEC(".maps");
+
+/* Processes user space has been told about (SB_EV_NEW_TGID). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} sb_known SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} sb_events SEC(".maps");
+
+static __always_inline void sb_stat_add(__u32 stat, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&sb_stats, &stat);
+
+	if (v)
+		*v += n; /* per-CPU: no other writer */
+}
+
+static __always_inline void sb_event(__u32 type, __u32 tgid)
+{
+	struct sb_event *e = bpf_ringbuf_reserve(&sb_events, sizeof(*e), 0);
+
+	if (!e) {
+		sb_stat_add(SB_STAT_EVENTS_DROPPED, 1);
+		return;
+	}
+	e->type = type;
+	e->tgid = tgid;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Filters run here, in BPF, before any work is done for an event. */
+static __always_inline int sb_wanted(__u32 tgid)
+{
+	if (sb_cfg.filter_tgid && !bpf_map_lookup_elem(&sb_tgids, &tgid))
+		return 0;
+	if (sb_cfg.cgroup_id && bpf_get_current_cgroup_id() != sb_cfg.cgroup_id)
+		return 0;
+	return 1;
+}
+
+/*
+ * The one place stacks are captured. Returns a stack id: a hash of the
+ * frames, SB_STACK_NONE or SB_STACK_LOST. A better unwinder replaces
+ * this function and nothing else.
+ */
+static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
+{
+	__u32 zero = 0;
+	struct sb_stack *st = bpf_map_lookup_elem(&sb_scratch, &zero);
+	__u64 h = (flags & BPF_F_USER_STACK) ? 0x75736572ULL : 0x6b65726eULL;
+	long len;
+	int i;
+
+	if (!st)
+		return SB_STACK_LOST;
+	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+	if (len == -14 /* EFAULT: no stack of this kind */ || len == 0)
+		return SB_STACK_NONE;
+	if (len < 0)
+		return SB_STACK_LOST;
+	for (i = 0; i < SB_MAX_DEPTH; i++) {
+		if (i * 8 >= len)
+			break;
+		h ^= st->ip[i];
+		h *= 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	if (h <= SB_STACK_LOST)
+		h += 2;
+	if (bpf_map_lookup_elem(&sb_stacks, &h))
+		return h;
+	if (bpf_map_update_elem(&sb_stacks, &h, st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&sb_stacks, &h))
+		return SB_STACK_LOST;
+	return h;
+}
+
+/* Fill the identity part of a key for the current task. */
+static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
+					__u64 pid_tgid)
+{
+	key->tgid = pid_tgid >> 32;
+	key->pid = sb_cfg.per_thread ? (__u32)pid_tgid : 0;
+	key->cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	key->user_stack = SB_STACK_NONE;
+	key->kern_stack = SB_STACK_NONE;
+	if (sb_cfg.user_stacks) {
+		key->user_stack = sb_stack_id(ctx, BPF_F_USER_STACK);
+		if (key->user_stack == SB_STACK_LOST)
+			sb_stat_add(SB_STAT_USTACK_LOST, 1);
+	}
+	if (sb_cfg.kern_stacks) {
+		key->kern_stack = sb_stack_id(ctx, 0);
+		if (key->kern_stack == SB_STACK_LOST)
+			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
+	}
+	if (sb_cfg.track_procs && key->tgid &&
+	    !bpf_map_lookup_elem(&sb_known, &key->tgid)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&sb_known, &key->tgid, &one, BPF_ANY);
+		sb_event(SB_EV_NEW_TGID, key->tgid);
+	}
+}
+
+/* Add delta to the row of key in the active interval's map. */
+static __always_inline void sb_count(const struct sb_key *key,
+				     const struct sb_values *delta)
+{
+	void *counts = sb_active ? (void *)&sb_counts1 : (void *)&sb_counts0;
+	struct sb_values *v;
+	int i;
+
+	v = bpf_map_lookup_elem(counts, key);
+	if (!v) {
+		if (!bpf_map_update_elem(counts, key, delta, BPF_NOEXIST))
+			return;
+		v = bpf_map_lookup_elem(counts, key);
+		if (!v) {
+			sb_stat_add(SB_STAT_ROWS_DROPPED, 1);
+			return;
+		}
+	}
+	for (i = 0; i < SB_NVALUES; i++)
+		__sync_fetch_and_add(&v->v[i], delta->v[i]);
+}
+
+/* Process lifetime, so user space captures mappings while they exist.
+ * raw_tp: needs neither tracefs nor BTF. */
+SEC("raw_tp/sched_process_exec")
+int sb_on_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_map_lookup_elem(&sb_known, &tgid))
+		sb_event(SB_EV_EXEC, tgid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int sb_on_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+
+	if ((__u32)id == tgid && bpf_map_lookup_elem(&sb_known, &tgid)) {
+		bpf_map_delete_elem(&sb_known, &tgid);
+		sb_event(SB_EV_EXIT, tgid);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
+
+#endif

@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The collector core's lifecycle; see collect.h. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "output.h"
+#include "output_sink.h"
+#include "stacks.h"
+#include "syms.h"
+
+#define MAX_HOOKS 8
+#define STACK_KEEP_INTERVALS 4	/* unused stacks stay cached this long */
+#define FLIP_GRACE_NS 1000000	/* for BPF programs still on the old map */
+
+/* ---- the common CLI ---- */
+
+static const char *opt_pids(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct collect_opts *)0)->pids) *p = dst;
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	size_t cap = p->n;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || v > 0x3fffffff) {
+			free(copy);
+			return "not a process id (PID[,PID...])";
+		}
+		p->pid = grow_array(p->pid, &cap, p->n + 1, sizeof(*p->pid));
+		p->pid[p->n++] = v;
+	}
+	free(copy);
+	return p->n ? NULL : "no process id given";
+}
+
+static const char *opt_format(const struct opt *o, const char *arg, void *dst)
+{
+	if (!strcmp(arg, "text"))
+		*(int *)dst = FORMAT_TEXT;
+	else if (!strcmp(arg, "folded"))
+		*(int *)dst = FORMAT_FOLDED;
+	else
+		return "unknown format (text, folded)";
+	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
+	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
+		return "not in this build (see its configuration)";
+	return NULL;
+}
+
+#define C struct collect_opts
+const struct opt collect_options[] = {
+	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL),
+	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL),
+	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
+		     NULL),
+	OPT_DURATION('i', "interval", "INTERVAL", C, interval, 0, 1LL << 62,
+		     "5s"),
+	OPT_FLAG_X('U', "user", C, user_only, "K"),
+	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
+	OPT_CUSTOM('f', "format", "FORMAT", opt_format, C, format,
+		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
+	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
+	OPT_FLAG('v', "verbose", C, verbose),
+	OPT_END,
+};
+#undef C
+
+const char collect_usage[] =
+	"  -p PID[,PID...]  only these processes (all their threads)\n"
+	"  -c CGROUP        only this cgroup v2 (path, absolute or under "
+	"/sys/fs/cgroup)\n"
+	"  -d DURATION      stop after DURATION (10, 10s, 500ms, 2m); "
+	"default: at a signal\n"
+	"  -i INTERVAL      a snapshot every INTERVAL (default 5s); 0: one "
+	"at the end\n"
+	"  -U, -K           user stacks only, kernel stacks only\n"
+	"  -f FORMAT        "
+	IF_FORMAT_TEXT("text (default)") IF_FORMAT_FOLDED(", folded: "
+	"comm;user frames;-;kernel frames COUNT") "\n"
+	IF_SINK_FILE("  -o FILE          write to FILE, not standard output\n")
+	"  --top N          text: only the N biggest stacks\n"
+	"  -v               say which attach path was chosen, what fell back, "
+	"what was dropped\n"
+	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
+	"when it exits\n"
+	"                   and exit with its status\n";
+
+/* ---- run state ---- */
+
+struct collector {
+	const struct collector_ops *ops;
+	struct collect_opts *o;
+	void *args;
+	void *skel;
+	struct bpf_object *obj;
+	struct sb_config *cfg;
+	__u32 *active;
+	unsigned choice[MAX_HOOKS];
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	int sigfd, epfd;
+	struct ring_buffer *events;
+	struct stack_cache *stacks;
+	struct output *out;
+	struct proc_syms *procs;
+	__u64 stats_prev[SB_STAT_MAX];
+	pid_t child;
+	int child_status;
+	int *cpus, ncpus;
+	char describe[256];
+	unsigned long seq;
+	struct timespec interval_start;
+};
+
+void collect_keep_link(struct collector *c, struct bpf_link *link)
+{
+	c->links = grow_array(c->links, &c->links_cap, c->nlinks + 1,
+			      sizeof(*c->links));
+	c->links[c->nlinks++] = link;
+}
+
+/* Parse a CPU list like "0-3,5" (sysfs online/possible format). */
+static int parse_cpu_list(const char *s, int **cpus)
+{
+	size_t cap = 0;
+	int n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < 65536; i++) {
+			*cpus = grow_array(*cpus, &cap, n + 1, sizeof(**cpus));
+			(*cpus)[n++] = i;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int collect_ncpus(struct collector *c, int **cpus)
+{
+	if (!c->cpus) {
+		char *s = read_file("/sys/devices/system/cpu/online", NULL);
+
+		c->ncpus = s ? parse_cpu_list(s, &c->cpus) : 0;
+		free(s);
+		if (!c->ncpus)
+			error_exit("cannot read the online CPUs from "
+				   "/sys/devices/system/cpu/online");
+	}
+	*cpus = c->cpus;
+	return c->ncpus;
+}
+
+/* ---- libbpf's messages: kept for errors, printed under -v -v ---- */
+
+static char libbpf_last[512];
+static char libbpf_failed_prog[128];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char line[512];
+	const char *p;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (level != LIBBPF_DEBUG)
+		snprintf(libbpf_last, sizeof(libbpf_last), "%s", line);
+	/* "libbpf: prog 'NAME': failed to load: -13" names the culprit */
+	if ((p = strstr(line, "prog '")) && strstr(line, "failed to load")) {
+		const char *q = strchr(p + 6, '\'');
+
+		if (q)
+			snprintf(libbpf_failed_prog, sizeof(libbpf_failed_prog),
+				 "%.*s", (int)(q - p - 6), p + 6);
+	}
+	if (verbose_level > 1 || (verbose_level && level == LIBBPF_WARN))
+		fprintf(stderr, "%s", line);
+	return 0;
+}
+
+/* ---- the attach plan ---- */
+
+static const struct attach_hook *hook(const struct collector *c, unsigned h)
+{
+	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h] : NULL;
+}
+
+static bool forced(const char *label)
+{
+	const char *want = getenv("STACKBOX_ATTACH");
+	size_t len = strlen(label);
+
+	for (const char *p = want; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == len && !strncmp(p, label, len))
+			return true;
+	return false;
+}
+
+/* The first usable alternative at or after from; -1 when none is left. */
+static int next_alt(const struct attach_hook *hk, unsigned from)
+{
+	bool any_forced = false;
+
+	for (unsigned i = 0; hk->alts[i].prog; i++)
+		any_forced |= forced(hk->alts[i].label);
+	for (unsigned i = from; hk->alts[i].prog; i++) {
+		if (any_forced && !forced(hk->alts[i].label))
+			continue;
+		if (!hk->alts[i].usable || hk->alts[i].usable())
+			return i;
+		verbose("%s: %s is not available here", hk->what,
+			hk->alts[i].label);
+	}
+	return -1;
+}
+
+static void fall_back(struct collector *c, unsigned h, const char *why)
+{
+	const struct attach_hook *hk = hook(c, h);
+	const char *was = hk->alts[c->choice[h]].label;
+	int next = next_alt(hk, c->choice[h] + 1);
+
+	if (next < 0)
+		error_exit("cannot attach to %s: %s failed (%s) and no other "
+			   "way is left (run with -v -v for libbpf's log)",
+			   hk->what, was, why);
+	c->choice[h] = next;
+	verbose("%s: %s failed (%s), falling back to %s", hk->what, was, why,
+		hk->alts[next].label);
+}
+
+static void set_autoload(struct collector *c)
+{
+	bool procs = c->cfg->track_procs;
+
+	bpf_program__set_autoload(
+		bpf_object__find_program_by_name(c->obj, "sb_on_exec"), procs);
+	bpf_program__set_autoload(
+		bpf_object__find_program_by_name(c->obj, "sb_on_exit"), procs);
+	for (unsigned h = 0; hook(c, h); h++)
+		for (unsigned i = 0; hook(c, h)->alts[i].prog; i++) {
+			const char *name = hook(c, h)->alts[i].prog;
+			struct bpf_program *p =
+				bpf_object__find_program_by_name(c->obj, name);
+
+			if (!p)
+				error_exit("BPF program %s missing from the "
+					   "object", name);
+			bpf_program__set_autoload(p, i == c->choice[h]);
+		}
+}
+
+static void fill_config(struct collector *c)
+{
+	struct collect_opts *o = c->o;
+	struct sb_config *cfg = c->cfg;
+
+	cfg->user_stacks = !o->kernel_only;
+	cfg->kern_stacks = !o->user_only;
+	cfg->filter_tgid = o->pids.n || c->child;
+	cfg->per_thread = c->ops->per_thread;
+	cfg->track_procs = ENABLE_SYMBOLIZE && cfg->user_stacks;
+	cfg->cgroup_id = 0;
+	if (o->cgroup) {
+		char *path = o->cgroup[0] == '/' ? xstrdup(o->cgroup) :
+				xasprintf("/sys/fs/cgroup/%s", o->cgroup);
+		struct statfs sfs;
+		struct stat st;
+
+		if (stat(path, &st) && o->cgroup[0] == '/') {
+			free(path);
+			path = xasprintf("/sys/fs/cgroup%s", o->cgroup);
+		}
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			perror_exit("-c %s: no such cgroup (%s)", o->cgroup, path);
+		if (statfs(path, &sfs) || sfs.f_type != 0x63677270 /* cgroup2 */)
+			error_exit("-c %s: %s is not on a cgroup v2 hierarchy",
+				   o->cgroup, path);
+		cfg->cgroup_id = st.st_ino; /* a cgroup2 inode is its id */
+		free(path);
+	}
+}
+
+/* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
+static int attach_plan(struct collector *c)
+{
+	static const char *const core[] = { "sb_on_exec", "sb_on_exit" };
+
+	for (unsigned h = 0; hook(c, h); h++) {
+		const char *name = hook(c, h)->alts[c->choice[h]].prog;
+		struct bpf_link *l = bpf_program__attach(
+			bpf_object__find_program_by_name(c->obj, name));
+
+		if (!l) {
+			fall_back(c, h, strerror(errno));
+			return h + 1;
+		}
+		collect_keep_link(c, l);
+		verbose("%s: attached with %s", hook(c, h)->what,
+			hook(c, h)->alts[c->choice[h]].label);
+	}
+	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(core); i++) {
+		struct bpf_link *l = bpf_program__attach(
+			bpf_object__find_program_by_name(c->obj, core[i]));
+
+		if (!l)
+			error_exit("attaching %s: %s (user frames of processes "
+				   "that exit may stay unresolved)", core[i],
+				   strerror(errno));
+		collect_keep_link(c, l);
+	}
+	return 0;
+}
+
+static void destroy_bpf(struct collector *c)
+{
+	for (size_t i = 0; i < c->nlinks; i++)
+		bpf_link__destroy(c->links[i]);
+	c->nlinks = 0;
+	if (c->skel)
+		c->ops->destroy(c->skel);
+	c->skel = NULL;
+}
+
+static void open_load_attach(struct collector *c)
+{
+	for (unsigned h = 0; hook(c, h); h++) {
+		int first = next_alt(hook(c, h), 0);
+
+		if (first < 0)
+			error_exit("cannot attach to %s: none of its ways is "
+				   "available on this kernel", hook(c, h)->what);
+		c->choice[h] = first;
+	}
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int err;
+
+		c->skel = c->ops->open(&c->obj, &c->cfg);
+		if (!c->skel)
+			perror_exit("opening the BPF object");
+		fill_config(c);
+		set_autoload(c);
+		if (c->ops->configure && (err = c->ops->configure(c, c->skel, c->args)))
+			error_exit("configuring the BPF object: %s", strerror(-err));
+		libbpf_failed_prog[0] = 0;
+		err = c->ops->load(c->skel, &c->active);
+		if (err) {
+			bool fell = false;
+
+			for (unsigned h = 0; hook(c, h) && libbpf_failed_prog[0]; h++)
+				if (!strcmp(hook(c, h)->alts[c->choice[h]].prog,
+					    libbpf_failed_prog)) {
+					fall_back(c, h, strerror(-err));
+					fell = true;
+				}
+			if (!fell)
+				error_exit("loading the BPF programs failed: %s%s",
+					   strerror(-err), -err == EPERM ?
+					   " (run as root: CAP_BPF and CAP_PERFMON "
+					   "are needed)" : " (-v -v shows libbpf's log)");
+			destroy_bpf(c);
+			continue;
+		}
+		if (attach_plan(c) ||
+		    (c->ops->attach && c->ops->attach(c, c->skel, c->args))) {
+			destroy_bpf(c);
+			continue;
+		}
+		return;
+	}
+	error_exit("could not find a working attach plan");
+}
+
+/* ---- processes: -p and -- CMD ---- */
+
+static pid_t tgid_of(pid_t pid)
+{
+	char path[64], *s, *t;
+	pid_t tgid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	s = read_file(path, NULL);
+	if (s && (t = strstr(s, "\nTgid:")))
+		tgid = atoi(t + 6);
+	free(s);
+	return tgid;
+}
+
+static void add_tgid(struct collector *c, pid_t tgid)
+{
+	__u8 one = 1;
+	__u32 key = tgid;
+
+	if (bpf_map__update_elem(bpf_object__find_map_by_name(c->obj, "sb_tgids"),
+				 &key, sizeof(key), &one, sizeof(one), BPF_ANY))
+		perror_exit("adding process %d to the filter", tgid);
+	if (ENABLE_SYMBOLIZE && c->procs)
+		proc_syms_capture(c->procs, tgid);
+}
+
+/* The child waits on a pipe until everything is attached. */
+static pid_t spawn_waiting(char **cmd, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char byte;
+
+	if (pipe2(p, O_CLOEXEC))
+		perror_exit("pipe");
+	pid = fork();
+	if (pid < 0)
+		perror_exit("fork");
+	if (!pid) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(p[1]);
+		if (read(p[0], &byte, 1) != 1)
+			_exit(127); /* the collector gave up before attaching */
+		execvp(cmd[0], cmd);
+		perror_msg("cannot run %s", cmd[0]);
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+/* ---- every interval ---- */
+
+static void read_stats(struct collector *c, __u64 delta[SB_STAT_MAX])
+{
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(c->obj, "sb_stats"));
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = xmalloc(ncpu * sizeof(*v));
+
+	for (__u32 i = 0; i < SB_STAT_MAX; i++) {
+		__u64 sum = 0;
+
+		if (!bpf_map_lookup_elem(fd, &i, v))
+			for (int cpu = 0; cpu < ncpu; cpu++)
+				sum += v[cpu];
+		delta[i] = sum - c->stats_prev[i];
+		c->stats_prev[i] = sum;
+	}
+	free(v);
+}
+
+/* Take the rows of the buffer BPF is no longer writing to. */
+static struct row *drain_rows(struct collector *c, int fd, size_t *nrows)
+{
+	struct sb_key key, next;
+	struct row *rows = NULL;
+	size_t n = 0, cap = 0;
+	__u64 v[SB_MAX_VALUES];
+	int more = !bpf_map_get_next_key(fd, NULL, &key);
+
+	while (more) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		memset(v, 0, sizeof(v));
+		if (!bpf_map_lookup_elem(fd, &key, v)) {
+			rows = grow_array(rows, &cap, n + 1, sizeof(*rows));
+			memset(&rows[n], 0, sizeof(rows[n]));
+			rows[n].key = key;
+			memcpy(rows[n].v, v, sizeof(v));
+			n++;
+		}
+		bpf_map_delete_elem(fd, &key);
+		key = next;
+	}
+	*nrows = n;
+	return rows;
+}
+
+static int snapshot(struct collector *c, bool final)
+{
+	struct snapshot s = { 0 };
+	__u64 stats[SB_STAT_MAX];
+	const char *map;
+	struct timespec grace = { 0, FLIP_GRACE_NS };
+	int err;
+
+	map = *c->active ? "sb_counts1" : "sb_counts0";
+	*c->active = !*c->active;
+	nanosleep(&grace, NULL);
+	s.rows = drain_rows(c, bpf_map__fd(bpf_object__find_map_by_name(c->obj,
+									 map)),
+			    &s.nrows);
+	stack_cache_drain(c->stacks);
+	read_stats(c, stats);
+
+	s.applet = applet_name;
+	s.seq = ++c->seq;
+	s.final = final;
+	s.start = c->interval_start;
+	clock_gettime(CLOCK_REALTIME, &s.end);
+	c->interval_start = s.end;
+	s.metrics = c->ops->metrics;
+	s.nmetrics = c->ops->nmetrics;
+	s.describe = c->describe;
+	s.aux_name = c->ops->aux_name;
+	s.per_thread = c->ops->per_thread;
+	s.lost_ustacks = stats[SB_STAT_USTACK_LOST];
+	s.lost_kstacks = stats[SB_STAT_KSTACK_LOST];
+	s.dropped_rows = stats[SB_STAT_ROWS_DROPPED];
+	s.dropped_events = stats[SB_STAT_EVENTS_DROPPED];
+	err = output_snapshot(c->out, &s);
+	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
+		verbose("snapshot %lu lost %llu user and %llu kernel stacks, "
+			"%llu events, %llu process events", s.seq,
+			(unsigned long long)s.lost_ustacks,
+			(unsigned long long)s.lost_kstacks,
+			(unsigned long long)s.dropped_rows,
+			(unsigned long long)s.dropped_events);
+	stack_cache_expire(c->stacks, STACK_KEEP_INTERVALS);
+	free(s.rows);
+	return err;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct collector *c = ctx;
+	const struct sb_event *e = data;
+
+	if (!ENABLE_SYMBOLIZE || len < sizeof(*e) || !c->procs)
+		return 0;
+	switch (e->type) {
+	case SB_EV_NEW_TGID:
+		proc_syms_capture(c->procs, e->tgid);
+		break;
+	case SB_EV_EXEC:
+		proc_syms_exec(c->procs, e->tgid);
+		break;
+	case SB_EV_EXIT:
+		proc_syms_exit(c->procs, e->tgid);
+		break;
+	}
+	return 0;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/* Returns true when the run should end: a signal, or CMD exited. */
+static bool handle_signals(struct collector *c)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD) {
+			verbose("%s: final snapshot", strsignal(si.ssi_signo));
+			stop = true;
+			continue;
+		}
+		if (c->child > 0 && waitpid(c->child, &c->child_status,
+					    WNOHANG) == c->child) {
+			verbose("%d exited: final snapshot", c->child);
+			c->child = -1;
+			stop = true;
+		}
+	}
+	return stop;
+}
+
+static void setup_wait(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t set;
+
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0)
+		perror_exit("epoll");
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sigfd < 0)
+		perror_exit("signalfd");
+	ev.data.u32 = 0;
+	epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->sigfd, &ev);
+}
+
+static void add_events(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 1 };
+
+	if (!c->cfg->track_procs)
+		return;
+	c->events = ring_buffer__new(
+		bpf_map__fd(bpf_object__find_map_by_name(c->obj, "sb_events")),
+		on_event, c, NULL);
+	if (!c->events)
+		perror_exit("process event ring");
+	epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->events), &ev);
+}
+
+static int run_loop(struct collector *c)
+{
+	__u64 start = now_ns();
+	__u64 end = c->o->duration ? start + c->o->duration : 0;
+	__u64 next = c->o->interval ? start + c->o->interval : 0;
+	int failed = 0;
+
+	for (;;) {
+		struct epoll_event ev[4];
+		__u64 now = now_ns(), until = 0;
+		int n, timeout;
+
+		if (next && now >= next) {
+			failed |= snapshot(c, false);
+			next += c->o->interval;
+			if (next <= now) /* a slow snapshot: skip, do not burst */
+				next = now + c->o->interval;
+		}
+		if (end && now >= end)
+			break;
+		until = next && (!end || next < end) ? next : end;
+		timeout = until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS) : -1;
+		n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev), timeout);
+		if (n < 0 && errno != EINTR)
+			perror_exit("epoll_wait");
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.u32 == 1)
+				ring_buffer__consume(c->events);
+			else if (handle_signals(c))
+				goto done;
+		}
+	}
+done:
+	if (c->events)
+		ring_buffer__consume(c->events);
+	failed |= snapshot(c, true);
+	return failed;
+}
+
+int collect_run(const struct collector_ops *ops, struct collect_opts *o,
+		void *args, char **cmd)
+{
+	struct collector c = { .ops = ops, .o = o, .args = args, .child = 0 };
+	int go = -1, status;
+
+	verbose_level = o->verbose;
+	libbpf_set_print(libbpf_print);
+	for (size_t i = 0; i < o->pids.n; i++) {
+		pid_t tgid = tgid_of(o->pids.pid[i]);
+
+		if (tgid < 0)
+			error_exit("-p %d: no such process", o->pids.pid[i]);
+		o->pids.pid[i] = tgid;
+	}
+	if (cmd && o->pids.n)
+		help_exit("-p and -- CMD cannot be used together");
+	setup_wait(&c);
+	if (cmd)
+		c.child = spawn_waiting(cmd, &go);
+	open_load_attach(&c);
+
+	c.stacks = stack_cache_new(
+		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));
+	c.out = output_open(o, c.stacks);
+	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
+	for (size_t i = 0; i < o->pids.n; i++)
+		add_tgid(&c, o->pids.pid[i]);
+	if (c.child)
+		add_tgid(&c, c.child);
+	add_events(&c);
+	if (ops->describe)
+		ops->describe(args, c.describe, sizeof(c.describe));
+	clock_gettime(CLOCK_REALTIME, &c.interval_start);
+	if (go >= 0) {
+		if (write(go, "g", 1) != 1)
+			perror_exit("starting %s", cmd[0]);
+		close(go);
+	}
+	status = run_loop(&c) ? 1 : 0;
+
+	ring_buffer__free(c.events);
+	destroy_bpf(&c);
+	stack_cache_free(c.stacks);
+	if (output_close(c.out))
+		status = 1;
+	if (c.child > 0) { /* stopped by -d or a signal: CMD goes on */
+		verbose("%s (pid %d) is still running", cmd[0], c.child);
+	} else if (c.child < 0) {
+		if (WIFEXITED(c.child_status))
+			status = WEXITSTATUS(c.child_status);
+		else if (WIFSIGNALED(c.child_status))
+			status = 128 + WTERMSIG(c.child_status);
+	}
+	free(c.links);
+	free(c.cpus);
+	return status;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The collector core: one lifecycle for every applet.
+ *   open skeleton -> configure rodata and map sizes -> load -> attach
+ *   (an ordered plan with fallbacks) -> every interval: drain, resolve,
+ *   emit -> on -d, SIGINT, SIGTERM or the end of CMD: final snapshot,
+ *   detach, exit.
+ * An applet supplies a struct collector_ops and its option table, which
+ * includes collect_options for the common CLI.
+ */
+#ifndef STACKBOX_COLLECT_H
+#define STACKBOX_COLLECT_H
+
+#include <linux/types.h>
+#include <sys/types.h>
+
+#include "sb.h"
+#include "stackbox.h"
+
+struct bpf_object;
+struct bpf_link;
+struct collector;
+
+/* The common CLI, filled by the option parser (collect_options). */
+struct collect_opts {
+	struct {
+		pid_t *pid;
+		size_t n;
+	} pids;
+	const char *cgroup;
+	uint64_t duration;	/* ns, 0 = until a signal */
+	uint64_t interval;	/* ns, 0 = one snapshot at the end */
+	int user_only, kernel_only;
+	int format;		/* enum output_format */
+	const char *output;
+	long long top;
+	int verbose;
+};
+extern const struct opt collect_options[];
+
+enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES };
+struct metric {
+	const char *name;	/* "samples", "blocked" */
+	enum metric_kind kind;	/* how text prints it and its unit */
+};
+
+/* One way to attach one hook; a hook lists them best first. */
+struct attach_alt {
+	const char *prog;	/* BPF program name */
+	const char *label;	/* "tp_btf", "raw_tp": -v, STACKBOX_ATTACH */
+	bool (*usable)(void);	/* cheap probe before load; NULL: try it */
+};
+struct attach_hook {
+	const char *what;
+	const struct attach_alt *alts; /* ends with { NULL } */
+};
+
+struct collector_ops {
+	const struct metric *metrics;
+	unsigned nmetrics;
+	const struct attach_hook *hooks; /* ends with { NULL }; may be NULL */
+	bool per_thread;		 /* rows per thread, not per process */
+	/* Skeleton glue: SB_SKELETON(name) defines these three. */
+	void *(*open)(struct bpf_object **obj, struct sb_config **cfg);
+	int (*load)(void *skel, __u32 **active);
+	void (*destroy)(void *skel);
+	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
+	int (*configure)(struct collector *c, void *skel, void *args);
+	/* After the plan is attached: the applet's own attachments. */
+	int (*attach)(struct collector *c, void *skel, void *args);
+	/* One line for the snapshot header, e.g. the sampling period. */
+	void (*describe)(void *args, char *buf, size_t len);
+	/* Name of the key's aux split (offcpu state); NULL: no split. */
+	const char *(*aux_name)(__u32 aux);
+};
+
+#define SB_SKELETON(name)                                                    \
+	static void *name##_skel_open(struct bpf_object **obj,               \
+				      struct sb_config **cfg)                \
+	{                                                                    \
+		struct name##_bpf *s = name##_bpf__open();                   \
+		if (!s)                                                      \
+			return NULL;                                         \
+		*obj = s->obj;                                               \
+		*cfg = (struct sb_config *)&s->rodata->sb_cfg;               \
+		return s;                                                    \
+	}                                                                    \
+	static int name##_skel_load(void *skel, __u32 **active)              \
+	{                                                                    \
+		struct name##_bpf *s = skel;                                 \
+		int err = name##_bpf__load(s);                               \
+		if (!err)                                                    \
+			*active = &s->bss->sb_active;                        \
+		return err;                                                  \
+	}                                                                    \
+	static void name##_skel_destroy(void *skel)                          \
+	{                                                                    \
+		name##_bpf__destroy(skel);                                   \
+	}
+#define SB_SKELETON_OPS(name)                                                \
+	.open = name##_skel_open, .load = name##_skel_load,                  \
+	.destroy = name##_skel_destroy
+
+/* Run the applet: returns the exit status (CMD's when there is one). */
+int collect_run(const struct collector_ops *ops, struct collect_opts *o,
+		void *args, char **cmd);
+/* For the applet's attach(): keep a link until the end of the run. */
+void collect_keep_link(struct collector *c, struct bpf_link *link);
+/* Online CPUs, for per-CPU perf events. */
+int collect_ncpus(struct collector *c, int **cpus);
+
+#endif

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folded: "comm;user root..leaf;-;kernel root..leaf VALUE", one line per
+ * row, integer values: what flamegraph.pl, inferno and speedscope read.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* A ';' inside a frame would split it in two for every reader. */
+static void put_frame(FILE *f, const char *s)
+{
+	fputc(';', f);
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s, f);
+}
+
+static char *fold(const struct row *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		error_exit("out of memory");
+	fputs(r->key.comm, f);
+	for (unsigned j = 0; j < r->nu; j++)
+		put_frame(f, r->ustack[j]);
+	if (r->nu && r->nk)
+		fputs(";-", f);
+	for (unsigned j = 0; j < r->nk; j++)
+		put_frame(f, r->kstack[j]);
+	fclose(f);
+	return buf;
+}
+
+struct line {
+	char *stack;
+	__u64 value;
+};
+
+static int by_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->stack,
+		      ((const struct line *)b)->stack);
+}
+
+/* Rows that differ only in what folded does not show (thread, cgroup)
+ * become one line, so every reader sees one line per stack. */
+void format_folded(FILE *f, const struct snapshot *s)
+{
+	struct line *l = xmalloc((s->nrows + 1) * sizeof(*l));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nrows; i++) {
+		if (!s->rows[i].v[0])
+			continue;
+		l[n].stack = fold(&s->rows[i]);
+		l[n++].value = s->rows[i].v[0];
+	}
+	qsort(l, n, sizeof(*l), by_stack);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
+			l[i + 1].value += l[i].value;
+		} else {
+			fprintf(f, "%s %" PRIu64 "\n", l[i].stack,
+				(uint64_t)l[i].value);
+		}
+		free(l[i].stack);
+	}
+	free(l);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text: a header per snapshot, then rows biggest first, frames root to leaf. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+
+const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v)
+{
+	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = v;
+	unsigned i = 0;
+
+	switch (kind) {
+	case METRIC_NS:
+		if (v < 1000)
+			snprintf(buf, len, "%" PRIu64 " ns", (uint64_t)v);
+		else if (v < 1000000)
+			snprintf(buf, len, "%.1f us", d / 1e3);
+		else if (v < NS_PER_SEC)
+			snprintf(buf, len, "%.1f ms", d / 1e6);
+		else
+			snprintf(buf, len, "%.2f s", d / 1e9);
+		break;
+	case METRIC_BYTES:
+		while (d >= 1024 && i < ARRAY_SIZE(bytes) - 1) {
+			d /= 1024;
+			i++;
+		}
+		snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", d, bytes[i]);
+		break;
+	default:
+		snprintf(buf, len, "%" PRIu64, (uint64_t)v);
+	}
+	return buf;
+}
+
+static void print_time(FILE *f, const struct timespec *ts, bool date)
+{
+	struct tm tm;
+	char buf[32];
+
+	localtime_r(&ts->tv_sec, &tm);
+	strftime(buf, sizeof(buf), date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S",
+		 &tm);
+	fprintf(f, "%s.%03ld", buf, ts->tv_nsec / 1000000);
+}
+
+static void print_header(FILE *f, const struct snapshot *s)
+{
+	double secs = (s->end.tv_sec - s->start.tv_sec) +
+		      (s->end.tv_nsec - s->start.tv_nsec) / 1e9;
+	char buf[32];
+
+	fprintf(f, "=== %s snapshot %lu%s: ", s->applet, s->seq,
+		s->final ? " (final)" : "");
+	print_time(f, &s->start, true);
+	fputs(" .. ", f);
+	print_time(f, &s->end, false);
+	fprintf(f, " (%.2f s)\n", secs);
+	if (s->describe && *s->describe)
+		fprintf(f, "%s\n", s->describe);
+	fputs("total:", f);
+	for (unsigned m = 0; m < s->nmetrics; m++)
+		fprintf(f, "%s %s %s", m ? "," : "",
+			format_value(buf, sizeof(buf), s->metrics[m].kind,
+				     s->total[m]),
+			s->metrics[m].name);
+	fprintf(f, " in %zu stacks\n", s->nrows);
+	fprintf(f, "lost: %llu user stacks, %llu kernel stacks, "
+		   "%llu events (row map full), %llu process events\n",
+		(unsigned long long)s->lost_ustacks,
+		(unsigned long long)s->lost_kstacks,
+		(unsigned long long)s->dropped_rows,
+		(unsigned long long)s->dropped_events);
+}
+
+static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
+{
+	const unsigned indent = 14 * s->nmetrics + 8;
+	char buf[32];
+
+	for (unsigned m = 0; m < s->nmetrics; m++)
+		fprintf(f, "%13s ", format_value(buf, sizeof(buf),
+						s->metrics[m].kind, r->v[m]));
+	fprintf(f, "%5.1f%%  %s pid %u", s->total[0] ? 100.0 * r->v[0] /
+		s->total[0] : 0.0, r->key.comm, r->key.tgid);
+	if (s->per_thread)
+		fprintf(f, " tid %u", r->key.pid);
+	if (s->aux_name)
+		fprintf(f, " %s", s->aux_name(r->key.aux));
+	if (r->cgroup)
+		fprintf(f, " cgroup %s", r->cgroup);
+	fputc('\n', f);
+	for (unsigned i = 0; i < r->nu; i++)
+		fprintf(f, "%*s%s\n", indent, "", r->ustack[i]);
+	if (r->nu && r->nk)
+		fprintf(f, "%*s--\n", indent, "");
+	for (unsigned i = 0; i < r->nk; i++)
+		fprintf(f, "%*s%s\n", indent, "", r->kstack[i]);
+}
+
+void format_text(FILE *f, const struct snapshot *s, long long top)
+{
+	size_t shown = s->nrows;
+	__u64 rest = 0;
+	char buf[32];
+
+	print_header(f, s);
+	if (top > 0 && (size_t)top < shown)
+		shown = top;
+	if (s->nrows) {
+		fputc('\n', f);
+		for (unsigned m = 0; m < s->nmetrics; m++)
+			fprintf(f, "%13s ", s->metrics[m].name);
+		fprintf(f, "%6s  process\n", "share");
+	}
+	for (size_t i = 0; i < shown; i++)
+		print_row(f, s, &s->rows[i]);
+	for (size_t i = shown; i < s->nrows; i++)
+		rest += s->rows[i].v[0];
+	if (shown < s->nrows)
+		fprintf(f, "... %zu more stacks (%s %s) not shown (--top %lld)\n",
+			s->nrows - shown,
+			format_value(buf, sizeof(buf), s->metrics[0].kind, rest),
+			s->metrics[0].name, top);
+	fputc('\n', f);
+}

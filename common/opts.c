@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The option parser. An applet's option table is the only declaration of
+ * its options: names, argument, parser, range, default and conflicts, so
+ * everything is validated before the applet's main runs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackbox.h"
+
+const char *opt_flag(const struct opt *o, const char *arg, void *dst)
+{
+	(*(int *)dst)++;
+	return NULL;
+}
+
+static const char *check_range(const struct opt *o, long long v)
+{
+	static char msg[96];
+
+	if (o->min == o->max || (v >= o->min && v <= o->max))
+		return NULL;
+	snprintf(msg, sizeof(msg), "must be between %lld and %lld", o->min,
+		 o->max);
+	return msg;
+}
+
+const char *opt_int(const struct opt *o, const char *arg, void *dst)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno)
+		return "not a whole number";
+	*(long long *)dst = v;
+	return check_range(o, v);
+}
+
+const char *parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "", 1e9 },   { "s", 1e9 },   { "ms", 1e6 },	{ "us", 1e3 },
+		{ "ns", 1 },   { "m", 60e9 },  { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+
+	if (*s == '-' || *s == '+' || !*s)
+		return "not a duration (10, 10s, 500ms, 1.5m)";
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v))
+		return "not a duration (10, 10s, 500ms, 1.5m)";
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		v *= units[i].scale;
+		if (v >= 1.8e19)
+			return "too long";
+		*ns = (uint64_t)(v + 0.5);
+		return NULL;
+	}
+	return "unknown unit (use ns, us, ms, s, m or h)";
+}
+
+const char *opt_duration(const struct opt *o, const char *arg, void *dst)
+{
+	static char msg[96];
+	uint64_t ns;
+	const char *err = parse_duration(arg, &ns);
+
+	if (err)
+		return err;
+	if (o->min != o->max &&
+	    (ns < (uint64_t)o->min || ns > (uint64_t)o->max)) {
+		snprintf(msg, sizeof(msg), "must be between %.3gs and %.3gs",
+			 o->min / 1e9, o->max / 1e9);
+		return msg;
+	}
+	*(uint64_t *)dst = ns;
+	return NULL;
+}
+
+const char *opt_string(const struct opt *o, const char *arg, void *dst)
+{
+	if (!*arg)
+		return "must not be empty";
+	*(const char **)dst = arg;
+	return NULL;
+}
+
+/* Options are found through nested tables; base is the args struct. */
+struct found {
+	const struct opt *o;
+	char *dst;
+};
+
+static int find(const struct opt *tbl, char *base, char s, const char *l,
+		size_t llen, struct found *f)
+{
+	for (; tbl->parse || tbl->include; tbl++) {
+		if (tbl->include) {
+			if (find(tbl->include, base + tbl->offset, s, l, llen, f))
+				return 1;
+			continue;
+		}
+		if ((s && tbl->short_name == s) ||
+		    (l && tbl->long_name && strlen(tbl->long_name) == llen &&
+		     !strncmp(tbl->long_name, l, llen))) {
+			f->o = tbl;
+			f->dst = base + tbl->offset;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void apply_defaults(const struct opt *tbl, char *base)
+{
+	for (; tbl->parse || tbl->include; tbl++) {
+		if (tbl->include)
+			apply_defaults(tbl->include, base + tbl->offset);
+		else if (tbl->dflt && tbl->parse(tbl, tbl->dflt, base + tbl->offset))
+			error_exit("bad default for option %s", tbl->long_name);
+	}
+}
+
+static const char *name_of(const struct opt *o)
+{
+	static char buf[2][64];
+	static int i;
+
+	i ^= 1;
+	if (o->short_name)
+		snprintf(buf[i], sizeof(buf[i]), "-%c", o->short_name);
+	else
+		snprintf(buf[i], sizeof(buf[i]), "--%s", o->long_name);
+	return buf[i];
+}
+
+static void print_usage(const char *usage)
+{
+	const char *p = usage, *nl;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		/* "@COMMON" stands for the options every collector takes */
+		if (nl - p == 7 && !strncmp(p, "@COMMON", 7))
+			fputs(collect_usage, stdout);
+		else
+			fwrite(p, 1, nl - p + (*nl == '\n'), stdout);
+		if (!*nl)
+			break;
+	}
+}
+
+static void take(struct found *f, const char *arg, const struct opt **seen,
+		 size_t *nseen)
+{
+	const char *err = f->o->parse(f->o, arg, f->dst);
+
+	if (err)
+		help_exit("%s %s: %s", name_of(f->o), arg ? arg : "", err);
+	seen[(*nseen)++] = f->o;
+}
+
+static void check_conflicts(const struct opt **seen, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!seen[i]->conflicts)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (seen[j]->short_name &&
+			    strchr(seen[i]->conflicts, seen[j]->short_name))
+				help_exit("%s and %s cannot be used together",
+					  name_of(seen[i]), name_of(seen[j]));
+	}
+}
+
+int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
+	       const char *usage)
+{
+	const struct opt **seen = xmalloc(argc * sizeof(*seen));
+	size_t nseen = 0;
+	struct found f;
+	int i;
+
+	apply_defaults(tbl, args);
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "--help")) {
+			print_usage(usage);
+			exit(fflush(stdout) ? 1 : 0);
+		}
+		if (a[0] != '-' || !a[1])
+			break;
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+			if (!find(tbl, args, 0, name, len, &f))
+				help_exit("unknown option '%s'", a);
+			if (!f.o->arg_name) {
+				if (eq)
+					help_exit("%s takes no value", name_of(f.o));
+				take(&f, NULL, seen, &nseen);
+			} else if (eq) {
+				take(&f, eq + 1, seen, &nseen);
+			} else if (i + 1 < argc) {
+				take(&f, argv[++i], seen, &nseen);
+			} else {
+				help_exit("%s needs a value (%s)", name_of(f.o),
+					  f.o->arg_name);
+			}
+			continue;
+		}
+		/* -abc flags, -F99 or -F 99 */
+		for (char *c = a + 1; *c; c++) {
+			if (!find(tbl, args, *c, NULL, 0, &f))
+				help_exit("unknown option '-%c'", *c);
+			if (!f.o->arg_name) {
+				take(&f, NULL, seen, &nseen);
+				continue;
+			}
+			if (c[1])
+				take(&f, c + 1, seen, &nseen);
+			else if (i + 1 < argc)
+				take(&f, argv[++i], seen, &nseen);
+			else
+				help_exit("%s needs a value (%s)", name_of(f.o),
+					  f.o->arg_name);
+			break;
+		}
+	}
+	check_conflicts(seen, nseen);
+	free(seen);
+	return i;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What every part of stackbox shares: errors, allocation, options, applets. */
+#ifndef STACKBOX_H
+#define STACKBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "autoconf.h" /* generated from .config: ENABLE_X, IF_X() */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NS_PER_SEC 1000000000ULL
+#define NS_PER_MS 1000000ULL
+
+/* ---- errors: every message starts with the applet's name ---- */
+extern const char *applet_name;
+extern int verbose_level;
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void perror_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void error_exit(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+_Noreturn void perror_exit(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* A usage error: the message, then a pointer to --help; exit 2. */
+_Noreturn void help_exit(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* -v: what was chosen, what fell back, what was dropped. */
+void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- allocation and I/O that die with a message instead of failing ---- */
+void *xmalloc(size_t size);
+void *xzalloc(size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Read a whole (small, /proc-like) file; NULL with errno on failure. */
+char *read_file(const char *path, size_t *len);
+/* Grow *arr (of *cap elements of size elem) to hold at least n. */
+void *grow_array(void *arr, size_t *cap, size_t n, size_t elem);
+
+/* ---- option parsing: one table per applet is the only declaration ---- */
+struct opt;
+/* Parse arg into dst; return NULL or a message naming what is wrong. */
+typedef const char *(*opt_parse_fn)(const struct opt *o, const char *arg,
+				    void *dst);
+struct opt {
+	char short_name;	/* 0: long only */
+	const char *long_name;	/* NULL: short only */
+	const char *arg_name;	/* NULL: a flag, no argument */
+	opt_parse_fn parse;	/* NULL with OPT_INCLUDE */
+	size_t offset;		/* where in the applet's args struct */
+	long long min, max;	/* range for numbers and durations */
+	const char *dflt;	/* parsed before the command line */
+	const char *conflicts;	/* short names this one excludes */
+	const struct opt *include; /* a nested table at offset */
+};
+
+const char *opt_flag(const struct opt *, const char *, void *);
+const char *opt_int(const struct opt *, const char *, void *);	   /* long long */
+const char *opt_duration(const struct opt *, const char *, void *); /* u64 ns */
+const char *opt_string(const struct opt *, const char *, void *);  /* char * */
+
+#define OPT_FLAG(s, l, type, field)                                          \
+	{ s, l, NULL, opt_flag, offsetof(type, field), 0, 0, NULL, NULL, NULL }
+#define OPT_FLAG_X(s, l, type, field, excl)                                  \
+	{ s, l, NULL, opt_flag, offsetof(type, field), 0, 0, NULL, excl, NULL }
+#define OPT_INT(s, l, arg, type, field, lo, hi, def)                         \
+	{ s, l, arg, opt_int, offsetof(type, field), lo, hi, def, NULL, NULL }
+#define OPT_DURATION(s, l, arg, type, field, lo, hi, def)                    \
+	{ s, l, arg, opt_duration, offsetof(type, field), lo, hi, def, NULL,   \
+	  NULL }
+#define OPT_STRING(s, l, arg, type, field, def)                              \
+	{ s, l, arg, opt_string, offsetof(type, field), 0, 0, def, NULL, NULL }
+#define OPT_CUSTOM(s, l, arg, fn, type, field, def)                          \
+	{ s, l, arg, fn, offsetof(type, field), 0, 0, def, NULL, NULL }
+#define OPT_INCLUDE(tbl, type, field)                                        \
+	{ 0, NULL, NULL, NULL, offsetof(type, field), 0, 0, NULL, NULL, tbl }
+#define OPT_END { 0 }
+
+/*
+ * Fill args from defaults and argv. Stops at "--" or the first operand;
+ * returns the index of the first unparsed argument. Errors go through
+ * help_exit(). "--help" prints usage and exits 0.
+ */
+int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
+	       const char *usage);
+/* What "@COMMON" in a usage text expands to (collect.c). */
+extern const char collect_usage[];
+/* Parse "10", "10s", "500ms", "1.5m", "2h" into ns; NULL or an error. */
+const char *parse_duration(const char *s, uint64_t *ns);
+
+/* ---- applets ---- */
+struct applet {
+	const char *name;
+	int (*main)(void *args, int argc, char **argv);
+	const struct opt *opts;
+	size_t args_size;
+	const char *usage;
+};
+
+#define APPLET_DEFINE(name, fn, opts, type)                                  \
+	const struct applet applet_##name = { #name, fn, opts, sizeof(type),   \
+					      USAGE_##name }
+
+#include "usage.h" /* generated: USAGE_name strings from //usage: lines */
+
+#endif

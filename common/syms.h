@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Symbolisation on the device: kernel addresses through /proc/kallsyms,
+ * user addresses through /proc/PID/maps and the ELF files behind them.
+ */
+#ifndef STACKBOX_SYMS_H
+#define STACKBOX_SYMS_H
+
+#include <stdint.h>
+
+/* ---- kernel ---- */
+struct ksyms;
+/* Load a kallsyms-format file; NULL with errno when it cannot be read.
+ * Addresses that read as zero (kptr_restrict) leave an empty table. */
+struct ksyms *ksyms_load(const char *path);
+/* The function holding addr, or NULL; *offset is addr - its start. */
+const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
+			 uint64_t *offset);
+void ksyms_free(struct ksyms *ks);
+
+/* ---- one ELF file ---- */
+struct elf_symtab;
+/*
+ * Function symbols of an ELF file (.symtab, else .dynsym), keyed by the
+ * file's virtual addresses. When the file has neither, or only .dynsym,
+ * the separate debug file is tried: by build-id under
+ * ROOT/usr/lib/debug/.build-id/xx/rest.debug, then by .gnu_debuglink next
+ * to the file, in its .debug/ and in ROOT/usr/lib/debug/DIR/. root is ""
+ * or a prefix like "/proc/42/root" so containers resolve.
+ * NULL with errno when the file is unreadable or not ELF.
+ */
+struct elf_symtab *elf_symtab_open(const char *path, const char *root);
+const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
+			      uint64_t *offset);
+/* Hex build-id, or "" when the file has none. */
+const char *elf_symtab_build_id(const struct elf_symtab *t);
+/* Turn a file offset of an executable mapping into the file's vaddr. */
+uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
+void elf_symtab_free(struct elf_symtab *t);
+
+/* ---- processes ---- */
+struct proc_syms;
+struct usym {
+	const char *sym;	/* NULL when no symbol covers the address */
+	uint64_t sym_off;
+	const char *module;	/* basename of the mapped file, or NULL */
+	uint64_t module_off;	/* file offset of the address */
+};
+/* procfs is "/proc" on a device; tests point it at a fake tree. */
+struct proc_syms *proc_syms_new(const char *procfs);
+/* Read the process's maps and the symbols of its files now, while it
+ * lives. Cached: files by (dev, inode), shared between processes.
+ * Returns 0, or -1 with errno when the process cannot be read. */
+int proc_syms_capture(struct proc_syms *ps, uint32_t tgid);
+/* Its mappings changed (exec): capture again. */
+void proc_syms_exec(struct proc_syms *ps, uint32_t tgid);
+/* It exited: keep what was captured until the next proc_syms_gc(). */
+void proc_syms_exit(struct proc_syms *ps, uint32_t tgid);
+/* Drop processes that exited before the last gc. */
+void proc_syms_gc(struct proc_syms *ps);
+/* Resolve addr in tgid; captures on first use. Returns 0 when a symbol
+ * was found, -1 otherwise (u->module may still be set). */
+int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
+		     struct usym *u);
+void proc_syms_free(struct proc_syms *ps);
+
+#endif

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Install every build, test and benchmark dependency of stackbox from
+# Debian's archive. Idempotent: a second run only checks and returns.
+# It may add the arm64 architecture (for musl-dev:arm64) and deb-src
+# entries (for the zlib, elfutils and libbpf sources the musl builds use).
+set -eu
+
+[ "$(id -u)" = 0 ] || { echo "setup.sh: must run as root (apt-get)" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+
+PKGS="make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool
+ kconfig-frontends-nox musl-tools musl-dev gcc-aarch64-linux-gnu
+ libc6-dev-arm64-cross musl-dev:arm64 dpkg-dev cpio xz-utils
+ qemu-system-x86 qemu-system-arm qemu-user-static
+ linux-perf bpftrace libbpf-tools"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+
+SRC=/etc/apt/sources.list.d/stackbox-src.sources
+need_update=
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	need_update=1
+fi
+# deb-src entries mirror the machine's own deb entries (whatever mirror it uses).
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
+   ! grep -qs '^deb-src' /etc/apt/sources.list; then
+	for f in /etc/apt/sources.list.d/*.sources; do
+		if [ "$f" != "$SRC" ] && grep -q '^URIs:.*debian' "$f"; then
+			sed 's/^Types: deb$/Types: deb-src/' "$f"
+		fi
+	done >"$SRC.tmp"
+	mv "$SRC.tmp" "$SRC"
+	if [ -f /etc/apt/sources.list ]; then
+		sed -n 's/^deb \(.*debian.*\)/deb-src \1/p' /etc/apt/sources.list \
+			>"${SRC%.sources}.list"
+	fi
+	need_update=1
+fi
+
+[ -z "$missing" ] && [ -z "$need_update" ] && exit 0
+apt-get update -q
+[ -z "$missing" ] || apt-get install -y -q --no-install-recommends $missing

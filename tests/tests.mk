@@ -1,0 +1,39 @@
+# make check: unit tests (no root), integration tests (root, real BPF) and
+# board tests (qemu). Every check prints PASS/FAIL/SKIP; tests/run.sh
+# counts them and ends with "N passed, N failed, N skipped".
+
+TESTS_O := $(O)/tests
+UNIT_SRCS := $(wildcard $(srctree)/tests/unit/test_*.c)
+UNIT_BINS := $(patsubst $(srctree)/tests/unit/%.c,$(TESTS_O)/unit/%,$(UNIT_SRCS))
+# Every core object but main, so tests link what the applets link.
+UNIT_OBJS := $(filter-out $(O)/obj/common/main.o $(O)/obj/applets/%,$(OBJS))
+WORKLOAD_SRCS := $(wildcard $(srctree)/tests/workloads/*.c)
+WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(WORKLOAD_SRCS))
+# Fixtures the unit tests need (ELF files to symbolise, ...).
+UNIT_FIXTURES :=
+-include $(srctree)/tests/unit/*.mk
+
+$(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c $(UNIT_OBJS) | $(TESTS_O)/unit
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -o $@ $^ $(LDFLAGS) $(LIBS)
+
+# Workloads keep frame pointers so their named functions are ground truth.
+$(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $(WARN) -o $@ $<
+
+$(TESTS_O)/unit $(TESTS_O)/workloads:
+	$(Q)mkdir -p $@
+
+.PHONY: check-build check-unit check-integration check-board
+check-build: $(O)/stackbox $(UNIT_BINS) $(UNIT_FIXTURES) $(WORKLOADS)
+
+# Board tests need the static builds and the qemu kernels.
+check: check-build board-prereqs
+	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
+		OUT=$(abspath out) $(srctree)/tests/run.sh
+
+check-unit check-integration: check-build
+	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
+		$(srctree)/tests/run.sh $(@:check-%=%)
+check-board: board-prereqs
+	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
+		OUT=$(abspath out) $(srctree)/tests/run.sh board

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ground truth for oncpu: burn_two_thirds() spins twice as long as
+ * burn_one_third() in every round, so a CPU profile of this process must
+ * give the first 2/3 and the second 1/3 of its samples.
+ *
+ *   burn [SECONDS] [THREADS]   default 3 seconds, 1 thread
+ *
+ * Built with frame pointers, static or not; works under qemu TCG, where
+ * time runs slowly but evenly for both functions.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double seconds = 3;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile unsigned long sink;
+
+/* Spin until the deadline; noinline so each burner keeps its own frame. */
+static __attribute__((noinline)) void spin_until(double end)
+{
+	while (now() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void burn_two_thirds(double slice)
+{
+	spin_until(now() + 2 * slice);
+}
+
+__attribute__((noinline)) void burn_one_third(double slice)
+{
+	spin_until(now() + slice);
+}
+
+static void *burn(void *arg)
+{
+	double end = now() + seconds;
+
+	while (now() < end) {
+		burn_two_thirds(0.002);
+		burn_one_third(0.002);
+	}
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	pthread_t t[64];
+
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	if (threads < 1 || threads > 64)
+		threads = 1;
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, burn, NULL);
+	burn(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
