@@ -22,7 +22,10 @@ ARCH ?= $(patsubst aarch64,arm64,$(firstword $(subst -, ,$(shell $(CC) -dumpmach
 BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
 DEFCONFIG ?= $(ARCH)_defconfig
 
+# Configuration targets write .config: they must not create it first.
+ifeq ($(filter %config,$(MAKECMDGOALS)),)
 -include $(KCONFIG_CONFIG)
+endif
 
 # Libraries: the system's libbpf by default; a static build (STATIC=1)
 # names its own with DEPS=prefix (see board/musl.mk).

@@ -82,8 +82,6 @@ int main(int argc, char **argv)
 	const struct applet *a;
 	const char *name = basename(argv[0]);
 
-	if (ARRAY_SIZE(applets) == 1 && strcmp(name, "stackbox"))
-		return run_applet(applets[0], argc, argv);
 	if ((a = find_applet(name)))
 		return run_applet(a, argc, argv);
 	if (strcmp(name, "stackbox")) {

@@ -81,7 +81,9 @@ const char *opt_duration(const struct opt *o, const char *arg, void *dst)
 		return err;
 	if (o->min != o->max &&
 	    (ns < (uint64_t)o->min || ns > (uint64_t)o->max)) {
-		snprintf(msg, sizeof(msg), "must be between %.3gs and %.3gs",
+		if (!ns)
+			return "must be longer than 0";
+		snprintf(msg, sizeof(msg), "must be between %gs and %gs",
 			 o->min / 1e9, o->max / 1e9);
 		return msg;
 	}

@@ -77,8 +77,12 @@ static const char *keep(struct output *out, char *s)
 	return s;
 }
 
-/* Frames of the tool's own BPF programs and of the tracing machinery
- * that called them sit at the leaf of a kernel stack: not data. */
+/*
+ * The tool's own BPF programs and the tracing machinery that runs them
+ * are not the profiled code: a kernel stack ends where they begin (at the
+ * leaf for a tracepoint program's stack; mid-stack when a sample lands
+ * while one of our programs runs).
+ */
 static bool own_frame(const char *sym)
 {
 	static const char *const prefixes[] = {
@@ -126,7 +130,7 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 {
 	const __u64 *ip;
 	const char **f;
-	unsigned depth, skip = 0;
+	unsigned depth;
 
 	*n = 0;
 	if (id == SB_STACK_NONE)
@@ -143,16 +147,14 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	}
 	f = xmalloc((depth + 1) * sizeof(*f));
 	keep(out, (char *)f);
+	/* ip[] is leaf first; frames are root first */
 	for (unsigned i = 0; i < depth; i++) {
-		const char *name = kernel ? kernel_frame(out, ip[i]) :
-					    user_frame(out, tgid, ip[i]);
-		if (kernel && i == skip && own_frame(name)) {
-			skip++;
-			continue;
-		}
-		f[depth - 1 - i] = name;
+		const char *name = kernel ? kernel_frame(out, ip[depth - 1 - i]) :
+					    user_frame(out, tgid, ip[depth - 1 - i]);
+		if (kernel && own_frame(name))
+			break;
+		f[(*n)++] = name;
 	}
-	*n = depth - skip;
 	return f;
 }
 

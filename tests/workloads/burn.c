@@ -4,7 +4,10 @@
  * burn_one_third() in every round, so a CPU profile of this process must
  * give the first 2/3 and the second 1/3 of its samples.
  *
- *   burn [SECONDS] [THREADS]   default 3 seconds, 1 thread
+ *   burn [SECONDS] [THREADS] [RATIO]   default 3 seconds, 1 thread, 2
+ *
+ * RATIO changes how much longer burn_two_thirds() spins, so a test can
+ * show that its assertion fails when the ratio is not the expected one.
  *
  * Built with frame pointers, static or not; works under qemu TCG, where
  * time runs slowly but evenly for both functions.
@@ -13,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double seconds = 3;
+static double seconds = 3, ratio = 2;
 
 static double now(void)
 {
@@ -35,7 +38,7 @@ static __attribute__((noinline)) void spin_until(double end)
 
 __attribute__((noinline)) void burn_two_thirds(double slice)
 {
-	spin_until(now() + 2 * slice);
+	spin_until(now() + ratio * slice);
 }
 
 __attribute__((noinline)) void burn_one_third(double slice)
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
+	if (argc > 3)
+		ratio = atof(argv[3]);
 	if (threads < 1 || threads > 64)
 		threads = 1;
 	for (int i = 1; i < threads; i++)

@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Function symbols of one ELF file, looked up by the file's virtual
+ * addresses.
+ *
+ * The symbols come from .symtab when the file has one; a stripped file
+ * (the usual case on a head unit) gets them from its separate debug file,
+ * found by build-id or .gnu_debuglink, and only then from .dynsym, which
+ * lists exported functions alone. Everything needed later is copied out
+ * (one array, one string pool, the PT_LOAD headers) and the file closed:
+ * a process may have a hundred of these open for a long time.
+ *
+ * Files come from untrusted places (/proc/PID/root of a container), so a
+ * header is never believed over the file size: libelf checks section
+ * bounds against the mapping, and every count here derives from a section
+ * size libelf has accepted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "stackbox.h"
+#include "syms.h"
+
+#define BUILD_ID_MAX 64		/* bytes; GNU ld writes 20 */
+/* How far back a lookup walks for a symbol that encloses a nested one. */
+#define ELF_NEST_MAX 4
+
+/* A function while loading: every alias, with what ranks it. */
+struct eraw {
+	uint64_t addr;
+	uint64_t end;		/* exclusive; 0 = unsized */
+	uint64_t limit;		/* end of the symbol's section, or 0 */
+	uint32_t name;		/* offset in the loading pool */
+	uint32_t rank;		/* lower wins an alias tie */
+};
+
+/* A function kept: 16 bytes. */
+struct esym {
+	uint64_t addr;
+	uint32_t size;		/* never 0 once loaded */
+	uint32_t name;		/* offset in pool */
+};
+
+struct eload {
+	uint64_t off, filesz, vaddr, align;
+};
+
+struct elf_symtab {
+	struct esym *syms;
+	size_t n;
+	char *pool;
+	struct eraw *raw;	/* while loading */
+	size_t nraw, raw_cap;
+	char *rpool;		/* while loading: names of every alias */
+	size_t rpool_len, rpool_cap;
+	struct eload *loads;
+	size_t nloads;
+	char build_id[2 * BUILD_ID_MAX + 1];
+};
+
+/* An Elf handle and the descriptor under it, closed together. */
+struct efile {
+	int fd;
+	Elf *elf;
+};
+
+/* Does [off, off + n * size) fit in a file of len bytes? */
+static bool fits(uint64_t off, uint64_t n, uint64_t size, uint64_t len)
+{
+	return off <= len && (!size || n <= (len - off) / size);
+}
+
+/*
+ * libelf quietly drops what it cannot read: a file cut short (a copy
+ * interrupted, a partial download) would open as one without sections.
+ * Its headers must describe a file no longer than it is.
+ */
+static bool efile_sane(struct efile *ef)
+{
+	size_t i, shnum, phnum;
+	struct stat st;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+
+	if (fstat(ef->fd, &st) || !gelf_getehdr(ef->elf, &eh) ||
+	    elf_getshdrnum(ef->elf, &shnum) || elf_getphdrnum(ef->elf, &phnum))
+		return false;
+	/* libelf counts no sections when it could not read their headers */
+	if (shnum < eh.e_shnum)
+		shnum = eh.e_shnum;
+	if (!shnum && eh.e_shoff)
+		shnum = 1;
+	if ((shnum && !fits(eh.e_shoff, shnum, eh.e_shentsize, st.st_size)) ||
+	    (phnum && !fits(eh.e_phoff, phnum, eh.e_phentsize, st.st_size)))
+		return false;
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(ef->elf, i, &ph))
+			return false;
+		if (ph.p_type == PT_LOAD && !fits(ph.p_offset, ph.p_filesz, 1,
+						  st.st_size))
+			return false;
+	}
+	return true;
+}
+
+static bool efile_open(struct efile *ef, const char *path)
+{
+	static bool ready;
+
+	if (!ready) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return false;
+		ready = true;
+	}
+	ef->elf = NULL;
+	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ef->fd < 0)
+		return false;
+	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	if (ef->elf && elf_kind(ef->elf) == ELF_K_ELF && efile_sane(ef))
+		return true;
+	elf_end(ef->elf);
+	close(ef->fd);
+	ef->elf = NULL;
+	errno = ENOEXEC;
+	return false;
+}
+
+static void efile_close(struct efile *ef)
+{
+	if (!ef->elf)
+		return;
+	elf_end(ef->elf);
+	close(ef->fd);
+	ef->elf = NULL;
+}
+
+/* The first section of a type (SHT_SYMTAB, SHT_DYNSYM), or NULL. */
+static Elf_Scn *find_scn_type(Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+static Elf_Scn *find_scn_name(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	GElf_Shdr sh;
+	size_t strndx;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		s = elf_strptr(elf, strndx, sh.sh_name);
+		if (s && !strcmp(s, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* ---- symbols ---- */
+
+/*
+ * Aliases share an address (getpid and __getpid, an ifunc and its
+ * resolver): prefer a sized symbol, then fewer leading underscores (the
+ * public name of a glibc function is often the weak alias of an internal
+ * one), then global over weak over local, then the shorter name.
+ * Lower wins.
+ */
+static uint32_t esym_rank(const GElf_Sym *s, const char *name, size_t len)
+{
+	uint32_t bind, u = 0;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL: bind = 0; break;
+	case STB_WEAK: bind = 1; break;
+	default: bind = 2; break;
+	}
+	while (name[u] == '_' && u < 3)
+		u++;
+	return (uint32_t)!s->st_size << 31 | u << 29 | bind << 27 |
+	       (len < 0x7ffffff ? len : 0x7ffffff);
+}
+
+static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
+		     const char *name)
+{
+	/* "dlsym@@GLIBC_2.34": the version says nothing about the code */
+	size_t len = strcspn(name, "@");
+	struct eraw *e;
+	GElf_Shdr sh;
+
+	if (!len)
+		len = strlen(name);
+	if (t->rpool_len + len + 1 >= UINT32_MAX)
+		return;
+	t->raw = grow_array(t->raw, &t->raw_cap, t->nraw + 1, sizeof(*t->raw));
+	e = &t->raw[t->nraw++];
+	e->addr = s->st_value;
+	e->end = s->st_size && s->st_value + s->st_size > s->st_value ?
+		 s->st_value + s->st_size : 0;
+	e->limit = 0;
+	if (!e->end && s->st_shndx < SHN_LORESERVE &&
+	    gelf_getshdr(elf_getscn(elf, s->st_shndx), &sh))
+		e->limit = sh.sh_addr + sh.sh_size;
+	e->rank = esym_rank(s, name, len);
+	t->rpool = grow_array(t->rpool, &t->rpool_cap,
+			      t->rpool_len + len + 1, 1);
+	memcpy(t->rpool + t->rpool_len, name, len);
+	t->rpool[t->rpool_len + len] = 0;
+	e->name = t->rpool_len;
+	t->rpool_len += len + 1;
+}
+
+static bool is_function(const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       s->st_shndx != SHN_UNDEF && s->st_value;
+}
+
+/* Add the functions of a symbol section; -1 when it cannot be read. */
+static int read_syms(struct elf_symtab *t, Elf *elf, Elf_Scn *scn)
+{
+	size_t i, n, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	const char *name;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym s;
+
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !entsize)
+		return -1;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return -1;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -1;
+	n = data->d_size / entsize;
+	for (i = 1; i < n; i++) {
+		if (!gelf_getsym(data, i, &s) || !is_function(&s))
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (name && *name)
+			esym_add(t, elf, &s, name);
+	}
+	return 0;
+}
+
+static int eraw_cmp(const void *a, const void *b)
+{
+	const struct eraw *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/*
+ * Keep one name per address; drop an unsized symbol (a label in
+ * hand-written assembly) that falls inside a sized function, where it
+ * would shadow the function's tail. Returns how many are kept.
+ */
+static size_t eraw_dedup(struct eraw *r, size_t nraw)
+{
+	uint64_t covered = 0;
+	size_t i, n = 0;
+
+	if (nraw)
+		qsort(r, nraw, sizeof(*r), eraw_cmp);
+	for (i = 0; i < nraw; i++) {
+		if (n && r[n - 1].addr == r[i].addr)
+			continue;
+		if (!r[i].end && r[i].addr < covered)
+			continue;
+		if (r[i].end > covered)
+			covered = r[i].end;
+		r[n++] = r[i];
+	}
+	return n;
+}
+
+/* An unsized symbol reaches to the next one or the end of its section. */
+static uint64_t eraw_end(const struct eraw *r, size_t i, size_t n)
+{
+	uint64_t next = i + 1 < n ? r[i + 1].addr : UINT64_MAX;
+
+	if (r[i].end)
+		return r[i].end;
+	if (r[i].limit > r[i].addr && r[i].limit < next)
+		next = r[i].limit;
+	return next != UINT64_MAX ? next : r[i].addr + 1;
+}
+
+/* From the loading arrays to the kept ones, names of dropped aliases
+ * left behind. */
+static void esym_finish(struct elf_symtab *t)
+{
+	size_t i, n = eraw_dedup(t->raw, t->nraw), len, pool_len = 0;
+	uint64_t size;
+
+	for (i = 0; i < n; i++)
+		pool_len += strlen(t->rpool + t->raw[i].name) + 1;
+	t->syms = xmalloc(n * sizeof(*t->syms));
+	t->pool = xmalloc(pool_len);
+	for (i = 0, pool_len = 0; i < n; i++) {
+		size = eraw_end(t->raw, i, n) - t->raw[i].addr;
+		t->syms[i].addr = t->raw[i].addr;
+		t->syms[i].size = size < UINT32_MAX ? size : UINT32_MAX;
+		t->syms[i].name = pool_len;
+		len = strlen(t->rpool + t->raw[i].name) + 1;
+		memcpy(t->pool + pool_len, t->rpool + t->raw[i].name, len);
+		pool_len += len;
+	}
+	t->n = n;
+	free(t->raw);
+	free(t->rpool);
+	t->raw = NULL;
+	t->rpool = NULL;
+}
+
+/* ---- build-id and program headers ---- */
+
+static void hex(char *dst, const unsigned char *src, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		dst[2 * i] = digits[src[i] >> 4];
+		dst[2 * i + 1] = digits[src[i] & 15];
+	}
+	dst[2 * n] = 0;
+}
+
+/* Find NT_GNU_BUILD_ID in a block of notes; true when found. */
+static bool note_build_id(Elf_Data *data, char *out)
+{
+	size_t off = 0, next, name_off, desc_off;
+	const char *base = data->d_buf;
+	GElf_Nhdr nh;
+
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(base + name_off, "GNU", 4) && nh.n_descsz &&
+		    nh.n_descsz <= BUILD_ID_MAX) {
+			hex(out, (const unsigned char *)base + desc_off,
+			    nh.n_descsz);
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* From the note sections, else (no section headers) the PT_NOTEs. */
+static void read_build_id(Elf *elf, char *out)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+
+	out[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && note_build_id(data, out))
+			return;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
+					    ELF_T_NHDR);
+		if (data && note_build_id(data, out))
+			return;
+	}
+}
+
+static int read_loads(struct elf_symtab *t, Elf *elf)
+{
+	size_t i, n, cap = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		t->loads = grow_array(t->loads, &cap, t->nloads + 1,
+				      sizeof(*t->loads));
+		t->loads[t->nloads++] = (struct eload){
+			ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_align };
+	}
+	return 0;
+}
+
+/* ---- separate debug files ---- */
+
+static bool crc_matches(const char *path, uint32_t want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, r);
+	close(fd);
+	return r == 0 && (uint32_t)crc == want;
+}
+
+/*
+ * Take the .symtab of a debug file. A build-id match or a debuglink CRC
+ * match proves it belongs to our file; a stale one would name the wrong
+ * functions, which is worse than naming none.
+ */
+static bool use_debug_file(struct elf_symtab *t, const char *path,
+			   const char *want_id)
+{
+	char id[sizeof(t->build_id)];
+	struct efile ef;
+	Elf_Scn *scn;
+	bool ok = false;
+
+	if (!efile_open(&ef, path))
+		return false;
+	if (want_id) {
+		read_build_id(ef.elf, id);
+		if (strcmp(id, want_id))
+			goto out;
+	}
+	scn = find_scn_type(ef.elf, SHT_SYMTAB);
+	if (scn && !read_syms(t, ef.elf, scn)) {
+		verbose("symbols of %s", path);
+		ok = true;
+	}
+out:
+	efile_close(&ef);
+	return ok;
+}
+
+static bool try_build_id(struct elf_symtab *t, const char *root)
+{
+	char *p;
+	bool ok;
+
+	if (strlen(t->build_id) < 4)
+		return false;
+	p = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
+		      t->build_id, t->build_id + 2);
+	ok = use_debug_file(t, p, t->build_id);
+	free(p);
+	return ok;
+}
+
+/* .gnu_debuglink: a file name, padding to 4 bytes, then its CRC32. */
+static bool read_debuglink(Elf *elf, const char **name, uint32_t *crc)
+{
+	Elf_Scn *scn = find_scn_name(elf, ".gnu_debuglink");
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	const unsigned char *b, *c;
+	GElf_Ehdr eh;
+	size_t len;
+
+	if (!data || !data->d_buf || !gelf_getehdr(elf, &eh))
+		return false;
+	b = data->d_buf;
+	len = strnlen((const char *)b, data->d_size);
+	if (!len || (len + 4) / 4 * 4 + 4 > data->d_size)
+		return false;
+	c = b + (len + 4) / 4 * 4;
+	if (eh.e_ident[EI_DATA] == ELFDATA2MSB)
+		*crc = (uint32_t)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3];
+	else
+		*crc = (uint32_t)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
+	*name = (const char *)b;
+	return !strchr(*name, '/');
+}
+
+static bool try_debuglink(struct elf_symtab *t, Elf *elf, const char *path,
+			  const char *root)
+{
+	const char *slash = strrchr(path, '/'), *dir = slash ? path : ".";
+	const char *name;
+	char *where[3], *self;
+	bool ok = false;
+	uint32_t crc;
+	size_t i;
+	int dlen;
+
+	if (!read_debuglink(elf, &name, &crc))
+		return false;
+	/* the directory of the file as seen inside root */
+	dlen = slash ? (int)(slash - path) : 1;
+	where[0] = xasprintf("%s%.*s/%s", root, dlen, dir, name);
+	where[1] = xasprintf("%s%.*s/.debug/%s", root, dlen, dir, name);
+	where[2] = xasprintf("%s/usr/lib/debug%.*s/%s", root, dlen, dir, name);
+	self = xasprintf("%s%s", root, path);
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		/* a debuglink naming the file itself has no more to give */
+		if (!ok && strcmp(where[i], self) && crc_matches(where[i], crc))
+			ok = use_debug_file(t, where[i], NULL);
+		free(where[i]);
+	}
+	free(self);
+	return ok;
+}
+
+/* ---- the table ---- */
+
+static int load_symbols(struct elf_symtab *t, Elf *elf, const char *path,
+			const char *root)
+{
+	Elf_Scn *scn = find_scn_type(elf, SHT_SYMTAB);
+
+	if (scn)
+		return read_syms(t, elf, scn);
+	if (try_build_id(t, root) || try_debuglink(t, elf, path, root))
+		return 0;
+	scn = find_scn_type(elf, SHT_DYNSYM);
+	return scn ? read_syms(t, elf, scn) : 0;
+}
+
+struct elf_symtab *elf_symtab_open(const char *path, const char *root)
+{
+	struct elf_symtab *t;
+	struct efile ef;
+	GElf_Ehdr eh;
+	char *full;
+	int err;
+
+	if (!root)
+		root = "";
+	full = xasprintf("%s%s", root, path);
+	if (!efile_open(&ef, full)) {
+		err = errno;
+		free(full);
+		errno = err;
+		return NULL;
+	}
+	free(full);
+	t = xzalloc(sizeof(*t));
+	if (!gelf_getehdr(ef.elf, &eh) || read_loads(t, ef.elf) < 0)
+		goto bad;
+	read_build_id(ef.elf, t->build_id);
+	if (load_symbols(t, ef.elf, path, root) < 0)
+		goto bad;
+	efile_close(&ef);
+	esym_finish(t);
+	return t;
+bad:
+	efile_close(&ef);
+	elf_symtab_free(t);
+	errno = ENOEXEC;
+	return NULL;
+}
+
+const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
+			      uint64_t *offset)
+{
+	size_t lo = 0, hi = t ? t->n : 0, mid, i;
+	const struct esym *e;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a nested symbol may end before the function around it */
+	for (i = lo; i > 0 && lo - i < ELF_NEST_MAX; i--) {
+		e = &t->syms[i - 1];
+		if (vaddr - e->addr < e->size) {
+			if (offset)
+				*offset = vaddr - e->addr;
+			return t->pool + e->name;
+		}
+	}
+	return NULL;
+}
+
+const char *elf_symtab_build_id(const struct elf_symtab *t)
+{
+	return t->build_id;
+}
+
+/*
+ * A mapping starts at a page boundary, so its first page may hold file
+ * bytes before the segment's own p_offset: those belong to the segment
+ * too, at the same load bias.
+ */
+uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off)
+{
+	const struct eload *l;
+	uint64_t start, align;
+	size_t i;
+
+	for (i = 0; i < t->nloads; i++) {
+		l = &t->loads[i];
+		if (off >= l->off && off - l->off < l->filesz)
+			return off - l->off + l->vaddr;
+	}
+	for (i = 0; i < t->nloads; i++) {
+		l = &t->loads[i];
+		align = l->align && !(l->align & (l->align - 1)) ?
+			l->align : 4096;
+		start = l->off & ~(align - 1);
+		if (off >= start && off < l->off + l->filesz)
+			return off - l->off + l->vaddr;
+	}
+	/* no program headers (a relocatable or debug-only file) */
+	return off;
+}
+
+void elf_symtab_free(struct elf_symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->pool);
+	free(t->raw);
+	free(t->rpool);
+	free(t->loads);
+	free(t);
+}

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-space symbols per process: /proc/PID/maps says which file holds an
+ * address and at which file offset; the file's ELF symbols name it.
+ *
+ * A process is captured whole (its executable mappings and the symbols of
+ * every file behind them) the first time it is asked about, because a
+ * process that exits inside an interval must still resolve at the end of
+ * it, when /proc/PID is gone. Files are opened through /proc/PID/root so
+ * a container's /usr/lib is the container's, and are shared between
+ * processes by (dev, inode): a hundred processes on one libc read it once.
+ *
+ * The strings handed out in struct usym stay valid until the process is
+ * dropped (proc_syms_exec, proc_syms_gc, proc_syms_free).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "stackbox.h"
+#include "syms.h"
+
+#define NBUCKETS 256
+#define DELETED " (deleted)"
+
+/* One ELF file, shared by every mapping of the same (dev, inode). */
+struct sfile {
+	struct sfile *next;
+	uint64_t dev, ino;
+	struct elf_symtab *t;	/* NULL: could not be read, do not retry */
+	unsigned int refs;
+};
+
+/* One executable mapping of a process. */
+struct smap {
+	uint64_t start, end, pgoff;
+	struct sfile *file;	/* NULL: nothing to read symbols from */
+	char *name;		/* the path, or "[vdso]", "[anon]", ... */
+	const char *module;	/* basename of name */
+};
+
+struct sproc {
+	struct sproc *next;
+	uint32_t tgid;
+	bool exited;		/* drop at the next gc */
+	uint64_t starttime;	/* from stat, to notice pid reuse; 0: unknown */
+	struct smap *maps;	/* sorted by start */
+	size_t nmaps;
+};
+
+struct proc_syms {
+	char *procfs;
+	struct sproc *procs[NBUCKETS];
+	struct sfile *files[NBUCKETS];
+};
+
+/* A parsed line of /proc/PID/maps. */
+struct mline {
+	uint64_t start, end, pgoff, dev, ino;
+	bool exec, deleted;
+	char *path;		/* "" for an anonymous mapping */
+};
+
+struct proc_syms *proc_syms_new(const char *procfs)
+{
+	struct proc_syms *ps = xzalloc(sizeof(*ps));
+
+	ps->procfs = xstrdup(procfs);
+	return ps;
+}
+
+/* ---- files ---- */
+
+static struct sfile **file_bucket(struct proc_syms *ps, uint64_t dev,
+				  uint64_t ino)
+{
+	return &ps->files[(ino * 31 + dev) % NBUCKETS];
+}
+
+static void file_put(struct proc_syms *ps, struct sfile *f)
+{
+	struct sfile **pp;
+
+	if (!f || --f->refs)
+		return;
+	for (pp = file_bucket(ps, f->dev, f->ino); *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	}
+	elf_symtab_free(f->t);
+	free(f);
+}
+
+/*
+ * Read the file of a mapping while the process lives. A deleted file (an
+ * upgraded library, a memfd) has no path any more: map_files/ still
+ * reaches it. Without access to /proc/PID/root (not root), the same path
+ * on the host will do if it is the same inode.
+ */
+static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
+				    const struct mline *m)
+{
+	struct elf_symtab *t;
+	struct stat st;
+	char *p;
+
+	if (m->deleted) {
+		p = xasprintf("%s/%u/map_files/%llx-%llx", ps->procfs, tgid,
+			      (unsigned long long)m->start,
+			      (unsigned long long)m->end);
+		t = elf_symtab_open(p, "");
+		free(p);
+		return t;
+	}
+	p = xasprintf("%s/%u/root", ps->procfs, tgid);
+	t = elf_symtab_open(m->path, p);
+	free(p);
+	if (!t && !stat(m->path, &st) && st.st_ino == m->ino)
+		t = elf_symtab_open(m->path, "");
+	if (!t)
+		verbose("no symbols for %s in %u: %s", m->path, tgid,
+			strerror(errno));
+	return t;
+}
+
+/* The cached file of (dev, inode), read on first use. */
+static struct sfile *file_get(struct proc_syms *ps, uint32_t tgid,
+			      const struct mline *m)
+{
+	struct sfile **head = file_bucket(ps, m->dev, m->ino), *f;
+
+	/* inode 0 is no identity: such a file is read per mapping */
+	for (f = m->ino ? *head : NULL; f; f = f->next) {
+		if (f->dev == m->dev && f->ino == m->ino) {
+			f->refs++;
+			return f;
+		}
+	}
+	f = xzalloc(sizeof(*f));
+	f->dev = m->dev;
+	f->ino = m->ino;
+	f->refs = 1;
+	f->t = file_open(ps, tgid, m);
+	f->next = *head;
+	*head = f;
+	return f;
+}
+
+/* ---- /proc/PID/maps ---- */
+
+/* A hex number that must be followed by sep; advances *p past sep. */
+static bool parse_hex(char **p, char sep, uint64_t *v)
+{
+	char *end;
+
+	if (!isxdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*v = strtoull(*p, &end, 16);
+	if (errno || *end != sep)
+		return false;
+	*p = end + 1;
+	return true;
+}
+
+/* "start-end perms offset major:minor inode   path"; false if not that. */
+static bool parse_maps_line(char *line, struct mline *m)
+{
+	uint64_t major, minor;
+	char *p = line, *end;
+	size_t len;
+
+	if (!parse_hex(&p, '-', &m->start) || !parse_hex(&p, ' ', &m->end) ||
+	    strnlen(p, 5) < 5 || p[4] != ' ')
+		return false;
+	m->exec = p[2] == 'x';
+	p += 5;
+	if (!parse_hex(&p, ' ', &m->pgoff) || !parse_hex(&p, ':', &major) ||
+	    !parse_hex(&p, ' ', &minor) || !isdigit((unsigned char)*p))
+		return false;
+	m->dev = major << 32 | (minor & 0xffffffff);
+	m->ino = strtoull(p, &end, 10);
+	if (*end && *end != ' ')
+		return false;
+	for (p = end; *p == ' '; p++)
+		;
+	m->path = p;
+	len = strlen(p);
+	m->deleted = len > strlen(DELETED) &&
+		     !strcmp(p + len - strlen(DELETED), DELETED);
+	if (m->deleted)
+		p[len - strlen(DELETED)] = 0;
+	return m->start < m->end;
+}
+
+static void add_map(struct proc_syms *ps, struct sproc *pr, size_t *cap,
+		    const struct mline *m)
+{
+	struct smap *s;
+	const char *slash;
+
+	pr->maps = grow_array(pr->maps, cap, pr->nmaps + 1, sizeof(*pr->maps));
+	s = &pr->maps[pr->nmaps++];
+	s->start = m->start;
+	s->end = m->end;
+	s->pgoff = m->pgoff;
+	s->name = xstrdup(*m->path ? m->path : "[anon]");
+	slash = m->path[0] == '/' ? strrchr(s->name, '/') : NULL;
+	s->module = slash ? slash + 1 : s->name;
+	/* only real files have symbols; [vdso] lives in memory alone */
+	s->file = m->path[0] == '/' ? file_get(ps, pr->tgid, m) : NULL;
+}
+
+static int smap_cmp(const void *a, const void *b)
+{
+	const struct smap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void read_maps(struct proc_syms *ps, struct sproc *pr, char *buf)
+{
+	char *line, *nl;
+	struct mline m;
+	size_t cap = 0;
+
+	for (line = buf; *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		else
+			nl = line + strlen(line);
+		if (parse_maps_line(line, &m) && m.exec)
+			add_map(ps, pr, &cap, &m);
+	}
+	/* the kernel writes them sorted; a hand-made file may not be */
+	if (pr->nmaps)
+		qsort(pr->maps, pr->nmaps, sizeof(*pr->maps), smap_cmp);
+}
+
+/* Field 22 of /proc/PID/stat, counted after the ")" that ends comm. */
+static uint64_t read_starttime(struct proc_syms *ps, uint32_t tgid)
+{
+	char *path = xasprintf("%s/%u/stat", ps->procfs, tgid);
+	char *buf = read_file(path, NULL), *p;
+	uint64_t v = 0;
+	int field;
+
+	free(path);
+	p = buf ? strrchr(buf, ')') : NULL;
+	for (field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p && isdigit((unsigned char)*p))
+		v = strtoull(p, NULL, 10);
+	free(buf);
+	return v;
+}
+
+/* ---- processes ---- */
+
+static struct sproc **proc_slot(struct proc_syms *ps, uint32_t tgid)
+{
+	struct sproc **pp = &ps->procs[tgid % NBUCKETS];
+
+	while (*pp && (*pp)->tgid != tgid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void proc_drop(struct proc_syms *ps, struct sproc **slot)
+{
+	struct sproc *pr = *slot;
+	size_t i;
+
+	*slot = pr->next;
+	for (i = 0; i < pr->nmaps; i++) {
+		file_put(ps, pr->maps[i].file);
+		free(pr->maps[i].name);
+	}
+	free(pr->maps);
+	free(pr);
+}
+
+static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid,
+			      bool exited)
+{
+	struct sproc *pr = xzalloc(sizeof(*pr));
+
+	pr->tgid = tgid;
+	pr->exited = exited;
+	pr->next = ps->procs[tgid % NBUCKETS];
+	ps->procs[tgid % NBUCKETS] = pr;
+	return pr;
+}
+
+int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
+{
+	struct sproc **slot, *pr;
+	char *path, *buf;
+	int err;
+
+	path = xasprintf("%s/%u/maps", ps->procfs, tgid);
+	buf = read_file(path, NULL);
+	err = errno;
+	free(path);
+	if (!buf) {
+		errno = err;
+		return -1;
+	}
+	slot = proc_slot(ps, tgid);
+	if (*slot)
+		proc_drop(ps, slot);
+	pr = proc_add(ps, tgid, false);
+	pr->starttime = read_starttime(ps, tgid);
+	read_maps(ps, pr, buf);
+	free(buf);
+	return 0;
+}
+
+void proc_syms_exec(struct proc_syms *ps, uint32_t tgid)
+{
+	struct sproc **slot = proc_slot(ps, tgid);
+
+	if (*slot)
+		proc_drop(ps, slot);
+	/* failing now is fine: the next lookup tries again */
+	proc_syms_capture(ps, tgid);
+}
+
+void proc_syms_exit(struct proc_syms *ps, uint32_t tgid)
+{
+	struct sproc *pr = *proc_slot(ps, tgid);
+
+	if (pr)
+		pr->exited = true;
+}
+
+/*
+ * Drop what exited. A process gone without an exit call is marked now and
+ * dropped next time, so its last interval still resolves; one whose start
+ * time changed is a new process on a reused pid and is dropped at once.
+ */
+void proc_syms_gc(struct proc_syms *ps)
+{
+	struct sproc **slot;
+	uint64_t st;
+	size_t b;
+
+	for (b = 0; b < NBUCKETS; b++) {
+		slot = &ps->procs[b];
+		while (*slot) {
+			if (!(*slot)->exited) {
+				st = read_starttime(ps, (*slot)->tgid);
+				if (!st)
+					(*slot)->exited = true;
+				else if ((*slot)->starttime &&
+					 st != (*slot)->starttime) {
+					proc_drop(ps, slot);
+					continue;
+				}
+				slot = &(*slot)->next;
+				continue;
+			}
+			proc_drop(ps, slot);
+		}
+	}
+}
+
+static const struct smap *find_map(const struct sproc *pr, uint64_t addr)
+{
+	size_t lo = 0, hi = pr->nmaps, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pr->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < pr->maps[lo - 1].end)
+		return &pr->maps[lo - 1];
+	return NULL;
+}
+
+int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
+		     struct usym *u)
+{
+	const struct sproc *pr = *proc_slot(ps, tgid);
+	const struct smap *m;
+	uint64_t vaddr;
+
+	memset(u, 0, sizeof(*u));
+	if (!pr && proc_syms_capture(ps, tgid) < 0)
+		/* gone or forbidden: an empty entry answers its other
+		 * frames without asking /proc again, until the next gc */
+		pr = proc_add(ps, tgid, true);
+	else if (!pr)
+		pr = *proc_slot(ps, tgid);
+	m = find_map(pr, addr);
+	if (!m)
+		return -1;
+	u->module = m->module;
+	u->module_off = addr - m->start + m->pgoff;
+	if (!m->file || !m->file->t)
+		return -1;
+	vaddr = elf_symtab_offset_to_vaddr(m->file->t, u->module_off);
+	u->sym = elf_symtab_lookup(m->file->t, vaddr, &u->sym_off);
+	return u->sym ? 0 : -1;
+}
+
+void proc_syms_free(struct proc_syms *ps)
+{
+	size_t b;
+
+	if (!ps)
+		return;
+	for (b = 0; b < NBUCKETS; b++)
+		while (ps->procs[b])
+			proc_drop(ps, &ps->procs[b]);
+	free(ps->procfs);
+	free(ps);
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# oncpu against real BPF: known CPU ratios, -p, -- CMD, signals, cleanup.
+. "$SRCTREE/tests/lib.sh"
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then skip "oncpu integration" "$why"; exit 0; fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+BURN=$WORKLOADS/burn
+
+# share FILE: burn_two_thirds samples / (those + burn_one_third samples)
+share() {
+	awk '/burn_two_thirds/ { a += $NF } /burn_one_third/ { b += $NF }
+	     END { if (a + b) printf "%.3f %d\n", a / (a + b), a + b; else print "0 0" }' "$1"
+}
+
+# ratio_ok NAME FILE: 2/3 within 0.08 (4 standard errors at 600 samples)
+ratio_ok() {
+	set -- $(share "$2")
+	fcmp "$1 > 0.587 && $1 < 0.747 && $2 >= 200"
+}
+
+# Our programs and the capture machinery must never show as frames.
+own_frames() { grep -E 'oncpu_sample|sb_on_ex|bpf_get_stack|perf_callchain|bpf_overflow_handler' "$1"; }
+
+# The kernel frees a raw_tp program after an RCU tasks-trace grace period
+# that follows its link's release: seconds on a busy machine. Wait 10 s.
+leftover_progs() {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		bpftool prog show 2>/dev/null | grep -E 'oncpu_sample|sb_on_exec|sb_on_exit' >/dev/null || return 0
+		sleep 1
+	done
+	bpftool prog show | grep -A1 -E 'oncpu_sample|sb_on_exec|sb_on_exit' | tr '\n' ' '
+}
+
+# 1. -- CMD: known ratio, exit status passed through
+"$STACKBOX" oncpu -F 199 -f folded -- "$BURN" 3 >"$T/cmd" 2>"$T/cmd.err"
+rc=$?
+check "oncpu -- CMD exits with CMD's status (0)" [ $rc = 0 ]
+set -- $(share "$T/cmd")
+if ratio_ok x "$T/cmd"; then
+	pass "oncpu burn_two_thirds share $1 of $2 samples is 2/3 +- 0.08"
+else
+	fail "oncpu burn_two_thirds share" "got $1 of $2 samples, want 0.667 +- 0.08 and >= 200 samples"
+fi
+check "oncpu -- CMD profiles only CMD" test -z "$(grep -v '^burn;' "$T/cmd")"
+check "oncpu folded has integer counts" test -z "$(grep -vE ' [0-9]+$' "$T/cmd")"
+check "oncpu user frames root to leaf" grep -qE '^burn;.*main;burn;burn_two_thirds;spin_until' "$T/cmd"
+
+# 2. The same assertion rejects a wrong ratio (burn_two_thirds = 1/2)
+"$STACKBOX" oncpu -F 199 -f folded -- "$BURN" 3 1 1 >"$T/wrong" 2>&1
+set -- $(share "$T/wrong")
+if ratio_ok x "$T/wrong"; then
+	fail "oncpu ratio check rejects a 1:1 workload" "accepted share $1"
+else
+	pass "oncpu ratio check rejects a 1:1 workload (share $1)"
+fi
+
+# 3. -p: a process whose two threads started before stackbox
+"$BURN" 5 2 & bpid=$!
+sleep 0.5
+"$STACKBOX" oncpu -F 199 -d 3 -p $bpid >"$T/p.text" 2>"$T/p.err"
+rc=$?
+wait $bpid
+check "oncpu -p exits 0" [ $rc = 0 ]
+tids=$(grep -oE "burn pid $bpid tid [0-9]+" "$T/p.text" | sort -u | wc -l)
+check "oncpu -p sees both pre-existing threads ($tids)" [ "$tids" = 2 ]
+check "oncpu -p shows only that process" test -z "$(grep -E '^ +[0-9]+ +[0-9.]+%' "$T/p.text" | grep -v "burn pid $bpid ")"
+check "oncpu text header names the period" grep -q '1 sample = 5.025 ms of CPU time' "$T/p.text"
+
+# 4. system wide with syscalls in kernel stacks: no frames of our own
+dd if=/dev/zero of=/dev/null bs=1 count=3000000 2>/dev/null & dpid=$!
+"$STACKBOX" oncpu -F 499 -d 2 -f folded >"$T/sys" 2>"$T/sys.err"
+wait $dpid
+check "oncpu system wide sees kernel stacks" grep -q ';-;.*' "$T/sys"
+check "oncpu kernel frames are symbolised" grep -qE ';-;.*(entry_SYSCALL|do_syscall|ksys_)' "$T/sys"
+check "oncpu no frames of its own BPF programs" test -z "$(own_frames "$T/sys")"
+check "oncpu idle excluded" test -z "$(grep -E '^swapper' "$T/sys")"
+
+# 5. -U / -K select the stack kinds
+"$STACKBOX" oncpu -F 199 -K -f folded -- "$BURN" 1 >"$T/k" 2>&1
+check "oncpu -K has no user frames" test -z "$(grep burn_two_thirds "$T/k")"
+"$STACKBOX" oncpu -F 199 -U -f folded -d 1 >"$T/u" 2>&1
+check "oncpu -U has no kernel part" test -z "$(grep ';-;' "$T/u")"
+
+# 6. SIGINT: a final snapshot, exit 0, nothing left loaded
+"$BURN" 4 & bpid=$!
+"$STACKBOX" oncpu -i 0 -p $bpid >"$T/int" 2>&1 & spid=$!
+sleep 2
+kill -INT $spid
+wait $spid
+rc=$?
+kill $bpid 2>/dev/null; wait $bpid 2>/dev/null
+check "oncpu SIGINT exits 0" [ $rc = 0 ]
+check "oncpu SIGINT prints a final snapshot" grep -q 'snapshot 1 (final)' "$T/int"
+check "oncpu SIGINT snapshot has samples" grep -qE 'total: [1-9][0-9]* samples' "$T/int"
+check "oncpu leaves no BPF program loaded" test -z "$(leftover_progs)"
+
+# 7. -- CMD exit status and intervals
+"$STACKBOX" oncpu -- sh -c 'exit 3' >/dev/null 2>&1
+check "oncpu -- CMD passes exit status 3" [ $? = 3 ]
+"$STACKBOX" oncpu -i 500ms -d 2200ms -p $$ >"$T/iv" 2>&1
+n=$(grep -c '^=== oncpu snapshot' "$T/iv")
+check "oncpu -i 500ms -d 2.2s gives 5 snapshots ($n)" [ "$n" = 5 ]
+
+# 8. bad input: one clear line, nothing else
+"$STACKBOX" oncpu -p 4000000 >"$T/e1" 2>&1
+check "oncpu -p of no process exits 1" [ $? = 1 ]
+check "oncpu -p of no process: one line naming it" [ "$(cat "$T/e1")" = "oncpu: -p 4000000: no such process" ]
+"$STACKBOX" oncpu -c no/such/group >"$T/e2" 2>&1
+check "oncpu -c missing cgroup fails clearly" grep -q '^oncpu: -c no/such/group: no such cgroup' "$T/e2"
+
+# 9. --install -s: links that work; unknown names exit 127
+"$STACKBOX" --install -s "$T/bin"
+check "--install -s makes an oncpu link" [ -L "$T/bin/oncpu" ]
+"$T/bin/oncpu" -F 199 -f folded -- "$BURN" 1 >"$T/link" 2>&1
+check "the oncpu link profiles" grep -q burn_two_thirds "$T/link"
+ln -s "$STACKBOX" "$T/bin/nosuch"
+"$T/bin/nosuch" >"$T/e3" 2>&1
+check "unknown applet name exits 127" [ $? = 127 ]
+check "unknown applet name: one line" [ "$(cat "$T/e3")" = "stackbox: applet not found: nosuch" ]
+check "no BPF program left after all runs" test -z "$(leftover_progs)"

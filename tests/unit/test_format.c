@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text and folded output of a snapshot built by hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "output.h"
+
+static const struct metric samples[] = { { "samples", METRIC_COUNT } };
+static const char *u1[] = { "main", "outer", "burn_a" };
+static const char *k1[] = { "entry_SYSCALL_64", "do_syscall_64", "x;y" };
+static const char *u2[] = { "main", "burn_b" };
+
+static struct row rows[4];
+
+static void set_row(struct row *r, const char *comm, __u32 tgid, __u32 tid,
+		    __u64 v, const char **u, unsigned nu, const char **k,
+		    unsigned nk)
+{
+	memset(r, 0, sizeof(*r));
+	strcpy(r->key.comm, comm);
+	r->key.tgid = tgid;
+	r->key.pid = tid;
+	r->v[0] = v;
+	r->ustack = u;
+	r->nu = nu;
+	r->kstack = k;
+	r->nk = nk;
+}
+
+static struct snapshot make_snapshot(void)
+{
+	struct snapshot s = {
+		.applet = "oncpu",
+		.seq = 3,
+		.start = { 1700000000, 0 },
+		.end = { 1700000005, 250000000 },
+		.metrics = samples,
+		.nmetrics = 1,
+		.describe = "value: samples",
+		.per_thread = true,
+		.rows = rows,
+		.nrows = 4,
+		.total = { 10 },
+		.lost_ustacks = 2,
+		.dropped_rows = 1,
+	};
+
+	/* sorted biggest first, as output_snapshot leaves them */
+	set_row(&rows[0], "burn", 10, 11, 5, u1, 3, k1, 3);
+	set_row(&rows[1], "burn", 10, 12, 3, u2, 2, NULL, 0);
+	set_row(&rows[2], "burn", 10, 13, 2, u2, 2, NULL, 0);
+	set_row(&rows[3], "idle", 0, 0, 0, NULL, 0, NULL, 0);
+	return s;
+}
+
+static char *render(const struct snapshot *s, int folded, long long top)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (folded)
+		format_folded(f, s);
+	else
+		format_text(f, s, top);
+	fclose(f);
+	return buf;
+}
+
+static void test_folded(void)
+{
+	struct snapshot s = make_snapshot();
+	char *out = render(&s, 1, 0);
+
+	/* tids 12 and 13 share a stack: one line; zero rows are left out;
+	 * a ';' inside a frame must not split it */
+	CHECK_STR("folded lines", out,
+		  "burn;main;burn_b 5\n"
+		  "burn;main;outer;burn_a;-;entry_SYSCALL_64;do_syscall_64;x:y 5\n");
+	free(out);
+}
+
+static void test_text(void)
+{
+	struct snapshot s = make_snapshot();
+	char *out = render(&s, 0, 2);
+
+	const char *header =
+		"=== oncpu snapshot 3: 2023-11-14 22:13:20.000 .. 22:13:25.250 "
+		"(5.25 s)\nvalue: samples\ntotal: 10 samples in 4 stacks\n"
+		"lost: 2 user stacks, 0 kernel stacks, 1 events (row map full), "
+		"0 process events\n";
+
+	CHECK("text header", !strncmp(out, header, strlen(header)),
+	      "got:\n%s", out);
+	CHECK("text first row", strstr(out, "            5  50.0%  burn pid 10 "
+					    "tid 11\n") != NULL, "got:\n%s", out);
+	CHECK("text frames root to leaf, user then kernel",
+	      strstr(out, "main\n                      outer\n"
+			  "                      burn_a\n                      --\n"
+			  "                      entry_SYSCALL_64\n") != NULL,
+	      "got:\n%s", out);
+	CHECK("text --top cuts and says what it left out",
+	      strstr(out, "... 2 more stacks (2 samples) not shown (--top 2)\n") &&
+		      !strstr(out, "tid 13"),
+	      "got:\n%s", out);
+	free(out);
+}
+
+static void test_values(void)
+{
+	char b[32];
+
+	CHECK_STR("value ns", format_value(b, sizeof(b), METRIC_NS, 999), "999 ns");
+	CHECK_STR("value us", format_value(b, sizeof(b), METRIC_NS, 1500), "1.5 us");
+	CHECK_STR("value ms", format_value(b, sizeof(b), METRIC_NS, 20408163),
+		  "20.4 ms");
+	CHECK_STR("value s", format_value(b, sizeof(b), METRIC_NS,
+					  2500000000ULL), "2.50 s");
+	CHECK_STR("value B", format_value(b, sizeof(b), METRIC_BYTES, 1000), "1000 B");
+	CHECK_STR("value MiB", format_value(b, sizeof(b), METRIC_BYTES,
+					    1572864), "1.5 MiB");
+	CHECK_STR("value count", format_value(b, sizeof(b), METRIC_COUNT, 42), "42");
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	if (ENABLE_FORMAT_FOLDED)
+		test_folded();
+	if (ENABLE_FORMAT_TEXT) {
+		test_text();
+		test_values();
+	}
+	return 0;
+}
