@@ -39,8 +39,8 @@ LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
 endif
 # The BPF side needs the kernel UAPI headers; asm/ is the same for the
 # architectures we build, so the host's multiarch directory serves all.
-BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 HOSTCC ?= cc
+BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 OPT ?= $(if $(STATIC),-Os -ffunction-sections -fdata-sections,-O2 -g)

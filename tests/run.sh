@@ -13,10 +13,14 @@ export FIXTURES="$TESTS_O/fixtures" SRCTREE="${here%/tests}"
 for suite in $suites; do
 	case $suite in
 	unit)
-		for t in "$TESTS_O"/unit/test_*; do
-			[ -x "$t" ] || continue
+		for t in "$TESTS_O"/unit/test_* "$here"/unit/*.sh; do
+			[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
+			[ -f "$t" ] || continue
 			echo "== unit/$(basename "$t")"
-			( cd "$TESTS_O" && "$t" ) >"$log.one" 2>&1 ||
+			case $t in
+			*.sh) sh "$t" ;;
+			*) ( cd "$TESTS_O" && "$t" ) ;;
+			esac >"$log.one" 2>&1 ||
 				echo "FAIL $(basename "$t"): exited with status $?" >>"$log.one"
 			cat "$log.one" >>"$log"
 			grep -E '^(FAIL|SKIP) ' "$log.one" || true
