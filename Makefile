@@ -5,7 +5,6 @@ srctree := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 O ?= .
 override O := $(patsubst %/,%,$(O))
 KCONFIG_CONFIG ?= $(O)/.config
-export KCONFIG_CONFIG
 
 ifneq ($(V),1)
 Q := @
