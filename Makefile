@@ -65,7 +65,7 @@ GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
 .DEFAULT_GOAL := all
 .PHONY: all clean distclean help size check install defconfig menuconfig \
-	olddefconfig savedefconfig FORCE
+	olddefconfig savedefconfig setup run FORCE
 .SECONDARY:
 
 all: $(O)/stackbox
@@ -124,6 +124,14 @@ savedefconfig: $(srctree)/applets/Config.in
 # ---- static musl builds and boards ----
 -include $(srctree)/board/musl.mk
 
+# ---- the README's two commands: make setup run, make setup check ----
+setup:
+	$(Q)$(srctree)/scripts/setup.sh
+
+# A CPU profile of the whole machine: 10 seconds, the 10 biggest stacks.
+run: $(O)/stackbox
+	$(O)/stackbox oncpu -d 10 --top 10
+
 # ---- checks, size, install ----
 include $(srctree)/tests/tests.mk
 
@@ -141,12 +149,15 @@ install: $(O)/stackbox
 	for a in $(APPLETS); do ln -sf stackbox $(DESTDIR)$(BINDIR)/$$a; done
 
 clean:
-	rm -rf $(O)/obj $(O)/gen $(O)/stackbox $(O)/tests
+	rm -rf $(O)/obj $(O)/gen $(O)/stackbox
 
 distclean: clean
 	rm -rf $(KCONFIG_CONFIG) $(KCONFIG_CONFIG).old $(srctree)/applets/Config.in out
 
 help:
+	@echo 'Setup and the main job:'
+	@echo '  setup             install build/test dependencies (Debian, root)'
+	@echo '  run               build, then profile the machine for 10 s'
 	@echo 'Build:'
 	@echo '  all (default)     ./stackbox for this machine, system libbpf'
 	@echo '  musl-x86_64       out/musl-x86_64/stackbox, static, stripped'

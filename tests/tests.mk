@@ -2,7 +2,7 @@
 # board tests (qemu). Every check prints PASS/FAIL/SKIP; tests/run.sh
 # counts them and ends with "N passed, N failed, N skipped".
 
-TESTS_O := $(O)/tests
+TESTS_O := $(O)/obj/tests
 UNIT_SRCS := $(wildcard $(srctree)/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst $(srctree)/tests/unit/%.c,$(TESTS_O)/unit/%,$(UNIT_SRCS))
 # Every core object but main, so tests link what the applets link.
