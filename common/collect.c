@@ -10,12 +10,11 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "collect.h"
 #include "output.h"
 #include "output_sink.h"
@@ -85,8 +84,8 @@ const struct opt collect_options[] = {
 
 const char collect_usage[] =
 	"  -p PID[,PID...]  only these processes (all their threads)\n"
-	"  -c CGROUP        only this cgroup v2 (path, absolute or under "
-	"/sys/fs/cgroup)\n"
+	"  -c CGROUP        only this cgroup v2 (path, absolute or below its "
+	"mount)\n"
 	"  -d DURATION      stop after DURATION (10, 10s, 500ms, 2m); "
 	"default: at a signal\n"
 	"  -i INTERVAL      a snapshot every INTERVAL (default 5s); 0: one "
@@ -284,25 +283,7 @@ static void fill_config(struct collector *c)
 	cfg->filter_tgid = o->pids.n || c->child;
 	cfg->per_thread = c->ops->per_thread;
 	cfg->track_procs = ENABLE_SYMBOLIZE && cfg->user_stacks;
-	cfg->cgroup_id = 0;
-	if (o->cgroup) {
-		char *path = o->cgroup[0] == '/' ? xstrdup(o->cgroup) :
-				xasprintf("/sys/fs/cgroup/%s", o->cgroup);
-		struct statfs sfs;
-		struct stat st;
-
-		if (stat(path, &st) && o->cgroup[0] == '/') {
-			free(path);
-			path = xasprintf("/sys/fs/cgroup%s", o->cgroup);
-		}
-		if (stat(path, &st) || !S_ISDIR(st.st_mode))
-			perror_exit("-c %s: no such cgroup (%s)", o->cgroup, path);
-		if (statfs(path, &sfs) || sfs.f_type != 0x63677270 /* cgroup2 */)
-			error_exit("-c %s: %s is not on a cgroup v2 hierarchy",
-				   o->cgroup, path);
-		cfg->cgroup_id = st.st_ino; /* a cgroup2 inode is its id */
-		free(path);
-	}
+	cfg->cgroup_id = o->cgroup ? cgroup_id(o->cgroup) : 0;
 }
 
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */

@@ -5,21 +5,15 @@
  * cgroups, sort, and hand the snapshot to the chosen format.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "cgroup.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
 #include "syms.h"
-
-struct cgroup_name {
-	__u64 id;
-	char *path;
-};
 
 struct output {
 	FILE *f;
@@ -29,9 +23,6 @@ struct output {
 	struct stack_cache *stacks;
 	struct ksyms *ksyms;
 	struct proc_syms *procs;
-	struct cgroup_name *cgroups;
-	size_t ncgroups, cgroups_cap;
-	bool cgroups_walked;	/* in this snapshot */
 	char **strings;		/* this snapshot's frame names */
 	size_t nstrings, strings_cap;
 };
@@ -158,44 +149,6 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	return f;
 }
 
-static int cgroup_visit(const char *path, const struct stat *st, int type,
-			struct FTW *ftw);
-static struct output *walking;
-
-static const char *cgroup_path(struct output *out, __u64 id)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < out->ncgroups; i++)
-			if (out->cgroups[i].id == id)
-				return out->cgroups[i].path;
-		if (out->cgroups_walked)
-			break;
-		/* new cgroups appear at run time: walk again, once per snapshot */
-		for (size_t i = 0; i < out->ncgroups; i++)
-			free(out->cgroups[i].path);
-		out->ncgroups = 0;
-		walking = out;
-		nftw("/sys/fs/cgroup", cgroup_visit, 16, FTW_PHYS | FTW_MOUNT);
-		out->cgroups_walked = true;
-	}
-	return NULL;
-}
-
-static int cgroup_visit(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	struct output *out = walking;
-	const char *rel = path + strlen("/sys/fs/cgroup");
-
-	if (type != FTW_D)
-		return 0;
-	out->cgroups = grow_array(out->cgroups, &out->cgroups_cap,
-				  out->ncgroups + 1, sizeof(*out->cgroups));
-	out->cgroups[out->ncgroups].id = st->st_ino;
-	out->cgroups[out->ncgroups++].path = xstrdup(*rel ? rel : "/");
-	return 0;
-}
-
 static int by_value(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -207,7 +160,7 @@ static int by_value(const void *a, const void *b)
 
 int output_snapshot(struct output *out, struct snapshot *s)
 {
-	out->cgroups_walked = false;
+	cgroup_names_refresh();
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct row *r = &s->rows[i];
 
@@ -215,7 +168,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 				   &r->nu, &s->lost_ustacks);
 		r->kstack = frames(out, r->key.kern_stack, r->key.tgid, true,
 				   &r->nk, &s->lost_kstacks);
-		r->cgroup = cgroup_path(out, r->key.cgroup);
+		r->cgroup = cgroup_path(r->key.cgroup);
 		for (unsigned m = 0; m < s->nmetrics; m++)
 			s->total[m] += r->v[m];
 	}
@@ -249,9 +202,6 @@ int output_close(struct output *out)
 		ksyms_free(out->ksyms);
 		proc_syms_free(out->procs);
 	}
-	for (size_t i = 0; i < out->ncgroups; i++)
-		free(out->cgroups[i].path);
-	free(out->cgroups);
 	free(out->strings);
 	free(out);
 	return err;

@@ -119,3 +119,26 @@ ln -s "$STACKBOX" "$T/bin/nosuch"
 check "unknown applet name exits 127" [ $? = 127 ]
 check "unknown applet name: one line" [ "$(cat "$T/e3")" = "stackbox: applet not found: nosuch" ]
 check "no BPF program left after all runs" test -z "$(leftover_progs)"
+
+# 10. a process that exits inside the interval is still resolved
+( sleep 0.5; exec "$BURN" 1 ) &
+"$STACKBOX" oncpu -F 199 -i 0 -d 3 -f folded >"$T/exited" 2>&1
+wait
+check "oncpu resolves a process that exited before the snapshot" \
+	grep -qE '^burn;.*burn_two_thirds' "$T/exited"
+
+# 11. -c: only the tasks of one cgroup v2
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cg=$cgroot/stackbox-test-$$
+if [ -n "$cgroot" ] && mkdir "$cg" 2>/dev/null; then
+	( echo 0 >"$cg/cgroup.procs" && exec "$BURN" 3 ) & cpid=$!
+	"$STACKBOX" oncpu -F 199 -d 2 -c "${cg#$cgroot/}" >"$T/cg" 2>&1
+	wait $cpid
+	rows=$(grep -cE '^ +[0-9]+ +[0-9.]+%' "$T/cg")
+	others=$(grep -E '^ +[0-9]+ +[0-9.]+%' "$T/cg" | grep -vc "cgroup ${cg#$cgroot}")
+	check "oncpu -c sees the cgroup's process ($rows rows)" [ "$rows" -gt 0 ]
+	check "oncpu -c shows only that cgroup ($others others)" [ "$others" = 0 ]
+	rmdir "$cg"
+else
+	skip "oncpu -c" "cannot create a cgroup v2 (mounted at: ${cgroot:-nowhere})"
+fi
