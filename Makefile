@@ -125,6 +125,10 @@ savedefconfig: $(srctree)/applets/Config.in
 -include $(srctree)/board/musl.mk
 
 # ---- the README's two commands: make setup run, make setup check ----
+# What setup installs is needed by everything after it.
+ifneq ($(filter setup,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
 setup:
 	$(Q)$(srctree)/scripts/setup.sh
 
