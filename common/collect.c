@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -399,11 +400,14 @@ static void add_tgid(struct collector *c, pid_t tgid)
 	if (bpf_map__update_elem(bpf_object__find_map_by_name(c->obj, "sb_tgids"),
 				 &key, sizeof(key), &one, sizeof(one), BPF_ANY))
 		perror_exit("adding process %d to the filter", tgid);
-	if (ENABLE_SYMBOLIZE && c->procs)
-		proc_syms_capture(c->procs, tgid);
 }
 
-/* The child waits on a pipe until everything is attached. */
+/*
+ * The child waits on a pipe until everything is attached, then stops at
+ * its exec (PTRACE_TRACEME): its mappings are read before it runs, so a
+ * CMD that exits before its first process event is handled still
+ * resolves.
+ */
 static pid_t spawn_waiting(char **cmd, int *go)
 {
 	int p[2];
@@ -423,6 +427,8 @@ static pid_t spawn_waiting(char **cmd, int *go)
 		close(p[1]);
 		if (read(p[0], &byte, 1) != 1)
 			_exit(127); /* the collector gave up before attaching */
+		if (ENABLE_SYMBOLIZE)
+			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(cmd[0], cmd);
 		perror_msg("cannot run %s", cmd[0]);
 		_exit(127);
@@ -430,6 +436,27 @@ static pid_t spawn_waiting(char **cmd, int *go)
 	close(p[0]);
 	*go = p[1];
 	return pid;
+}
+
+static void start_child(struct collector *c, int go, const char *name)
+{
+	int st;
+
+	if (write(go, "g", 1) != 1)
+		perror_exit("starting %s", name);
+	close(go);
+	if (!ENABLE_SYMBOLIZE)
+		return;
+	if (waitpid(c->child, &st, 0) != c->child)
+		perror_exit("waiting for %s to start", name);
+	if (!WIFSTOPPED(st)) { /* exec failed: it has exited */
+		c->child_status = st;
+		c->child = -1;
+		return;
+	}
+	if (c->procs)
+		proc_syms_capture(c->procs, c->child);
+	ptrace(PTRACE_DETACH, c->child, NULL, NULL);
 }
 
 /* ---- every interval ---- */
@@ -627,7 +654,7 @@ static int run_loop(struct collector *c)
 			if (next <= now) /* a slow snapshot: skip, do not burst */
 				next = now + c->o->interval;
 		}
-		if (end && now >= end)
+		if ((end && now >= end) || c->child < 0) /* CMD could not start */
 			break;
 		until = next && (!end || next < end) ? next : end;
 		timeout = until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS) : -1;
@@ -682,11 +709,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	if (ops->describe)
 		ops->describe(args, c.describe, sizeof(c.describe));
 	clock_gettime(CLOCK_REALTIME, &c.interval_start);
-	if (go >= 0) {
-		if (write(go, "g", 1) != 1)
-			perror_exit("starting %s", cmd[0]);
-		close(go);
-	}
+	if (go >= 0)
+		start_child(&c, go, cmd[0]);
 	status = run_loop(&c) ? 1 : 0;
 
 	ring_buffer__free(c.events);

@@ -37,7 +37,8 @@ for src in "$srctree"/applets/*.c; do
 	echo "IF_$sym(APPLET($name))" >>"$tmp/applets.h"
 done
 
-update() { cmp -s "$1" "$2" || cp "$1" "$2"; }
+# Atomic, for parallel builds of several O= directories.
+update() { cmp -s "$1" "$2" || { cp "$1" "$2.$$" && mv "$2.$$" "$2"; }; }
 update "$tmp/Config.in" "$srctree/applets/Config.in"
 update "$tmp/usage.h" "$gendir/usage.h"
 update "$tmp/applets.h" "$gendir/applets.h"

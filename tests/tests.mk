@@ -29,11 +29,11 @@ check-build: $(O)/stackbox $(UNIT_BINS) $(UNIT_FIXTURES) $(WORKLOADS)
 # Board tests need the static builds and the qemu kernels.
 check: check-build board-prereqs
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
-		OUT=$(abspath out) $(srctree)/tests/run.sh
+		OUT=$(srctree)/out $(srctree)/tests/run.sh
 
 check-unit check-integration: check-build
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
 		$(srctree)/tests/run.sh $(@:check-%=%)
 check-board: board-prereqs
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
-		OUT=$(abspath out) $(srctree)/tests/run.sh board
+		OUT=$(srctree)/out $(srctree)/tests/run.sh board

@@ -1,0 +1,132 @@
+#!/bin/sh
+# run.sh ARCH TIMEOUT -- COMMAND...
+# Boot Debian 12's 6.1 kernel for ARCH (x86_64, arm64) under qemu (TCG)
+# with a busybox initramfs holding out/musl-ARCH/stackbox (as
+# /bin/stackbox) and out/musl-ARCH/workloads/* (as /workloads/*), run
+# COMMAND (a shell command line; several words are joined by spaces) as
+# root, and power off. Prints COMMAND's output (stdout and stderr) and
+# exits with its status. A boot failure or a timeout (TIMEOUT seconds for
+# the whole boot) prints the last 30 console lines and exits 125.
+#
+# Environment: OUT (default <repo>/out), BOARD_LOG=FILE keeps the whole
+# console, BOARD_SMP (default 2) guest CPUs, BOARD_APPEND more kernel
+# arguments.
+# Artifacts come from out/board/ARCH/{vmlinuz,busybox} (made by
+# `make board-prereqs`), else from get-kernel.sh / get-busybox.sh.
+#
+# WHY TCG: KVM is present on the development machines but hangs.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=${here%/board/qemu}
+OUT=${OUT:-$root/out}
+
+usage() { echo "usage: $0 x86_64|arm64 TIMEOUT -- COMMAND..." >&2; exit 2; }
+[ $# -ge 3 ] || usage
+arch=$1
+timeout=$2
+shift 2
+[ "$1" = -- ] || usage
+shift
+case $arch in
+x86_64)
+	qemu="qemu-system-x86_64 -M q35 -cpu max"
+	console=ttyS0
+	# Under TCG the kernel distrusts the TSC and falls back to the HPET:
+	# every clock_gettime() becomes a slow emulated syscall (and most
+	# samples land there). Real machines read the TSC in the vDSO.
+	kargs="tsc=reliable" ;;
+arm64)
+	# pauth-impdef: the architected pointer-auth cipher (QARMA) is very
+	# slow to emulate, and Debian's arm64 kernel signs every return.
+	qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on"
+	console=ttyAMA0
+	kargs= ;;
+*) usage ;;
+esac
+
+board=$OUT/board/$arch
+kernel=$board/vmlinuz
+[ -e "$kernel" ] || kernel=$("$here/get-kernel.sh" "$arch")
+busybox=$board/busybox
+[ -e "$busybox" ] || busybox=$("$here/get-busybox.sh" "$arch")
+stackbox=$OUT/musl-$arch/stackbox
+[ -f "$stackbox" ] || echo "run.sh: no $stackbox, booting without it" >&2
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+token=sbx$$x$(date +%s)
+
+# ---- initramfs ----
+s=$tmp/root
+mkdir -p "$s/bin" "$s/sbin" "$s/usr/bin" "$s/usr/sbin" "$s/proc" "$s/sys" \
+	"$s/dev" "$s/tmp" "$s/root" "$s/etc" "$s/workloads"
+cp "$busybox" "$s/bin/busybox"
+[ ! -f "$stackbox" ] || cp "$stackbox" "$s/bin/stackbox"
+for w in "$OUT/musl-$arch/workloads"/*; do
+	[ ! -f "$w" ] || cp "$w" "$s/workloads/"
+done
+printf '%s\n' "$*" >"$s/cmd"
+# /init: mounts what the profilers need, runs /cmd with its output in a
+# file, then prints it between marker lines with the status. Printing
+# after the command, with kernel console messages turned down, keeps
+# kernel messages from landing inside the output.
+cat >"$s/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpf /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+hostname board
+echo "@@ $token init"
+cd /root
+sh /cmd >/tmp/out 2>&1 </dev/null
+rc=\$?
+echo 1 >/proc/sys/kernel/printk
+echo "@@ $token begin"
+cat /tmp/out
+echo "@@ $token end \$rc"
+# Let the UART drain before the power goes (seen fine without; cheap).
+sleep 0.2
+poweroff -f
+EOF
+chmod +x "$s/init"
+(cd "$s" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$tmp/initrd"
+
+# ---- boot ----
+# -nic none: the guest needs no network, and q35 would spend a second in
+# the NIC's boot ROM.
+log=${BOARD_LOG:-$tmp/console}
+start=$(date +%s)
+rc=0
+timeout -k 5 "$timeout" $qemu -accel tcg -smp "${BOARD_SMP:-2}" -m 512M \
+	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$tmp/initrd" \
+	-append "console=$console panic=-1 quiet $kargs ${BOARD_APPEND:-}" \
+	</dev/null >"$log" 2>&1 || rc=$?
+tr -d '\r' <"$log" >"$tmp/clean"
+echo "run.sh: $arch boot+run took $(($(date +%s) - start))s" >&2
+
+# The output is what lies between the begin and end markers; the end
+# marker may follow output that did not end in a newline.
+status=$(sed -n "s/.*@@ $token end \([0-9]*\)\$/\1/p" "$tmp/clean")
+if [ -z "$status" ]; then
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		why="timed out after ${timeout}s"
+	else
+		why="no exit status from the guest (qemu exited $rc)"
+	fi
+	tail -n 30 "$tmp/clean" >&2
+	echo "run.sh: $arch: $why" >&2
+	exit 125
+fi
+awk -v b="@@ $token begin" -v e="@@ $token end " '
+	$0 == b { on = 1; next }
+	on && (i = index($0, e)) { printf "%s", substr($0, 1, i - 1); exit }
+	on { print }' "$tmp/clean"
+exit "$status"
