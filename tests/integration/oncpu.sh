@@ -40,7 +40,7 @@ set -- $(share "$T/cmd")
 if ratio_ok x "$T/cmd"; then
 	pass "oncpu burn_two_thirds share $1 of $2 samples is 2/3 +- 0.08"
 else
-	fail "oncpu burn_two_thirds share" "got $1 of $2 samples, want 0.667 +- 0.08 and >= 200 samples"
+	fail "oncpu burn_two_thirds share" "got $1 of $2 samples, want 0.667 +- 0.08 and >= 200 samples; output: $(head -c 600 "$T/cmd" | tr '\n' '|') stderr: $(head -c 300 "$T/cmd.err")"
 fi
 check "oncpu -- CMD profiles only CMD" test -z "$(grep -v '^burn;' "$T/cmd")"
 check "oncpu folded has integer counts" test -z "$(grep -vE ' [0-9]+$' "$T/cmd")"
