@@ -65,7 +65,7 @@ GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
 .DEFAULT_GOAL := all
 .PHONY: all clean distclean help size check install defconfig menuconfig \
-	olddefconfig savedefconfig setup run FORCE
+	olddefconfig savedefconfig setup run format FORCE
 .SECONDARY:
 
 all: $(O)/stackbox
@@ -152,6 +152,10 @@ install: $(O)/stackbox
 	install -D -m 0755 $(O)/stackbox $(DESTDIR)$(BINDIR)/stackbox
 	for a in $(APPLETS); do ln -sf stackbox $(DESTDIR)$(BINDIR)/$$a; done
 
+# One style for the tree (.clang-format); tests/unit/build.sh checks it.
+format:
+	cd $(srctree) && clang-format -i $$(git ls-files '*.c' '*.h')
+
 clean:
 	rm -rf $(O)/obj $(O)/gen $(O)/stackbox
 
@@ -171,5 +175,6 @@ help:
 	@echo 'Configuration (.config, or $$KCONFIG_CONFIG):'
 	@echo '  defconfig, NAME_defconfig (configs/), menuconfig, olddefconfig, savedefconfig'
 	@echo 'Checks:'
+	@echo '  format            reformat the C sources (.clang-format)'
 	@echo '  check             unit, integration (root) and board (qemu) tests'
 	@echo 'Variables: O=DIR  V=1  ARCH=  CROSS_COMPILE=  STATIC=1  DEPS=prefix'

@@ -31,7 +31,7 @@ struct oncpu_args {
 	struct collect_opts common;
 	long long hz;
 	int idle;
-	const char *event;	/* the event that worked, for the header */
+	const char *event; /* the event that worked, for the header */
 };
 
 static const struct opt oncpu_opts[] = {
@@ -42,7 +42,7 @@ static const struct opt oncpu_opts[] = {
 };
 
 static const struct metric oncpu_metrics[] = {
-	{ "samples", METRIC_COUNT },
+	{"samples", METRIC_COUNT},
 };
 
 SB_SKELETON(oncpu)
@@ -63,20 +63,23 @@ static int open_sampler(struct perf_event_attr *attr, int cpu)
 
 static void check_rate(long long hz)
 {
-	char *s = read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	char *s =
+		read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
 	long long max = s ? atoll(s) : 0;
 
 	free(s);
 	if (max && hz > max)
 		error_exit("-F %lld: above kernel.perf_event_max_sample_rate "
-			   "(%lld)", hz, max);
+			   "(%lld)",
+			   hz, max);
 }
 
 /* One sampling event per online CPU: cycles if the CPU has a PMU. */
 static int oncpu_attach(struct collector *c, void *skel, void *args)
 {
 	struct oncpu_args *a = args;
-	struct bpf_program *prog = ((struct oncpu_bpf *)skel)->progs.oncpu_sample;
+	struct bpf_program *prog =
+		((struct oncpu_bpf *)skel)->progs.oncpu_sample;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_HARDWARE,
@@ -93,9 +96,11 @@ static int oncpu_attach(struct collector *c, void *skel, void *args)
 		int fd = open_sampler(&attr, cpus[i]);
 
 		if (fd < 0 && attr.type == PERF_TYPE_HARDWARE &&
-		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+		    (errno == ENOENT || errno == EOPNOTSUPP ||
+		     errno == ENODEV)) {
 			verbose("no hardware cycles event (%s): sampling with "
-				"cpu-clock", strerror(errno));
+				"cpu-clock",
+				strerror(errno));
 			attr.type = PERF_TYPE_SOFTWARE;
 			attr.config = PERF_COUNT_SW_CPU_CLOCK;
 			a->event = "cpu-clock";
@@ -117,9 +122,10 @@ static void oncpu_describe(void *args, char *buf, size_t len)
 {
 	struct oncpu_args *a = args;
 
-	snprintf(buf, len, "value: samples of %s at %lld Hz per CPU; "
-		 "1 sample = %.3f ms of CPU time", a->event, a->hz,
-		 1000.0 / a->hz);
+	snprintf(buf, len,
+		 "value: samples of %s at %lld Hz per CPU; "
+		 "1 sample = %.3f ms of CPU time",
+		 a->event, a->hz, 1000.0 / a->hz);
 }
 
 static const struct collector_ops oncpu_ops = {

@@ -27,12 +27,12 @@ struct sb_values {
 const volatile struct sb_config sb_cfg = {};
 __u32 sb_active = 0;
 
-#define SB_COUNTS_MAP(name)                                                   \
-	struct {                                                              \
-		__uint(type, BPF_MAP_TYPE_HASH);                              \
-		__uint(max_entries, 10240);                                   \
-		__type(key, struct sb_key);                                   \
-		__type(value, struct sb_values);                              \
+#define SB_COUNTS_MAP(name)                      \
+	struct {                                 \
+		__uint(type, BPF_MAP_TYPE_HASH); \
+		__uint(max_entries, 10240);      \
+		__type(key, struct sb_key);      \
+		__type(value, struct sb_values); \
 	} name SEC(".maps")
 SB_COUNTS_MAP(sb_counts0);
 SB_COUNTS_MAP(sb_counts1);

@@ -9,7 +9,7 @@ SEC("perf_event")
 int oncpu_sample(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct sb_values one = { { 1 } };
+	struct sb_values one = {{1}};
 	struct sb_key key = {};
 
 	/* thread 0 is each CPU's idle task */

@@ -7,8 +7,8 @@
 #ifndef STACKBOX_BPF_SB_H
 #define STACKBOX_BPF_SB_H
 
-#define SB_MAX_DEPTH 127 /* PERF_MAX_STACK_DEPTH */
-#define SB_COMM_LEN 16
+#define SB_MAX_DEPTH  127 /* PERF_MAX_STACK_DEPTH */
+#define SB_COMM_LEN   16
 #define SB_MAX_VALUES 8
 
 /* Stack ids are 64-bit hashes of the frames: stable across intervals, so
@@ -25,20 +25,20 @@ struct sb_key {
 	__u64 kern_stack;
 	__u64 cgroup;
 	__u32 tgid;
-	__u32 pid;	/* thread id, 0 when the applet counts per process */
-	__u32 aux;	/* applet-defined split (offcpu state, I/O direction) */
+	__u32 pid; /* thread id, 0 when the applet counts per process */
+	__u32 aux; /* applet-defined split (offcpu state, I/O direction) */
 	char comm[SB_COMM_LEN];
 	__u32 pad;
 };
 
 /* Knobs common to every applet, set in .rodata before load. */
 struct sb_config {
-	__u64 cgroup_id;	/* 0 = any cgroup */
-	__u8 filter_tgid;	/* only tgids in sb_tgids */
+	__u64 cgroup_id;  /* 0 = any cgroup */
+	__u8 filter_tgid; /* only tgids in sb_tgids */
 	__u8 user_stacks;
 	__u8 kern_stacks;
-	__u8 track_procs;	/* report new/exec/exit tgids to user space */
-	__u8 per_thread;	/* key by thread id as well as tgid */
+	__u8 track_procs; /* report new/exec/exit tgids to user space */
+	__u8 per_thread;  /* key by thread id as well as tgid */
 	__u8 pad[3];
 };
 
@@ -47,15 +47,15 @@ enum sb_stat {
 	SB_STAT_USTACK_LOST,	/* user stack could not be stored */
 	SB_STAT_KSTACK_LOST,	/* kernel stack could not be stored */
 	SB_STAT_ROWS_DROPPED,	/* the counts map was full: event not counted */
-	SB_STAT_EVENTS_DROPPED,	/* the process event ring was full */
+	SB_STAT_EVENTS_DROPPED, /* the process event ring was full */
 	SB_STAT_APPLET0,	/* first of the applet's own counters */
 	SB_STAT_MAX = SB_STAT_APPLET0 + 8,
 };
 
 enum sb_event_type {
-	SB_EV_NEW_TGID = 1,	/* first sample of a process: capture its maps */
-	SB_EV_EXEC,		/* its mappings changed */
-	SB_EV_EXIT,		/* it is gone: keep what was captured */
+	SB_EV_NEW_TGID = 1, /* first sample of a process: capture its maps */
+	SB_EV_EXEC,	    /* its mappings changed */
+	SB_EV_EXIT,	    /* it is gone: keep what was captured */
 };
 
 struct sb_event {

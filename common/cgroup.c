@@ -22,7 +22,7 @@ static struct {
 	bool looked;
 	struct cgroup_name *names;
 	size_t n, cap;
-	bool walked;	/* since the last refresh */
+	bool walked; /* since the last refresh */
 } cg;
 
 const char *cgroup2_mount(void)

@@ -22,9 +22,9 @@
 #include "stacks.h"
 #include "syms.h"
 
-#define MAX_HOOKS 8
-#define STACK_KEEP_INTERVALS 4	/* unused stacks stay cached this long */
-#define FLIP_GRACE_NS 1000000	/* for BPF programs still on the old map */
+#define MAX_HOOKS	     8
+#define STACK_KEEP_INTERVALS 4	     /* unused stacks stay cached this long */
+#define FLIP_GRACE_NS	     1000000 /* for BPF programs still on the old map */
 
 /* ---- the common CLI ---- */
 
@@ -64,6 +64,8 @@ static const char *opt_format(const struct opt *o, const char *arg, void *dst)
 	return NULL;
 }
 
+/* IF_X() entries stand on lines of their own: keep clang-format out. */
+/* clang-format off */
 #define C struct collect_opts
 const struct opt collect_options[] = {
 	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL),
@@ -102,6 +104,7 @@ const char collect_usage[] =
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
 	"when it exits\n"
 	"                   and exit with its status\n";
+/* clang-format on */
 
 /* ---- run state ---- */
 
@@ -206,7 +209,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 static const struct attach_hook *hook(const struct collector *c, unsigned h)
 {
-	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h] : NULL;
+	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h]
+						      : NULL;
 }
 
 static bool forced(const char *label)
@@ -214,7 +218,8 @@ static bool forced(const char *label)
 	const char *want = getenv("STACKBOX_ATTACH");
 	size_t len = strlen(label);
 
-	for (const char *p = want; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+	for (const char *p = want; p && *p;
+	     p += strcspn(p, ",") + !!p[strcspn(p, ",")])
 		if (strcspn(p, ",") == len && !strncmp(p, label, len))
 			return true;
 	return false;
@@ -269,7 +274,8 @@ static void set_autoload(struct collector *c)
 
 			if (!p)
 				error_exit("BPF program %s missing from the "
-					   "object", name);
+					   "object",
+					   name);
 			bpf_program__set_autoload(p, i == c->choice[h]);
 		}
 }
@@ -290,7 +296,7 @@ static void fill_config(struct collector *c)
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
 static int attach_plan(struct collector *c)
 {
-	static const char *const core[] = { "sb_on_exec", "sb_on_exit" };
+	static const char *const core[] = {"sb_on_exec", "sb_on_exit"};
 
 	for (unsigned h = 0; hook(c, h); h++) {
 		const char *name = hook(c, h)->alts[c->choice[h]].prog;
@@ -311,8 +317,8 @@ static int attach_plan(struct collector *c)
 
 		if (!l)
 			error_exit("attaching %s: %s (user frames of processes "
-				   "that exit may stay unresolved)", core[i],
-				   strerror(errno));
+				   "that exit may stay unresolved)",
+				   core[i], strerror(errno));
 		collect_keep_link(c, l);
 	}
 	return 0;
@@ -335,7 +341,8 @@ static void open_load_attach(struct collector *c)
 
 		if (first < 0)
 			error_exit("cannot attach to %s: none of its ways is "
-				   "available on this kernel", hook(c, h)->what);
+				   "available on this kernel",
+				   hook(c, h)->what);
 		c->choice[h] = first;
 	}
 	for (int attempt = 0; attempt < 16; attempt++) {
@@ -346,24 +353,30 @@ static void open_load_attach(struct collector *c)
 			perror_exit("opening the BPF object");
 		fill_config(c);
 		set_autoload(c);
-		if (c->ops->configure && (err = c->ops->configure(c, c->skel, c->args)))
-			error_exit("configuring the BPF object: %s", strerror(-err));
+		if (c->ops->configure &&
+		    (err = c->ops->configure(c, c->skel, c->args)))
+			error_exit("configuring the BPF object: %s",
+				   strerror(-err));
 		libbpf_failed_prog[0] = 0;
 		err = c->ops->load(c->skel, &c->active);
 		if (err) {
 			bool fell = false;
 
-			for (unsigned h = 0; hook(c, h) && libbpf_failed_prog[0]; h++)
+			for (unsigned h = 0;
+			     hook(c, h) && libbpf_failed_prog[0]; h++)
 				if (!strcmp(hook(c, h)->alts[c->choice[h]].prog,
 					    libbpf_failed_prog)) {
 					fall_back(c, h, strerror(-err));
 					fell = true;
 				}
 			if (!fell)
-				error_exit("loading the BPF programs failed: %s%s",
-					   strerror(-err), -err == EPERM ?
-					   " (run as root: CAP_BPF and CAP_PERFMON "
-					   "are needed)" : " (-v -v shows libbpf's log)");
+				error_exit(
+					"loading the BPF programs failed: %s%s",
+					strerror(-err),
+					-err == EPERM
+						? " (run as root: CAP_BPF and CAP_PERFMON "
+						  "are needed)"
+						: " (-v -v shows libbpf's log)");
 			destroy_bpf(c);
 			continue;
 		}
@@ -397,8 +410,9 @@ static void add_tgid(struct collector *c, pid_t tgid)
 	__u8 one = 1;
 	__u32 key = tgid;
 
-	if (bpf_map__update_elem(bpf_object__find_map_by_name(c->obj, "sb_tgids"),
-				 &key, sizeof(key), &one, sizeof(one), BPF_ANY))
+	if (bpf_map__update_elem(
+		    bpf_object__find_map_by_name(c->obj, "sb_tgids"), &key,
+		    sizeof(key), &one, sizeof(one), BPF_ANY))
 		perror_exit("adding process %d to the filter", tgid);
 }
 
@@ -507,18 +521,18 @@ static struct row *drain_rows(struct collector *c, int fd, size_t *nrows)
 
 static int snapshot(struct collector *c, bool final)
 {
-	struct snapshot s = { 0 };
+	struct snapshot s = {0};
 	__u64 stats[SB_STAT_MAX];
 	const char *map;
-	struct timespec grace = { 0, FLIP_GRACE_NS };
+	struct timespec grace = {0, FLIP_GRACE_NS};
 	int err;
 
 	map = *c->active ? "sb_counts1" : "sb_counts0";
 	*c->active = !*c->active;
 	nanosleep(&grace, NULL);
-	s.rows = drain_rows(c, bpf_map__fd(bpf_object__find_map_by_name(c->obj,
-									 map)),
-			    &s.nrows);
+	s.rows = drain_rows(
+		c, bpf_map__fd(bpf_object__find_map_by_name(c->obj, map)),
+		&s.nrows);
 	stack_cache_drain(c->stacks);
 	read_stats(c, stats);
 
@@ -540,8 +554,8 @@ static int snapshot(struct collector *c, bool final)
 	err = output_snapshot(c->out, &s);
 	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
 		verbose("snapshot %lu lost %llu user and %llu kernel stacks, "
-			"%llu events, %llu process events", s.seq,
-			(unsigned long long)s.lost_ustacks,
+			"%llu events, %llu process events",
+			s.seq, (unsigned long long)s.lost_ustacks,
 			(unsigned long long)s.lost_kstacks,
 			(unsigned long long)s.dropped_rows,
 			(unsigned long long)s.dropped_events);
@@ -591,8 +605,8 @@ static bool handle_signals(struct collector *c)
 			stop = true;
 			continue;
 		}
-		if (c->child > 0 && waitpid(c->child, &c->child_status,
-					    WNOHANG) == c->child) {
+		if (c->child > 0 &&
+		    waitpid(c->child, &c->child_status, WNOHANG) == c->child) {
 			verbose("%d exited: final snapshot", c->child);
 			c->child = -1;
 			stop = true;
@@ -603,7 +617,7 @@ static bool handle_signals(struct collector *c)
 
 static void setup_wait(struct collector *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 	sigset_t set;
 
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -624,7 +638,7 @@ static void setup_wait(struct collector *c)
 
 static void add_events(struct collector *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 1 };
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 1};
 
 	if (!c->cfg->track_procs)
 		return;
@@ -633,7 +647,8 @@ static void add_events(struct collector *c)
 		on_event, c, NULL);
 	if (!c->events)
 		perror_exit("process event ring");
-	epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->events), &ev);
+	epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->events),
+		  &ev);
 }
 
 static int run_loop(struct collector *c)
@@ -651,13 +666,17 @@ static int run_loop(struct collector *c)
 		if (next && now >= next) {
 			failed |= snapshot(c, false);
 			next += c->o->interval;
-			if (next <= now) /* a slow snapshot: skip, do not burst */
+			if (next <=
+			    now) /* a slow snapshot: skip, do not burst */
 				next = now + c->o->interval;
 		}
-		if ((end && now >= end) || c->child < 0) /* CMD could not start */
+		if ((end && now >= end) ||
+		    c->child < 0) /* CMD could not start */
 			break;
 		until = next && (!end || next < end) ? next : end;
-		timeout = until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS) : -1;
+		timeout =
+			until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS)
+			      : -1;
 		n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev), timeout);
 		if (n < 0 && errno != EINTR)
 			perror_exit("epoll_wait");
@@ -678,7 +697,7 @@ done:
 int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		void *args, char **cmd)
 {
-	struct collector c = { .ops = ops, .o = o, .args = args, .child = 0 };
+	struct collector c = {.ops = ops, .o = o, .args = args, .child = 0};
 	int go = -1, status;
 
 	verbose_level = o->verbose;

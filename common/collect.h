@@ -28,10 +28,10 @@ struct collect_opts {
 		size_t n;
 	} pids;
 	const char *cgroup;
-	uint64_t duration;	/* ns, 0 = until a signal */
-	uint64_t interval;	/* ns, 0 = one snapshot at the end */
+	uint64_t duration; /* ns, 0 = until a signal */
+	uint64_t interval; /* ns, 0 = one snapshot at the end */
 	int user_only, kernel_only;
-	int format;		/* enum output_format */
+	int format; /* enum output_format */
 	const char *output;
 	long long top;
 	int verbose;
@@ -40,15 +40,15 @@ extern const struct opt collect_options[];
 
 enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES };
 struct metric {
-	const char *name;	/* "samples", "blocked" */
-	enum metric_kind kind;	/* how text prints it and its unit */
+	const char *name;      /* "samples", "blocked" */
+	enum metric_kind kind; /* how text prints it and its unit */
 };
 
 /* One way to attach one hook; a hook lists them best first. */
 struct attach_alt {
-	const char *prog;	/* BPF program name */
-	const char *label;	/* "tp_btf", "raw_tp": -v, STACKBOX_ATTACH */
-	bool (*usable)(void);	/* cheap probe before load; NULL: try it */
+	const char *prog;     /* BPF program name */
+	const char *label;    /* "tp_btf", "raw_tp": -v, STACKBOX_ATTACH */
+	bool (*usable)(void); /* cheap probe before load; NULL: try it */
 };
 struct attach_hook {
 	const char *what;
@@ -74,31 +74,31 @@ struct collector_ops {
 	const char *(*aux_name)(__u32 aux);
 };
 
-#define SB_SKELETON(name)                                                    \
-	static void *name##_skel_open(struct bpf_object **obj,               \
-				      struct sb_config **cfg)                \
-	{                                                                    \
-		struct name##_bpf *s = name##_bpf__open();                   \
-		if (!s)                                                      \
-			return NULL;                                         \
-		*obj = s->obj;                                               \
-		*cfg = (struct sb_config *)&s->rodata->sb_cfg;               \
-		return s;                                                    \
-	}                                                                    \
-	static int name##_skel_load(void *skel, __u32 **active)              \
-	{                                                                    \
-		struct name##_bpf *s = skel;                                 \
-		int err = name##_bpf__load(s);                               \
-		if (!err)                                                    \
-			*active = &s->bss->sb_active;                        \
-		return err;                                                  \
-	}                                                                    \
-	static void name##_skel_destroy(void *skel)                          \
-	{                                                                    \
-		name##_bpf__destroy(skel);                                   \
+#define SB_SKELETON(name)                                       \
+	static void *name##_skel_open(struct bpf_object **obj,  \
+				      struct sb_config **cfg)   \
+	{                                                       \
+		struct name##_bpf *s = name##_bpf__open();      \
+		if (!s)                                         \
+			return NULL;                            \
+		*obj = s->obj;                                  \
+		*cfg = (struct sb_config *)&s->rodata->sb_cfg;  \
+		return s;                                       \
+	}                                                       \
+	static int name##_skel_load(void *skel, __u32 **active) \
+	{                                                       \
+		struct name##_bpf *s = skel;                    \
+		int err = name##_bpf__load(s);                  \
+		if (!err)                                       \
+			*active = &s->bss->sb_active;           \
+		return err;                                     \
+	}                                                       \
+	static void name##_skel_destroy(void *skel)             \
+	{                                                       \
+		name##_bpf__destroy(skel);                      \
 	}
-#define SB_SKELETON_OPS(name)                                                \
-	.open = name##_skel_open, .load = name##_skel_load,                  \
+#define SB_SKELETON_OPS(name)                               \
+	.open = name##_skel_open, .load = name##_skel_load, \
 	.destroy = name##_skel_destroy
 
 /* Run the applet: returns the exit status (CMD's when there is one). */

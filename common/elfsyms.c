@@ -27,24 +27,24 @@
 #include "stackbox.h"
 #include "syms.h"
 
-#define BUILD_ID_MAX 64		/* bytes; GNU ld writes 20 */
+#define BUILD_ID_MAX 64 /* bytes; GNU ld writes 20 */
 /* How far back a lookup walks for a symbol that encloses a nested one. */
 #define ELF_NEST_MAX 4
 
 /* A function while loading: every alias, with what ranks it. */
 struct eraw {
 	uint64_t addr;
-	uint64_t end;		/* exclusive; 0 = unsized */
-	uint64_t limit;		/* end of the symbol's section, or 0 */
-	uint32_t name;		/* offset in the loading pool */
-	uint32_t rank;		/* lower wins an alias tie */
+	uint64_t end;	/* exclusive; 0 = unsized */
+	uint64_t limit; /* end of the symbol's section, or 0 */
+	uint32_t name;	/* offset in the loading pool */
+	uint32_t rank;	/* lower wins an alias tie */
 };
 
 /* A function kept: 16 bytes. */
 struct esym {
 	uint64_t addr;
-	uint32_t size;		/* never 0 once loaded */
-	uint32_t name;		/* offset in pool */
+	uint32_t size; /* never 0 once loaded */
+	uint32_t name; /* offset in pool */
 };
 
 struct eload {
@@ -55,9 +55,9 @@ struct elf_symtab {
 	struct esym *syms;
 	size_t n;
 	char *pool;
-	struct eraw *raw;	/* while loading */
+	struct eraw *raw; /* while loading */
 	size_t nraw, raw_cap;
-	char *rpool;		/* while loading: names of every alias */
+	char *rpool; /* while loading: names of every alias */
 	size_t rpool_len, rpool_cap;
 	struct eload *loads;
 	size_t nloads;
@@ -102,8 +102,8 @@ static bool efile_sane(struct efile *ef)
 	for (i = 0; i < phnum; i++) {
 		if (!gelf_getphdr(ef->elf, i, &ph))
 			return false;
-		if (ph.p_type == PT_LOAD && !fits(ph.p_offset, ph.p_filesz, 1,
-						  st.st_size))
+		if (ph.p_type == PT_LOAD &&
+		    !fits(ph.p_offset, ph.p_filesz, 1, st.st_size))
 			return false;
 	}
 	return true;
@@ -186,9 +186,15 @@ static uint32_t esym_rank(const GElf_Sym *s, const char *name, size_t len)
 	uint32_t bind, u = 0;
 
 	switch (GELF_ST_BIND(s->st_info)) {
-	case STB_GLOBAL: bind = 0; break;
-	case STB_WEAK: bind = 1; break;
-	default: bind = 2; break;
+	case STB_GLOBAL:
+		bind = 0;
+		break;
+	case STB_WEAK:
+		bind = 1;
+		break;
+	default:
+		bind = 2;
+		break;
 	}
 	while (name[u] == '_' && u < 3)
 		u++;
@@ -211,15 +217,16 @@ static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
 	t->raw = grow_array(t->raw, &t->raw_cap, t->nraw + 1, sizeof(*t->raw));
 	e = &t->raw[t->nraw++];
 	e->addr = s->st_value;
-	e->end = s->st_size && s->st_value + s->st_size > s->st_value ?
-		 s->st_value + s->st_size : 0;
+	e->end = s->st_size && s->st_value + s->st_size > s->st_value
+			 ? s->st_value + s->st_size
+			 : 0;
 	e->limit = 0;
 	if (!e->end && s->st_shndx < SHN_LORESERVE &&
 	    gelf_getshdr(elf_getscn(elf, s->st_shndx), &sh))
 		e->limit = sh.sh_addr + sh.sh_size;
 	e->rank = esym_rank(s, name, len);
-	t->rpool = grow_array(t->rpool, &t->rpool_cap,
-			      t->rpool_len + len + 1, 1);
+	t->rpool =
+		grow_array(t->rpool, &t->rpool_cap, t->rpool_len + len + 1, 1);
 	memcpy(t->rpool + t->rpool_len, name, len);
 	t->rpool[t->rpool_len + len] = 0;
 	e->name = t->rpool_len;
@@ -411,8 +418,8 @@ static int read_loads(struct elf_symtab *t, Elf *elf)
 			continue;
 		t->loads = grow_array(t->loads, &cap, t->nloads + 1,
 				      sizeof(*t->loads));
-		t->loads[t->nloads++] = (struct eload){
-			ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_align };
+		t->loads[t->nloads++] = (struct eload){ph.p_offset, ph.p_filesz,
+						       ph.p_vaddr, ph.p_align};
 	}
 	return 0;
 }
@@ -628,8 +635,8 @@ uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off)
 	}
 	for (i = 0; i < t->nloads; i++) {
 		l = &t->loads[i];
-		align = l->align && !(l->align & (l->align - 1)) ?
-			l->align : 4096;
+		align = l->align && !(l->align & (l->align - 1)) ? l->align
+								 : 4096;
 		start = l->off & ~(align - 1);
 		if (off >= start && off < l->off + l->filesz)
 			return off - l->off + l->vaddr;

@@ -7,7 +7,7 @@
 
 const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v)
 {
-	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double d = v;
 	unsigned i = 0;
 
@@ -67,8 +67,9 @@ static void print_header(FILE *f, const struct snapshot *s)
 				     s->total[m]),
 			s->metrics[m].name);
 	fprintf(f, " in %zu stacks\n", s->nrows);
-	fprintf(f, "lost: %llu user stacks, %llu kernel stacks, "
-		   "%llu events (row map full), %llu process events\n",
+	fprintf(f,
+		"lost: %llu user stacks, %llu kernel stacks, "
+		"%llu events (row map full), %llu process events\n",
 		(unsigned long long)s->lost_ustacks,
 		(unsigned long long)s->lost_kstacks,
 		(unsigned long long)s->dropped_rows,
@@ -81,10 +82,12 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 	char buf[32];
 
 	for (unsigned m = 0; m < s->nmetrics; m++)
-		fprintf(f, "%13s ", format_value(buf, sizeof(buf),
-						s->metrics[m].kind, r->v[m]));
-	fprintf(f, "%5.1f%%  %s pid %u", s->total[0] ? 100.0 * r->v[0] /
-		s->total[0] : 0.0, r->key.comm, r->key.tgid);
+		fprintf(f, "%13s ",
+			format_value(buf, sizeof(buf), s->metrics[m].kind,
+				     r->v[m]));
+	fprintf(f, "%5.1f%%  %s pid %u",
+		s->total[0] ? 100.0 * r->v[0] / s->total[0] : 0.0, r->key.comm,
+		r->key.tgid);
 	if (s->per_thread)
 		fprintf(f, " tid %u", r->key.pid);
 	if (s->aux_name)
@@ -120,9 +123,11 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 	for (size_t i = shown; i < s->nrows; i++)
 		rest += s->rows[i].v[0];
 	if (shown < s->nrows)
-		fprintf(f, "... %zu more stacks (%s %s) not shown (--top %lld)\n",
+		fprintf(f,
+			"... %zu more stacks (%s %s) not shown (--top %lld)\n",
 			s->nrows - shown,
-			format_value(buf, sizeof(buf), s->metrics[0].kind, rest),
+			format_value(buf, sizeof(buf), s->metrics[0].kind,
+				     rest),
 			s->metrics[0].name, top);
 	fputc('\n', f);
 }

@@ -29,8 +29,8 @@
 #define KSYM_MAX_REACH (256 * 1024)
 
 struct ksyms {
-	uint64_t *addr;		/* sorted, one entry per address */
-	uint32_t *name;		/* offset in pool, or KSYM_GAP */
+	uint64_t *addr; /* sorted, one entry per address */
+	uint32_t *name; /* offset in pool, or KSYM_GAP */
 	size_t n;
 	char *pool;
 };
@@ -47,7 +47,7 @@ struct kload {
 	size_t n, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
-	size_t last, last_len;	/* the name stored last, with its NUL */
+	size_t last, last_len; /* the name stored last, with its NUL */
 };
 
 /*
@@ -61,10 +61,18 @@ static uint32_t ksym_rank(char type, const char *name, size_t seq)
 	uint32_t kind = 0, u = 0;
 
 	switch (type) {
-	case 'T': break;
-	case 'W': kind = 1; break;
-	case 't': case 'w': kind = 2; break;
-	default: kind = 3; break;
+	case 'T':
+		break;
+	case 'W':
+		kind = 1;
+		break;
+	case 't':
+	case 'w':
+		kind = 2;
+		break;
+	default:
+		kind = 3;
+		break;
 	}
 	while (name[u] == '_' && u < 3)
 		u++;
@@ -128,8 +136,8 @@ static void ksym_add(struct kload *ld, uint64_t addr, char type,
 	 * symbol: point into the tail of that name instead of copying it
 	 * again, which saves about a third of the pool.
 	 */
-	if (ld->last_len >= len && !memcmp(ld->pool + ld->last +
-					   ld->last_len - len, name, len)) {
+	if (ld->last_len >= len &&
+	    !memcmp(ld->pool + ld->last + ld->last_len - len, name, len)) {
 		r->name = ld->last + ld->last_len - len;
 		return;
 	}
@@ -181,7 +189,7 @@ static void ksym_build(struct ksyms *ks, struct kload *ld)
 
 struct ksyms *ksyms_load(const char *path)
 {
-	struct kload ld = { 0 };
+	struct kload ld = {0};
 	struct ksyms *ks;
 	char *line = NULL, *name;
 	size_t line_cap = 0;

@@ -47,8 +47,8 @@ const char *parse_duration(const char *s, uint64_t *ns)
 		const char *suffix;
 		double scale;
 	} units[] = {
-		{ "", 1e9 },   { "s", 1e9 },   { "ms", 1e6 },	{ "us", 1e3 },
-		{ "ns", 1 },   { "m", 60e9 },  { "h", 3600e9 },
+		{"", 1e9}, {"s", 1e9},	{"ms", 1e6},   {"us", 1e3},
+		{"ns", 1}, {"m", 60e9}, {"h", 3600e9},
 	};
 	char *end;
 	double v;
@@ -110,7 +110,8 @@ static int find(const struct opt *tbl, char *base, char s, const char *l,
 {
 	for (; tbl->parse || tbl->include; tbl++) {
 		if (tbl->include) {
-			if (find(tbl->include, base + tbl->offset, s, l, llen, f))
+			if (find(tbl->include, base + tbl->offset, s, l, llen,
+				 f))
 				return 1;
 			continue;
 		}
@@ -130,7 +131,8 @@ static void apply_defaults(const struct opt *tbl, char *base)
 	for (; tbl->parse || tbl->include; tbl++) {
 		if (tbl->include)
 			apply_defaults(tbl->include, base + tbl->offset);
-		else if (tbl->dflt && tbl->parse(tbl, tbl->dflt, base + tbl->offset))
+		else if (tbl->dflt &&
+			 tbl->parse(tbl, tbl->dflt, base + tbl->offset))
 			error_exit("bad default for option %s", tbl->long_name);
 	}
 }
@@ -219,7 +221,8 @@ int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 				help_exit("unknown option '%s'", a);
 			if (!f.o->arg_name) {
 				if (eq)
-					help_exit("%s takes no value", name_of(f.o));
+					help_exit("%s takes no value",
+						  name_of(f.o));
 				take(&f, NULL, seen, &nseen);
 			} else if (eq) {
 				take(&f, eq + 1, seen, &nseen);

@@ -23,7 +23,7 @@ struct output {
 	struct stack_cache *stacks;
 	struct ksyms *ksyms;
 	struct proc_syms *procs;
-	char **strings;		/* this snapshot's frame names */
+	char **strings; /* this snapshot's frame names */
 	size_t nstrings, strings_cap;
 };
 
@@ -77,10 +77,10 @@ static const char *keep(struct output *out, char *s)
 static bool own_frame(const char *sym)
 {
 	static const char *const prefixes[] = {
-		"bpf_prog_",	   "bpf_trampoline_", "__bpf_prog_run",
-		"bpf_trace_run",   "__bpf_trace_",    "bpf_get_stack",
-		"trace_call_bpf",  "perf_trace_",     "__traceiter_",
-		"bpf_dispatcher_", "___bpf_prog_run", "perf_callchain",
+		"bpf_prog_",	      "bpf_trampoline_",      "__bpf_prog_run",
+		"bpf_trace_run",      "__bpf_trace_",	      "bpf_get_stack",
+		"trace_call_bpf",     "perf_trace_",	      "__traceiter_",
+		"bpf_dispatcher_",    "___bpf_prog_run",      "perf_callchain",
 		"get_perf_callchain", "bpf_overflow_handler",
 	};
 
@@ -97,20 +97,23 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 
 	if (ENABLE_SYMBOLIZE && out->ksyms)
 		sym = ksyms_lookup(out->ksyms, ip, &off);
-	return sym ? sym : keep(out, xasprintf("[kernel 0x%llx]",
-					       (unsigned long long)ip));
+	return sym ? sym
+		   : keep(out,
+			  xasprintf("[kernel 0x%llx]", (unsigned long long)ip));
 }
 
 static const char *user_frame(struct output *out, __u32 tgid, __u64 ip)
 {
-	struct usym u = { 0 };
+	struct usym u = {0};
 
 	if (ENABLE_SYMBOLIZE && out->procs) {
 		if (!proc_syms_lookup(out->procs, tgid, ip, &u))
 			return keep(out, xstrdup(u.sym));
 		if (u.module)
-			return keep(out, xasprintf("[%s+0x%llx]", u.module,
-						   (unsigned long long)u.module_off));
+			return keep(
+				out,
+				xasprintf("[%s+0x%llx]", u.module,
+					  (unsigned long long)u.module_off));
 	}
 	return keep(out, xasprintf("[0x%llx]", (unsigned long long)ip));
 }
@@ -126,7 +129,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	*n = 0;
 	if (id == SB_STACK_NONE)
 		return NULL;
-	ip = id == SB_STACK_LOST ? NULL : stack_cache_get(out->stacks, id, &depth);
+	ip = id == SB_STACK_LOST ? NULL
+				 : stack_cache_get(out->stacks, id, &depth);
 	if (!ip) {
 		/* BPF counted SB_STACK_LOST; an id gone from the cache is ours */
 		*lost += id != SB_STACK_LOST;
@@ -140,8 +144,9 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	keep(out, (char *)f);
 	/* ip[] is leaf first; frames are root first */
 	for (unsigned i = 0; i < depth; i++) {
-		const char *name = kernel ? kernel_frame(out, ip[depth - 1 - i]) :
-					    user_frame(out, tgid, ip[depth - 1 - i]);
+		const char *name =
+			kernel ? kernel_frame(out, ip[depth - 1 - i])
+			       : user_frame(out, tgid, ip[depth - 1 - i]);
 		if (kernel && own_frame(name))
 			break;
 		f[(*n)++] = name;

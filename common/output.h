@@ -15,20 +15,20 @@ struct row {
 	/* frames root to leaf; NULL when that stack was not collected */
 	const char **ustack, **kstack;
 	unsigned nu, nk;
-	const char *cgroup;	/* path, or NULL when unknown */
+	const char *cgroup; /* path, or NULL when unknown */
 };
 
 struct snapshot {
 	const char *applet;
-	unsigned long seq;	/* 1, 2, ... */
+	unsigned long seq; /* 1, 2, ... */
 	bool final;
 	struct timespec start, end; /* CLOCK_REALTIME */
 	const struct metric *metrics;
 	unsigned nmetrics;
-	const char *describe;	/* applet's header line, may be "" */
+	const char *describe; /* applet's header line, may be "" */
 	const char *(*aux_name)(__u32 aux);
 	bool per_thread;
-	struct row *rows;	/* sorted by v[0], biggest first */
+	struct row *rows; /* sorted by v[0], biggest first */
 	size_t nrows;
 	__u64 total[SB_MAX_VALUES];
 	/* what could not be counted in this interval */
@@ -38,7 +38,6 @@ struct snapshot {
 void format_text(FILE *f, const struct snapshot *s, long long top);
 void format_folded(FILE *f, const struct snapshot *s);
 /* Human form of a value of the given kind: "20.4 ms", "1.5 MiB", "42". */
-const char *format_value(char *buf, size_t len, enum metric_kind kind,
-			 __u64 v);
+const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v);
 
 #endif

@@ -23,30 +23,30 @@
 #include "syms.h"
 
 #define NBUCKETS 256
-#define DELETED " (deleted)"
+#define DELETED	 " (deleted)"
 
 /* One ELF file, shared by every mapping of the same (dev, inode). */
 struct sfile {
 	struct sfile *next;
 	uint64_t dev, ino;
-	struct elf_symtab *t;	/* NULL: could not be read, do not retry */
+	struct elf_symtab *t; /* NULL: could not be read, do not retry */
 	unsigned int refs;
 };
 
 /* One executable mapping of a process. */
 struct smap {
 	uint64_t start, end, pgoff;
-	struct sfile *file;	/* NULL: nothing to read symbols from */
-	char *name;		/* the path, or "[vdso]", "[anon]", ... */
-	const char *module;	/* basename of name */
+	struct sfile *file; /* NULL: nothing to read symbols from */
+	char *name;	    /* the path, or "[vdso]", "[anon]", ... */
+	const char *module; /* basename of name */
 };
 
 struct sproc {
 	struct sproc *next;
 	uint32_t tgid;
-	bool exited;		/* drop at the next gc */
-	uint64_t starttime;	/* from stat, to notice pid reuse; 0: unknown */
-	struct smap *maps;	/* sorted by start */
+	bool exited;	    /* drop at the next gc */
+	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown */
+	struct smap *maps;  /* sorted by start */
 	size_t nmaps;
 };
 
@@ -60,7 +60,7 @@ struct proc_syms {
 struct mline {
 	uint64_t start, end, pgoff, dev, ino;
 	bool exec, deleted;
-	char *path;		/* "" for an anonymous mapping */
+	char *path; /* "" for an anonymous mapping */
 };
 
 struct proc_syms *proc_syms_new(const char *procfs)
@@ -286,8 +286,7 @@ static void proc_drop(struct proc_syms *ps, struct sproc **slot)
 	free(pr);
 }
 
-static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid,
-			      bool exited)
+static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid, bool exited)
 {
 	struct sproc *pr = xzalloc(sizeof(*pr));
 

@@ -11,8 +11,8 @@
 #include "autoconf.h" /* generated from .config: ENABLE_X, IF_X() */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define NS_PER_SEC 1000000000ULL
-#define NS_PER_MS 1000000ULL
+#define NS_PER_SEC    1000000000ULL
+#define NS_PER_MS     1000000ULL
 
 /* ---- errors: every message starts with the applet's name ---- */
 extern const char *applet_name;
@@ -46,38 +46,45 @@ struct opt;
 typedef const char *(*opt_parse_fn)(const struct opt *o, const char *arg,
 				    void *dst);
 struct opt {
-	char short_name;	/* 0: long only */
-	const char *long_name;	/* NULL: short only */
-	const char *arg_name;	/* NULL: a flag, no argument */
-	opt_parse_fn parse;	/* NULL with OPT_INCLUDE */
-	size_t offset;		/* where in the applet's args struct */
-	long long min, max;	/* range for numbers and durations */
-	const char *dflt;	/* parsed before the command line */
-	const char *conflicts;	/* short names this one excludes */
+	char short_name;	   /* 0: long only */
+	const char *long_name;	   /* NULL: short only */
+	const char *arg_name;	   /* NULL: a flag, no argument */
+	opt_parse_fn parse;	   /* NULL with OPT_INCLUDE */
+	size_t offset;		   /* where in the applet's args struct */
+	long long min, max;	   /* range for numbers and durations */
+	const char *dflt;	   /* parsed before the command line */
+	const char *conflicts;	   /* short names this one excludes */
 	const struct opt *include; /* a nested table at offset */
 };
 
 const char *opt_flag(const struct opt *, const char *, void *);
-const char *opt_int(const struct opt *, const char *, void *);	   /* long long */
+const char *opt_int(const struct opt *, const char *, void *); /* long long */
 const char *opt_duration(const struct opt *, const char *, void *); /* u64 ns */
-const char *opt_string(const struct opt *, const char *, void *);  /* char * */
+const char *opt_string(const struct opt *, const char *, void *);   /* char * */
 
-#define OPT_FLAG(s, l, type, field)                                          \
-	{ s, l, NULL, opt_flag, offsetof(type, field), 0, 0, NULL, NULL, NULL }
-#define OPT_FLAG_X(s, l, type, field, excl)                                  \
-	{ s, l, NULL, opt_flag, offsetof(type, field), 0, 0, NULL, excl, NULL }
-#define OPT_INT(s, l, arg, type, field, lo, hi, def)                         \
-	{ s, l, arg, opt_int, offsetof(type, field), lo, hi, def, NULL, NULL }
-#define OPT_DURATION(s, l, arg, type, field, lo, hi, def)                    \
-	{ s, l, arg, opt_duration, offsetof(type, field), lo, hi, def, NULL,   \
-	  NULL }
-#define OPT_STRING(s, l, arg, type, field, def)                              \
-	{ s, l, arg, opt_string, offsetof(type, field), 0, 0, def, NULL, NULL }
-#define OPT_CUSTOM(s, l, arg, fn, type, field, def)                          \
-	{ s, l, arg, fn, offsetof(type, field), 0, 0, def, NULL, NULL }
-#define OPT_INCLUDE(tbl, type, field)                                        \
-	{ 0, NULL, NULL, NULL, offsetof(type, field), 0, 0, NULL, NULL, tbl }
-#define OPT_END { 0 }
+/* clang-format off */
+#define OPT_(s, l, arg, fn, type, field)                                       \
+	.short_name = s, .long_name = l, .arg_name = arg, .parse = fn,         \
+	.offset = offsetof(type, field)
+#define OPT_FLAG(s, l, type, field)                                            \
+	{ OPT_(s, l, NULL, opt_flag, type, field) }
+#define OPT_FLAG_X(s, l, type, field, excl)                                    \
+	{ OPT_(s, l, NULL, opt_flag, type, field), .conflicts = excl }
+#define OPT_INT(s, l, arg, type, field, lo, hi, def)                           \
+	{ OPT_(s, l, arg, opt_int, type, field), .min = lo, .max = hi,         \
+	  .dflt = def }
+#define OPT_DURATION(s, l, arg, type, field, lo, hi, def)                      \
+	{ OPT_(s, l, arg, opt_duration, type, field), .min = lo, .max = hi,    \
+	  .dflt = def }
+#define OPT_STRING(s, l, arg, type, field, def)                                \
+	{ OPT_(s, l, arg, opt_string, type, field), .dflt = def }
+#define OPT_CUSTOM(s, l, arg, fn, type, field, def)                            \
+	{ OPT_(s, l, arg, fn, type, field), .dflt = def }
+#define OPT_INCLUDE(tbl, type, field)                                          \
+	{ .offset = offsetof(type, field), .include = tbl }
+#define OPT_END                                                                \
+	{ 0 }
+/* clang-format on */
 
 /*
  * Fill args from defaults and argv. Stops at "--" or the first operand;
@@ -100,9 +107,9 @@ struct applet {
 	const char *usage;
 };
 
-#define APPLET_DEFINE(name, fn, opts, type)                                  \
-	const struct applet applet_##name = { #name, fn, opts, sizeof(type),   \
-					      USAGE_##name }
+#define APPLET_DEFINE(name, fn, opts, type)                                 \
+	const struct applet applet_##name = {#name, fn, opts, sizeof(type), \
+					     USAGE_##name}
 
 #include "usage.h" /* generated: USAGE_name strings from //usage: lines */
 

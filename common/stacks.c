@@ -9,16 +9,16 @@
 #include "stacks.h"
 
 struct cached_stack {
-	__u64 id;		/* 0: empty slot */
+	__u64 id; /* 0: empty slot */
 	__u64 *ip;
 	unsigned n;
-	unsigned long used;	/* interval it was last used in */
+	unsigned long used; /* interval it was last used in */
 };
 
 struct stack_cache {
 	int map_fd;
 	struct cached_stack *slot;
-	size_t cap, count;	/* cap is a power of two */
+	size_t cap, count; /* cap is a power of two */
 	unsigned long interval;
 };
 
@@ -123,7 +123,8 @@ void stack_cache_expire(struct stack_cache *sc, unsigned keep)
 		live += !!c->id;
 	}
 	/* deleting from open addressing breaks probe chains: rebuild */
-	rehash(sc, sc->cap > 1024 && live * 8 < sc->cap ? sc->cap / 2 : sc->cap);
+	rehash(sc,
+	       sc->cap > 1024 && live * 8 < sc->cap ? sc->cap / 2 : sc->cap);
 	sc->interval++;
 }
 

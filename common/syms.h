@@ -41,10 +41,10 @@ void elf_symtab_free(struct elf_symtab *t);
 /* ---- processes ---- */
 struct proc_syms;
 struct usym {
-	const char *sym;	/* NULL when no symbol covers the address */
+	const char *sym; /* NULL when no symbol covers the address */
 	uint64_t sym_off;
-	const char *module;	/* basename of the mapped file, or NULL */
-	uint64_t module_off;	/* file offset of the address */
+	const char *module;  /* basename of the mapped file, or NULL */
+	uint64_t module_off; /* file offset of the address */
 };
 /* procfs is "/proc" on a device; tests point it at a fake tree. */
 struct proc_syms *proc_syms_new(const char *procfs);

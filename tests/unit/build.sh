@@ -69,3 +69,12 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 else
 	skip "cross: generic CROSS_COMPILE build" "no aarch64-linux-gnu-gcc or libbpf-dev:arm64"
 fi
+
+# One style for the whole tree
+if command -v clang-format >/dev/null && [ -d .git ]; then
+	bad=$(for f in $(git ls-files '*.c' '*.h'); do
+		clang-format "$f" | cmp -s "$f" - || echo "$f"; done)
+	check "sources follow .clang-format (make format): ${bad:-all}" test -z "$bad"
+else
+	skip "sources follow .clang-format" "no clang-format or not a git checkout"
+fi

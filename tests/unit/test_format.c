@@ -6,10 +6,10 @@
 #include "check.h"
 #include "output.h"
 
-static const struct metric samples[] = { { "samples", METRIC_COUNT } };
-static const char *u1[] = { "main", "outer", "burn_a" };
-static const char *k1[] = { "entry_SYSCALL_64", "do_syscall_64", "x;y" };
-static const char *u2[] = { "main", "burn_b" };
+static const struct metric samples[] = {{"samples", METRIC_COUNT}};
+static const char *u1[] = {"main", "outer", "burn_a"};
+static const char *k1[] = {"entry_SYSCALL_64", "do_syscall_64", "x;y"};
+static const char *u2[] = {"main", "burn_b"};
 
 static struct row rows[4];
 
@@ -33,15 +33,15 @@ static struct snapshot make_snapshot(void)
 	struct snapshot s = {
 		.applet = "oncpu",
 		.seq = 3,
-		.start = { 1700000000, 0 },
-		.end = { 1700000005, 250000000 },
+		.start = {1700000000, 0},
+		.end = {1700000005, 250000000},
 		.metrics = samples,
 		.nmetrics = 1,
 		.describe = "value: samples",
 		.per_thread = true,
 		.rows = rows,
 		.nrows = 4,
-		.total = { 10 },
+		.total = {10},
 		.lost_ustacks = 2,
 		.dropped_rows = 1,
 	};
@@ -75,9 +75,10 @@ static void test_folded(void)
 
 	/* tids 12 and 13 share a stack: one line; zero rows are left out;
 	 * a ';' inside a frame must not split it */
-	CHECK_STR("folded lines", out,
-		  "burn;main;burn_b 5\n"
-		  "burn;main;outer;burn_a;-;entry_SYSCALL_64;do_syscall_64;x:y 5\n");
+	CHECK_STR(
+		"folded lines", out,
+		"burn;main;burn_b 5\n"
+		"burn;main;outer;burn_a;-;entry_SYSCALL_64;do_syscall_64;x:y 5\n");
 	free(out);
 }
 
@@ -92,17 +93,21 @@ static void test_text(void)
 		"lost: 2 user stacks, 0 kernel stacks, 1 events (row map full), "
 		"0 process events\n";
 
-	CHECK("text header", !strncmp(out, header, strlen(header)),
+	CHECK("text header", !strncmp(out, header, strlen(header)), "got:\n%s",
+	      out);
+	CHECK("text first row",
+	      strstr(out, "            5  50.0%  burn pid 10 "
+			  "tid 11\n") != NULL,
 	      "got:\n%s", out);
-	CHECK("text first row", strstr(out, "            5  50.0%  burn pid 10 "
-					    "tid 11\n") != NULL, "got:\n%s", out);
 	CHECK("text frames root to leaf, user then kernel",
-	      strstr(out, "main\n                      outer\n"
-			  "                      burn_a\n                      --\n"
-			  "                      entry_SYSCALL_64\n") != NULL,
+	      strstr(out,
+		     "main\n                      outer\n"
+		     "                      burn_a\n                      --\n"
+		     "                      entry_SYSCALL_64\n") != NULL,
 	      "got:\n%s", out);
 	CHECK("text --top cuts and says what it left out",
-	      strstr(out, "... 2 more stacks (2 samples) not shown (--top 2)\n") &&
+	      strstr(out,
+		     "... 2 more stacks (2 samples) not shown (--top 2)\n") &&
 		      !strstr(out, "tid 13"),
 	      "got:\n%s", out);
 	free(out);
@@ -112,16 +117,21 @@ static void test_values(void)
 {
 	char b[32];
 
-	CHECK_STR("value ns", format_value(b, sizeof(b), METRIC_NS, 999), "999 ns");
-	CHECK_STR("value us", format_value(b, sizeof(b), METRIC_NS, 1500), "1.5 us");
+	CHECK_STR("value ns", format_value(b, sizeof(b), METRIC_NS, 999),
+		  "999 ns");
+	CHECK_STR("value us", format_value(b, sizeof(b), METRIC_NS, 1500),
+		  "1.5 us");
 	CHECK_STR("value ms", format_value(b, sizeof(b), METRIC_NS, 20408163),
 		  "20.4 ms");
-	CHECK_STR("value s", format_value(b, sizeof(b), METRIC_NS,
-					  2500000000ULL), "2.50 s");
-	CHECK_STR("value B", format_value(b, sizeof(b), METRIC_BYTES, 1000), "1000 B");
-	CHECK_STR("value MiB", format_value(b, sizeof(b), METRIC_BYTES,
-					    1572864), "1.5 MiB");
-	CHECK_STR("value count", format_value(b, sizeof(b), METRIC_COUNT, 42), "42");
+	CHECK_STR("value s",
+		  format_value(b, sizeof(b), METRIC_NS, 2500000000ULL),
+		  "2.50 s");
+	CHECK_STR("value B", format_value(b, sizeof(b), METRIC_BYTES, 1000),
+		  "1000 B");
+	CHECK_STR("value MiB",
+		  format_value(b, sizeof(b), METRIC_BYTES, 1572864), "1.5 MiB");
+	CHECK_STR("value count", format_value(b, sizeof(b), METRIC_COUNT, 42),
+		  "42");
 }
 
 int main(void)

@@ -25,7 +25,7 @@ static const struct opt opts[] = {
 /* Parse in a child, so help_exit() can exit: its status and stderr. */
 static int parse(const char *line, struct args *a, char *err, size_t errlen)
 {
-	char *copy = strdup(line), *argv[32] = { "test" }, *save = NULL;
+	char *copy = strdup(line), *argv[32] = {"test"}, *save = NULL;
 	int argc = 1, p[2], status;
 	ssize_t n;
 	pid_t pid;
@@ -77,9 +77,11 @@ static void test_values(void)
 	CHECK_INT("opts default -d", a.common.duration, 0);
 	CHECK_INT("opts default -f", a.common.format, FORMAT_TEXT);
 
-	CHECK_INT("opts full exit", parse("-F 99 -d 1.5s -i 500ms -p 1,2 "
-					  "--top 5 -f folded -o x --idle",
-					  &a, err, sizeof(err)), 0);
+	CHECK_INT("opts full exit",
+		  parse("-F 99 -d 1.5s -i 500ms -p 1,2 "
+			"--top 5 -f folded -o x --idle",
+			&a, err, sizeof(err)),
+		  0);
 	CHECK_INT("opts -F", a.hz, 99);
 	CHECK_INT("opts -d 1.5s", a.common.duration, 1500 * NS_PER_MS);
 	CHECK_INT("opts -i 500ms", a.common.interval, 500 * NS_PER_MS);
@@ -88,8 +90,8 @@ static void test_values(void)
 	CHECK_INT("opts -f folded", a.common.format, FORMAT_FOLDED);
 	CHECK_INT("opts --idle", a.idle, 1);
 
-	CHECK_INT("opts bundled exit", parse("-vUd3 --freq=7", &a, err,
-					     sizeof(err)), 0);
+	CHECK_INT("opts bundled exit",
+		  parse("-vUd3 --freq=7", &a, err, sizeof(err)), 0);
 	CHECK_INT("opts bundled -v", a.common.verbose, 1);
 	CHECK_INT("opts bundled -U", a.common.user_only, 1);
 	CHECK_INT("opts bundled -d3", a.common.duration, 3 * NS_PER_SEC);
@@ -103,20 +105,23 @@ static void test_errors(void)
 	static const struct {
 		const char *line, *message;
 	} bad[] = {
-		{ "-F abc", "test: -F abc: not a whole number\n" },
-		{ "-F 0", "test: -F 0: must be between 1 and 100000\n" },
-		{ "-F", "test: -F needs a value (HZ)\n" },
-		{ "-d -1", "test: -d -1: not a duration (10, 10s, 500ms, 1.5m)\n" },
-		{ "-d 5x", "test: -d 5x: unknown unit (use ns, us, ms, s, m or h)\n" },
-		{ "-d 0", "test: -d 0: must be longer than 0\n" },
-		{ "-U -K", "test: -U and -K cannot be used together\n" },
-		{ "--bogus", "test: unknown option '--bogus'\n" },
-		{ "-z", "test: unknown option '-z'\n" },
-		{ "-p 0", "test: -p 0: not a process id (PID[,PID...])\n" },
-		{ "-p 1,x", "test: -p 1,x: not a process id (PID[,PID...])\n" },
-		{ "-f xml", "test: -f xml: unknown format (text, folded)\n" },
-		{ "--idle=1", "test: --idle takes no value\n" },
-		{ "--top 0", "test: --top 0: must be between 1 and 1099511627776\n" },
+		{"-F abc", "test: -F abc: not a whole number\n"},
+		{"-F 0", "test: -F 0: must be between 1 and 100000\n"},
+		{"-F", "test: -F needs a value (HZ)\n"},
+		{"-d -1",
+		 "test: -d -1: not a duration (10, 10s, 500ms, 1.5m)\n"},
+		{"-d 5x",
+		 "test: -d 5x: unknown unit (use ns, us, ms, s, m or h)\n"},
+		{"-d 0", "test: -d 0: must be longer than 0\n"},
+		{"-U -K", "test: -U and -K cannot be used together\n"},
+		{"--bogus", "test: unknown option '--bogus'\n"},
+		{"-z", "test: unknown option '-z'\n"},
+		{"-p 0", "test: -p 0: not a process id (PID[,PID...])\n"},
+		{"-p 1,x", "test: -p 1,x: not a process id (PID[,PID...])\n"},
+		{"-f xml", "test: -f xml: unknown format (text, folded)\n"},
+		{"--idle=1", "test: --idle takes no value\n"},
+		{"--top 0",
+		 "test: --top 0: must be between 1 and 1099511627776\n"},
 	};
 	struct args a;
 	char err[4096], name[64];
@@ -125,11 +130,15 @@ static void test_errors(void)
 		int rc = parse(bad[i].line, &a, err, sizeof(err));
 		char want[256];
 
-		snprintf(name, sizeof(name), "opts error '%s' exits 2", bad[i].line);
+		snprintf(name, sizeof(name), "opts error '%s' exits 2",
+			 bad[i].line);
 		CHECK_INT(name, rc, 2);
-		snprintf(want, sizeof(want), "%sTry 'test --help' for more "
-			 "information.\n", bad[i].message);
-		snprintf(name, sizeof(name), "opts error '%s' message", bad[i].line);
+		snprintf(want, sizeof(want),
+			 "%sTry 'test --help' for more "
+			 "information.\n",
+			 bad[i].message);
+		snprintf(name, sizeof(name), "opts error '%s' message",
+			 bad[i].line);
 		CHECK_STR(name, err, want);
 	}
 }
@@ -139,10 +148,11 @@ static void test_help(void)
 	struct args a;
 	char out[4096];
 
-	CHECK_INT("opts --help exits 0", parse("--help", &a, out, sizeof(out)), 0);
+	CHECK_INT("opts --help exits 0", parse("--help", &a, out, sizeof(out)),
+		  0);
 	CHECK("opts --help expands @COMMON",
-	      !strncmp(out, "usage: test\n", 12) && strstr(out, "-p PID[,PID...]") &&
-		      !strstr(out, "@COMMON"),
+	      !strncmp(out, "usage: test\n", 12) &&
+		      strstr(out, "-p PID[,PID...]") && !strstr(out, "@COMMON"),
 	      "got: %s", out);
 }
 
@@ -152,12 +162,16 @@ static void test_durations(void)
 		const char *s;
 		uint64_t ns;
 	} ok[] = {
-		{ "10", 10 * NS_PER_SEC },  { "10s", 10 * NS_PER_SEC },
-		{ "500ms", 500 * NS_PER_MS }, { "1.5m", 90 * NS_PER_SEC },
-		{ "2h", 7200 * NS_PER_SEC }, { "250us", 250000 },
-		{ "7ns", 7 },
+		{"10", 10 * NS_PER_SEC},
+		{"10s", 10 * NS_PER_SEC},
+		{"500ms", 500 * NS_PER_MS},
+		{"1.5m", 90 * NS_PER_SEC},
+		{"2h", 7200 * NS_PER_SEC},
+		{"250us", 250000},
+		{"7ns", 7},
 	};
-	static const char *const bad[] = { "", "s", "1e400", "-5", "5 s", "1.2.3" };
+	static const char *const bad[] = {"",	"s",   "1e400",
+					  "-5", "5 s", "1.2.3"};
 	char name[64];
 	uint64_t ns;
 

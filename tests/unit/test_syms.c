@@ -26,7 +26,7 @@
 #include "stackbox.h"
 #include "syms.h"
 
-static char fx[PATH_MAX];	/* $FIXTURES, absolute */
+static char fx[PATH_MAX]; /* $FIXTURES, absolute */
 static char cwd[PATH_MAX];
 
 /* ---- helpers ---- */
@@ -161,8 +161,8 @@ static void test_ksyms_fake(void)
 	/* a line far longer than any buffer, between two real ones */
 	memset(longline, 'x', 200000);
 	longline[200000] = 0;
-	text = xasprintf("ffffffff80ffff00 t before_long\n%s\n%s",
-			 longline, fake_kallsyms);
+	text = xasprintf("ffffffff80ffff00 t before_long\n%s\n%s", longline,
+			 fake_kallsyms);
 	write_text("syms-kallsyms", text);
 	free(text);
 	free(longline);
@@ -205,13 +205,15 @@ static void test_ksyms_fake(void)
 	ksyms_free(ks);
 
 	write_text("syms-kallsyms", "0000000000000000 T _stext\n"
-		   "0000000000000000 t local_fn\n"
-		   "0000000000000000 T schedule\n");
+				    "0000000000000000 t local_fn\n"
+				    "0000000000000000 T schedule\n");
 	ks = ksyms_load("syms-kallsyms");
 	CHECK("ksyms restricted loads", ks, "%s", strerror(errno));
-	CHECK("ksyms restricted empty", !ksyms_lookup(ks, 0, NULL) &&
-	      !ksyms_lookup(ks, 0xffffffff81000000, NULL) &&
-	      !ksyms_lookup(ks, UINT64_MAX, NULL), "a symbol resolved");
+	CHECK("ksyms restricted empty",
+	      !ksyms_lookup(ks, 0, NULL) &&
+		      !ksyms_lookup(ks, 0xffffffff81000000, NULL) &&
+		      !ksyms_lookup(ks, UINT64_MAX, NULL),
+	      "a symbol resolved");
 	ksyms_free(ks);
 
 	write_text("syms-kallsyms", "");
@@ -287,7 +289,7 @@ static void test_ksyms_real(void)
 
 	if (!n) {
 		SKIP("ksyms real", "/proc/kallsyms shows no addresses "
-		     "(kptr_restrict, not root)");
+				   "(kptr_restrict, not root)");
 		free(k);
 		return;
 	}
@@ -324,7 +326,7 @@ static void test_ksyms_real(void)
 /* ---- ELF files ---- */
 
 static const char *const fixture_fns[] = {
-	"fixture_alpha", "fixture_beta", "fixture_asm", "fixture_ifunc",
+	"fixture_alpha", "fixture_beta",  "fixture_asm",      "fixture_ifunc",
 	"fixture_gamma", "fixture_delta", "fixture_lib_addr", "fixture_ver",
 };
 
@@ -343,7 +345,7 @@ static void check_elf_fns(const char *label, const struct elf_symtab *t,
 		f = fact("sym", facts_file, fixture_fns[i]);
 		if (!f)
 			continue;
-		uint64_t at[] = { 0, 1, f->size ? f->size - 1 : 4 };
+		uint64_t at[] = {0, 1, f->size ? f->size - 1 : 4};
 
 		for (j = 0; j < ARRAY_SIZE(at); j++) {
 			in = at[j];
@@ -357,8 +359,8 @@ static void check_elf_fns(const char *label, const struct elf_symtab *t,
 	}
 }
 
-static void test_elf_good(const char *label, const char *path,
-			  const char *root, const char *facts_file)
+static void test_elf_good(const char *label, const char *path, const char *root,
+			  const char *facts_file)
 {
 	char *full = root ? xstrdup(path) : fxpath(path);
 	char *rootp = root ? fxpath(root) : xstrdup("");
@@ -433,11 +435,11 @@ static void test_elf_files(void)
 	{
 		char *full = fxpath("libsymfix-stripped.so");
 		struct elf_symtab *t = elf_symtab_open(full, "");
-		const struct fact *f = fact("sym", "libsymfix.so",
-					    "fixture_gamma");
+		const struct fact *f =
+			fact("sym", "libsymfix.so", "fixture_gamma");
 		uint64_t off = 0;
-		const char *s = t && f ? elf_symtab_lookup(t, f->addr + 2, &off)
-				       : NULL;
+		const char *s =
+			t && f ? elf_symtab_lookup(t, f->addr + 2, &off) : NULL;
 
 		check_sym("elf stripped lib .dynsym", s, off, "fixture_gamma",
 			  2);
@@ -496,8 +498,9 @@ static Elf64_Shdr *symtab_shdr(char *b, size_t len)
 
 enum corrupt { SHOFF, SHNUM, PHOFF, PHNUM, SYMOFF, SYMSIZE, SYMLINK, NCORRUPT };
 static const char *const corrupt_names[] = {
-	"e_shoff past the end", "e_shnum huge", "e_phoff past the end",
-	"e_phnum huge", ".symtab offset past the end", ".symtab size huge",
+	"e_shoff past the end",	       "e_shnum huge",
+	"e_phoff past the end",	       "e_phnum huge",
+	".symtab offset past the end", ".symtab size huge",
 	".symtab sh_link bogus",
 };
 
@@ -507,14 +510,29 @@ static void corrupt(char *b, size_t len, enum corrupt c)
 	Elf64_Shdr *sh = symtab_shdr(b, len);
 
 	switch (c) {
-	case SHOFF: eh->e_shoff = (uint64_t)1 << 62; break;
-	case SHNUM: eh->e_shnum = 0xfff0; break;
-	case PHOFF: eh->e_phoff = (uint64_t)1 << 40; break;
-	case PHNUM: eh->e_phnum = 0xfff0; break;
-	case SYMOFF: sh->sh_offset = (uint64_t)1 << 40; break;
-	case SYMSIZE: sh->sh_size = (uint64_t)1 << 50; break;
-	case SYMLINK: sh->sh_link = 0xfff0; break;
-	default: break;
+	case SHOFF:
+		eh->e_shoff = (uint64_t)1 << 62;
+		break;
+	case SHNUM:
+		eh->e_shnum = 0xfff0;
+		break;
+	case PHOFF:
+		eh->e_phoff = (uint64_t)1 << 40;
+		break;
+	case PHNUM:
+		eh->e_phnum = 0xfff0;
+		break;
+	case SYMOFF:
+		sh->sh_offset = (uint64_t)1 << 40;
+		break;
+	case SYMSIZE:
+		sh->sh_size = (uint64_t)1 << 50;
+		break;
+	case SYMLINK:
+		sh->sh_link = 0xfff0;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -573,8 +591,8 @@ static void test_elf_fuzz(void)
 			memcpy(b, orig, len);
 			for (j = 0; j < 8; j++) {
 				/* ELF and program headers, section headers */
-				at = j & 1 ? len - 1 - (size_t)rand() % 4096 :
-					     (size_t)rand() % 1024;
+				at = j & 1 ? len - 1 - (size_t)rand() % 4096
+					   : (size_t)rand() % 1024;
 				b[at % len] = rand();
 			}
 			spit("syms-fuzz", b, len);
@@ -591,8 +609,9 @@ static void test_elf_fuzz(void)
 		exit(0);
 	}
 	waitpid(pid, &status, 0);
-	CHECK("elf 400 randomly corrupted files", WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "child status %#x", status);
+	CHECK("elf 400 randomly corrupted files",
+	      WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
+	      status);
 	free(orig);
 }
 
@@ -600,7 +619,10 @@ static void test_elf_fuzz(void)
 
 enum { ALPHA, BETA, GAMMA, DELTA, NFN };
 static const char *const child_fns[NFN] = {
-	"fixture_alpha", "fixture_beta", "fixture_gamma", "fixture_delta",
+	"fixture_alpha",
+	"fixture_beta",
+	"fixture_gamma",
+	"fixture_delta",
 };
 
 struct child {
@@ -684,8 +706,8 @@ static bool find_tmap(pid_t pid, uint64_t addr, const char *path_is,
 			   &m->start, &m->end, &m->off, &maj, &min, &m->ino,
 			   m->path) < 6)
 			continue;
-		found = path_is ? !strcmp(m->path, path_is) :
-				  addr >= m->start && addr < m->end;
+		found = path_is ? !strcmp(m->path, path_is)
+				: addr >= m->start && addr < m->end;
 	}
 	if (f)
 		fclose(f);
@@ -704,20 +726,23 @@ static void check_usym(const char *label, struct proc_syms *ps, pid_t pid,
 	struct usym u;
 	struct tmap m;
 	int rc = proc_syms_lookup(ps, pid, addr, &u);
-	uint64_t want_moff = find_tmap(real, addr, NULL, &m) ?
-			     addr - m.start + m.off : u.module_off;
+	uint64_t want_moff = find_tmap(real, addr, NULL, &m)
+				     ? addr - m.start + m.off
+				     : u.module_off;
 
-	CHECK(name, rc == (sym ? 0 : -1) &&
-	      (sym ? u.sym && !strcmp(u.sym, sym) && u.sym_off == sym_off :
-		     !u.sym) &&
-	      (module ? u.module && !strcmp(u.module, module) : !u.module) &&
-	      u.module_off == want_moff,
+	CHECK(name,
+	      rc == (sym ? 0 : -1) &&
+		      (sym ? u.sym && !strcmp(u.sym, sym) &&
+				       u.sym_off == sym_off
+			   : !u.sym) &&
+		      (module ? u.module && !strcmp(u.module, module)
+			      : !u.module) &&
+		      u.module_off == want_moff,
 	      "rc %d, %s+%#llx in %s+%#llx; want %s+%#llx in %s+%#llx", rc,
 	      u.sym ? u.sym : "(null)", (unsigned long long)u.sym_off,
-	      u.module ? u.module : "(null)",
-	      (unsigned long long)u.module_off, sym ? sym : "(null)",
-	      (unsigned long long)sym_off, module ? module : "(null)",
-	      (unsigned long long)want_moff);
+	      u.module ? u.module : "(null)", (unsigned long long)u.module_off,
+	      sym ? sym : "(null)", (unsigned long long)sym_off,
+	      module ? module : "(null)", (unsigned long long)want_moff);
 	free(name);
 }
 
@@ -738,8 +763,7 @@ static void check_child(const char *label, struct proc_syms *ps,
 	for (i = 0; i < NFN; i++) {
 		for (d = 0; d < 2; d++) {
 			name = xasprintf("%s %s+%d", label, child_fns[i], d);
-			check_live(name, ps, c, c->addr[i] + d,
-				   child_fns[i], d,
+			check_live(name, ps, c, c->addr[i] + d, child_fns[i], d,
 				   i < GAMMA ? exe : "libsymfix.so");
 			free(name);
 		}
@@ -757,8 +781,8 @@ static void test_offset_to_vaddr(const char *label, const struct child *c,
 	uint64_t got = 0;
 
 	if (t && f && find_tmap(c->pid, c->addr[fn], NULL, &m))
-		got = elf_symtab_offset_to_vaddr(t, c->addr[fn] - m.start +
-						    m.off);
+		got = elf_symtab_offset_to_vaddr(t,
+						 c->addr[fn] - m.start + m.off);
 	name = xasprintf("elf %s offset_to_vaddr %s", label, child_fns[fn]);
 	CHECK(name, f && got == f->addr, "got %#llx want %#llx",
 	      (unsigned long long)got, f ? (unsigned long long)f->addr : 0ULL);
@@ -779,8 +803,9 @@ static void check_self(struct proc_syms *ps)
 
 	exe[n > 0 ? n : 0] = 0;
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	CHECK("proc self main", !rc && !strcmp(u.sym, "main") &&
-	      !u.sym_off && !strcmp(u.module, base),
+	CHECK("proc self main",
+	      !rc && !strcmp(u.sym, "main") && !u.sym_off &&
+		      !strcmp(u.module, base),
 	      "rc %d %s in %s", rc, u.sym ? u.sym : "(null)",
 	      u.module ? u.module : "(null)");
 }
@@ -813,11 +838,11 @@ static void test_proc_live(void)
 	      "pid %d still there", c.pid);
 	check_live("exited alpha", ps, &c, c.addr[ALPHA], "fixture_alpha", 0,
 		   "sym-pie");
-	check_live("exited gamma", ps, &c, c.addr[GAMMA] + 3,
-		   "fixture_gamma", 3, "libsymfix.so");
+	check_live("exited gamma", ps, &c, c.addr[GAMMA] + 3, "fixture_gamma",
+		   3, "libsymfix.so");
 	proc_syms_gc(ps);
-	check_live("exited, one gc", ps, &c, c.addr[ALPHA], "fixture_alpha",
-		   0, "sym-pie");
+	check_live("exited, one gc", ps, &c, c.addr[ALPHA], "fixture_alpha", 0,
+		   "sym-pie");
 	proc_syms_exit(ps, c.pid);
 	proc_syms_gc(ps);
 	check_live("exited, exit + gc", ps, &c, c.addr[ALPHA], NULL, 0, NULL);
@@ -873,8 +898,8 @@ static void test_proc_exec(void)
 	proc_syms_exec(ps, c.pid);
 	check_live("exec alpha", ps, &c, c.addr[ALPHA], "fixture_alpha", 0,
 		   "sym-nopie");
-	check_live("exec delta", ps, &c, c.addr[DELTA] + 1, "fixture_delta",
-		   1, "libsymfix.so");
+	check_live("exec delta", ps, &c, c.addr[DELTA] + 1, "fixture_delta", 1,
+		   "libsymfix.so");
 	child_end(&c);
 out:
 	free(nopie);
@@ -898,8 +923,8 @@ static char *edit_maps(pid_t pid, enum edit e)
 	f = fopen(file, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		path[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]",
-			   &s, &en, perms, &off, &maj, &min, &ino, path) < 7)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &s,
+			   &en, perms, &off, &maj, &min, &ino, path) < 7)
 			continue;
 		base = strrchr(path, '/');
 		base = base && *path == '/' ? base + 1 : NULL;
@@ -944,8 +969,8 @@ static void test_fake_container(const struct child *c)
 	run(xasprintf("mkdir -p %s/root/app", dir));
 	run(xasprintf("cp %s/sym-pie %s/libsymfix.so %s/root/app/", fx, fx,
 		      dir));
-	CHECK("fake container capture", !proc_syms_capture(ps, 4000001),
-	      "%s", strerror(errno));
+	CHECK("fake container capture", !proc_syms_capture(ps, 4000001), "%s",
+	      strerror(errno));
 	check_usym("container alpha", ps, 4000001, c->pid, c->addr[ALPHA],
 		   "fixture_alpha", 0, "sym-pie");
 	check_usym("container gamma", ps, 4000001, c->pid, c->addr[GAMMA] + 2,
@@ -973,8 +998,8 @@ static void test_fake_fallback(const struct child *c)
 	maps = edit_maps(c->pid, BAD_INODE);
 	dir = fake_proc(4000003, maps);
 	proc_syms_lookup(ps, 4000003, c->addr[BETA], &u);
-	CHECK("fake no fallback to another inode", !u.sym && u.module &&
-	      !strcmp(u.module, "sym-pie"), "%s in %s",
+	CHECK("fake no fallback to another inode",
+	      !u.sym && u.module && !strcmp(u.module, "sym-pie"), "%s in %s",
 	      u.sym ? u.sym : "(null)", u.module ? u.module : "(null)");
 	free(dir);
 	free(maps);
@@ -1018,8 +1043,9 @@ static void check_fake(const char *label, struct proc_syms *ps, int pid,
 	struct usym u;
 	int rc = proc_syms_lookup(ps, pid, addr, &u);
 
-	CHECK(name, rc == want_rc &&
-	      (module ? u.module && !strcmp(u.module, module) : !u.module),
+	CHECK(name,
+	      rc == want_rc && (module ? u.module && !strcmp(u.module, module)
+				       : !u.module),
 	      "rc %d module %.40s", rc, u.module ? u.module : "(null)");
 	free(name);
 }
@@ -1033,8 +1059,8 @@ static void test_fake_odd(const struct child *c)
 	struct usym u;
 
 	free(fake_proc(4000010, ""));
-	CHECK("fake empty maps capture", !proc_syms_capture(ps, 4000010),
-	      "%s", strerror(errno));
+	CHECK("fake empty maps capture", !proc_syms_capture(ps, 4000010), "%s",
+	      strerror(errno));
 	check_fake("empty maps", ps, 4000010, 0x400000, -1, NULL);
 
 	memset(longp, 'a', 100000);
@@ -1059,9 +1085,10 @@ static void test_fake_odd(const struct child *c)
 	CHECK("fake odd maps alpha", u.sym && !strcmp(u.sym, "fixture_alpha"),
 	      "got %s", u.sym ? u.sym : "(null)");
 	proc_syms_lookup(ps, 4000011, 0x1800, &u);
-	CHECK("fake 100000-byte path", u.module && strlen(u.module) == 100000 &&
-	      !u.sym && u.module_off == 0x800, "module of %zu bytes",
-	      u.module ? strlen(u.module) : 0);
+	CHECK("fake 100000-byte path",
+	      u.module && strlen(u.module) == 100000 && !u.sym &&
+		      u.module_off == 0x800,
+	      "module of %zu bytes", u.module ? strlen(u.module) : 0);
 	check_fake("start after end", ps, 4000011, 0x2800, -1, NULL);
 	check_fake("missing inode", ps, 4000011, 0x4800, -1, NULL);
 	check_fake("anonymous executable", ps, 4000011, 0x7f0000000010, -1,
@@ -1076,8 +1103,9 @@ static void test_fake_odd(const struct child *c)
 	CHECK("fake maps is a directory", proc_syms_capture(ps, 4000012) < 0,
 	      "captured");
 	errno = 0;
-	CHECK("fake no such process", proc_syms_capture(ps, 4000099) < 0 &&
-	      errno == ENOENT, "errno %d", errno);
+	CHECK("fake no such process",
+	      proc_syms_capture(ps, 4000099) < 0 && errno == ENOENT, "errno %d",
+	      errno);
 	check_fake("no such process lookup", ps, 4000099, c->addr[ALPHA], -1,
 		   NULL);
 	/* the failure is remembered until the next gc, not retried per frame */
@@ -1113,7 +1141,7 @@ static void test_fake_gc(const struct child *c)
 	dir = fake_proc(4000021, real);
 	stat = xasprintf("%s/stat", dir);
 	write_text(stat, "4000021 (sym) pie) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 "
-		   "0 0 20 0 1 0 100 0 0\n");
+			 "0 0 20 0 1 0 100 0 0\n");
 	CHECK("fake reuse capture", !proc_syms_capture(ps, 4000021), "failed");
 	proc_syms_gc(ps);
 	check_fake("same start time kept", ps, 4000021, c->addr[ALPHA], 0,
@@ -1124,7 +1152,7 @@ static void test_fake_gc(const struct child *c)
 	check_fake("pid reused, before gc", ps, 4000021, c->addr[ALPHA], 0,
 		   "sym-pie");
 	write_text(stat, "4000021 (sym) pie) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 "
-		   "0 0 20 0 1 0 200 0 0\n");
+			 "0 0 20 0 1 0 200 0 0\n");
 	proc_syms_gc(ps);
 	check_fake("pid reused, after gc", ps, 4000021, c->addr[ALPHA], -1,
 		   NULL);
