@@ -22,6 +22,7 @@ struct output {
 	long long top;
 	struct stack_cache *stacks;
 	struct ksyms *ksyms;
+	bool ksyms_tried;
 	struct proc_syms *procs;
 	char **strings; /* this snapshot's frame names */
 	size_t nstrings, strings_cap;
@@ -43,15 +44,8 @@ struct output *output_open(const struct collect_opts *o,
 	out->format = o->format;
 	out->top = o->top;
 	out->stacks = stacks;
-	if (ENABLE_SYMBOLIZE) {
-		if (!o->user_only) {
-			out->ksyms = ksyms_load("/proc/kallsyms");
-			if (!out->ksyms)
-				perror_msg("/proc/kallsyms: kernel frames will "
-					   "be addresses");
-		}
+	if (ENABLE_SYMBOLIZE)
 		out->procs = proc_syms_new("/proc");
-	}
 	return out;
 }
 
@@ -95,6 +89,14 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 	uint64_t off;
 	const char *sym = NULL;
 
+	/* loaded at the first kernel frame, not before CMD may start */
+	if (ENABLE_SYMBOLIZE && !out->ksyms_tried) {
+		out->ksyms_tried = true;
+		out->ksyms = ksyms_load("/proc/kallsyms");
+		if (!out->ksyms)
+			perror_msg("/proc/kallsyms: kernel frames will be "
+				   "addresses");
+	}
 	if (ENABLE_SYMBOLIZE && out->ksyms)
 		sym = ksyms_lookup(out->ksyms, ip, &off);
 	return sym ? sym
