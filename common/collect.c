@@ -618,6 +618,7 @@ static bool handle_signals(struct collector *c)
 static void setup_wait(struct collector *c)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
+	struct sigaction old;
 	sigset_t set;
 
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -627,7 +628,11 @@ static void setup_wait(struct collector *c)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGHUP);
+	/* under nohup, a hangup is not a reason to stop */
+	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
+		sigaddset(&set, SIGHUP);
+	/* Blocked signals are queued even when ignored (a shell's background
+	 * job ignores SIGINT), so signalfd sees every one sent from here on. */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (c->sigfd < 0)
@@ -700,6 +705,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	struct collector c = {.ops = ops, .o = o, .args = args, .child = 0};
 	int go = -1, status;
 
+	setup_wait(&c); /* first: a signal sent from now on is not lost */
 	verbose_level = o->verbose;
 	libbpf_set_print(libbpf_print);
 	for (size_t i = 0; i < o->pids.n; i++) {
@@ -711,7 +717,6 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	}
 	if (cmd && o->pids.n)
 		help_exit("-p and -- CMD cannot be used together");
-	setup_wait(&c);
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go);
 	open_load_attach(&c);

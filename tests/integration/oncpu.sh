@@ -94,11 +94,15 @@ check "oncpu SIGINT exits 0" [ $rc = 0 ]
 check "oncpu SIGINT prints a final snapshot" grep -q 'snapshot 1 (final)' "$T/int"
 check "oncpu SIGINT snapshot has samples" grep -qE 'total: [1-9][0-9]* samples' "$T/int"
 check "oncpu leaves no BPF program loaded" test -z "$(leftover_progs)"
-"$STACKBOX" oncpu -i 0 -f folded >"$T/term" 2>&1 & spid=$!
+"$BURN" 3 & bpid=$!
+"$STACKBOX" oncpu -i 0 -f folded -p $bpid >"$T/term" 2>&1 & spid=$!
 sleep 1.5
 kill -TERM $spid
 wait $spid
-check "oncpu SIGTERM exits 0 with a final snapshot" [ $? = 0 -a -s "$T/term" ]
+rc=$?
+wait $bpid
+check "oncpu SIGTERM exits 0" [ $rc = 0 ]
+check "oncpu SIGTERM gives a final snapshot" grep -q burn_two_thirds "$T/term"
 
 # 7. -- CMD exit status and intervals
 "$STACKBOX" oncpu -- sh -c 'exit 3' >/dev/null 2>&1
