@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 		}
 		fprintf(f, "cpu_ms %lld %lld maxrss_kb %ld status %d\n",
 			ms(ru.ru_utime), ms(ru.ru_stime), ru.ru_maxrss,
-			WIFEXITED(status) ? WEXITSTATUS(status) :
-			128 + WTERMSIG(status));
+			WIFEXITED(status) ? WEXITSTATUS(status)
+					  : 128 + WTERMSIG(status));
 		fclose(f);
 		return 0;
 	}

@@ -468,6 +468,9 @@ static void start_child(struct collector *c, int go, const char *name)
 		c->child = -1;
 		return;
 	}
+	/* events from before the exec first, so none is handled after this */
+	if (c->events)
+		ring_buffer__consume(c->events);
 	if (c->procs)
 		proc_syms_capture(c->procs, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);

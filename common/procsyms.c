@@ -297,7 +297,13 @@ static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid, bool exited)
 	return pr;
 }
 
-int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
+/*
+ * Read the maps again. An empty maps file means the process has already
+ * released its memory (it is exiting, or a zombie): that tells nothing
+ * new, so what was captured while it lived is kept, unless the caller
+ * knows it is stale (exec).
+ */
+static int capture(struct proc_syms *ps, uint32_t tgid, bool keep_on_empty)
 {
 	struct sproc **slot, *pr;
 	char *path, *buf;
@@ -307,11 +313,14 @@ int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
 	buf = read_file(path, NULL);
 	err = errno;
 	free(path);
-	if (!buf) {
-		errno = err;
+	slot = proc_slot(ps, tgid);
+	if (!buf || !*buf) {
+		if (*slot && !(keep_on_empty && (*slot)->nmaps))
+			proc_drop(ps, slot);
+		free(buf);
+		errno = buf ? ESRCH : err;
 		return -1;
 	}
-	slot = proc_slot(ps, tgid);
 	if (*slot)
 		proc_drop(ps, slot);
 	pr = proc_add(ps, tgid, false);
@@ -321,14 +330,15 @@ int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
 	return 0;
 }
 
+int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
+{
+	return capture(ps, tgid, true);
+}
+
 void proc_syms_exec(struct proc_syms *ps, uint32_t tgid)
 {
-	struct sproc **slot = proc_slot(ps, tgid);
-
-	if (*slot)
-		proc_drop(ps, slot);
 	/* failing now is fine: the next lookup tries again */
-	proc_syms_capture(ps, tgid);
+	capture(ps, tgid, false);
 }
 
 void proc_syms_exit(struct proc_syms *ps, uint32_t tgid)

@@ -1059,8 +1059,8 @@ static void test_fake_odd(const struct child *c)
 	struct usym u;
 
 	free(fake_proc(4000010, ""));
-	CHECK("fake empty maps capture", !proc_syms_capture(ps, 4000010), "%s",
-	      strerror(errno));
+	CHECK("fake empty maps: nothing captured",
+	      proc_syms_capture(ps, 4000010) == -1, "capture succeeded");
 	check_fake("empty maps", ps, 4000010, 0x400000, -1, NULL);
 
 	memset(longp, 'a', 100000);
@@ -1136,6 +1136,21 @@ static void test_fake_gc(const struct child *c)
 	check_fake("gone, one gc", ps, 4000020, c->addr[ALPHA], 0, "sym-pie");
 	proc_syms_gc(ps);
 	check_fake("gone, two gc", ps, 4000020, c->addr[ALPHA], -1, NULL);
+	free(dir);
+
+	/* An exiting process's maps read empty: a late capture keeps what
+	 * was read while it lived; a late exec cannot, the maps are stale. */
+	dir = fake_proc(4000022, real);
+	p = xasprintf("%s/maps", dir);
+	CHECK("fake zombie capture", !proc_syms_capture(ps, 4000022), "failed");
+	write_text(p, "");
+	proc_syms_capture(ps, 4000022);
+	check_fake("zombie: empty maps keep the capture", ps, 4000022,
+		   c->addr[ALPHA], 0, "sym-pie");
+	proc_syms_exec(ps, 4000022);
+	check_fake("zombie: exec drops the stale capture", ps, 4000022,
+		   c->addr[ALPHA], -1, NULL);
+	free(p);
 	free(dir);
 
 	dir = fake_proc(4000021, real);
