@@ -80,6 +80,8 @@ const struct opt collect_options[] = {
 		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
 	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
+	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
+	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
 	OPT_FLAG('v', "verbose", C, verbose),
 	OPT_END,
 };
@@ -99,6 +101,10 @@ const char collect_usage[] =
 	"comm;user frames;-;kernel frames COUNT") "\n"
 	IF_SINK_FILE("  -o FILE          write to FILE, not standard output\n")
 	"  --top N          text: only the N biggest stacks\n"
+	"  --stacks N       keep N new stacks per interval (8192); more are "
+	"counted as lost\n"
+	"  --rows N         count N rows per interval (10240); more are "
+	"counted as dropped\n"
 	"  -v               say which attach path was chosen, what fell back, "
 	"what was dropped\n"
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
@@ -291,6 +297,13 @@ static void fill_config(struct collector *c)
 	cfg->per_thread = c->ops->per_thread;
 	cfg->track_procs = ENABLE_SYMBOLIZE && cfg->user_stacks;
 	cfg->cgroup_id = o->cgroup ? cgroup_id(o->cgroup) : 0;
+	/* the memory the BPF side may use, bounded by the user */
+	bpf_map__set_max_entries(
+		bpf_object__find_map_by_name(c->obj, "sb_stacks"), o->stacks);
+	bpf_map__set_max_entries(
+		bpf_object__find_map_by_name(c->obj, "sb_counts0"), o->rows);
+	bpf_map__set_max_entries(
+		bpf_object__find_map_by_name(c->obj, "sb_counts1"), o->rows);
 }
 
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */

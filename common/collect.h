@@ -34,6 +34,8 @@ struct collect_opts {
 	int format; /* enum output_format */
 	const char *output;
 	long long top;
+	long long stacks; /* sb_stacks entries: new stacks per interval */
+	long long rows;	  /* entries of each counts map */
 	int verbose;
 };
 extern const struct opt collect_options[];
