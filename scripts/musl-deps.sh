@@ -102,7 +102,7 @@ fetch() {
 	cd "$src"
 	for p in "zlib=$zv" "elfutils=$ev" "libbpf=$bv"; do
 		dsc=${p%%=*}_$(echo "${p#*=}" | sed 's/^[0-9]*://').dsc
-		[ -f "$dsc" ] || apt-get source --download-only "$p" || return 1
+		[ -f "$dsc" ] || apt-get -o APT::Sandbox::User=root source --download-only "$p" || return 1
 	done
 	exec 8>&-
 }

@@ -39,7 +39,8 @@ fetch_deb() {
 			[ -f "$dir/.done" ] && exit 0
 			cd "$base"
 			rm -rf "$dir" "${name}"_*_"$a".deb
-			apt-get download -q "$pkg=$ver" >&2 || exit 1
+			# root downloads into our cache: apt's _apt user cannot write there
+			apt-get -o APT::Sandbox::User=root download -q "$pkg=$ver" >&2 || exit 1
 			mkdir -p "$dir"
 			dpkg-deb --fsys-tarfile "$base/${name}"_*_"$a".deb |
 				tar -x -C "$dir" "$@" || exit 1
