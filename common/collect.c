@@ -352,6 +352,9 @@ static void open_load_attach(struct collector *c)
 	for (unsigned h = 0; hook(c, h); h++) {
 		int first = next_alt(hook(c, h), 0);
 
+		if (h >= MAX_HOOKS)
+			error_exit("more than %d hooks in the attach plan",
+				   MAX_HOOKS);
 		if (first < 0)
 			error_exit("cannot attach to %s: none of its ways is "
 				   "available on this kernel",
@@ -393,11 +396,13 @@ static void open_load_attach(struct collector *c)
 			destroy_bpf(c);
 			continue;
 		}
-		if (attach_plan(c) ||
-		    (c->ops->attach && c->ops->attach(c, c->skel, c->args))) {
+		if (attach_plan(c)) { /* it fell back: load again */
 			destroy_bpf(c);
 			continue;
 		}
+		if (c->ops->attach &&
+		    (err = c->ops->attach(c, c->skel, c->args)))
+			error_exit("attaching: %s", strerror(-err));
 		return;
 	}
 	error_exit("could not find a working attach plan");
@@ -741,8 +746,11 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));
 	c.out = output_open(o, c.stacks);
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
-	for (size_t i = 0; i < o->pids.n; i++)
+	for (size_t i = 0; i < o->pids.n; i++) {
 		add_tgid(&c, o->pids.pid[i]);
+		if (ENABLE_SYMBOLIZE && c.procs) /* now, while they live */
+			proc_syms_capture(c.procs, o->pids.pid[i]);
+	}
 	if (c.child)
 		add_tgid(&c, c.child);
 	add_events(&c);

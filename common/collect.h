@@ -68,7 +68,8 @@ struct collector_ops {
 	void (*destroy)(void *skel);
 	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
 	int (*configure)(struct collector *c, void *skel, void *args);
-	/* After the plan is attached: the applet's own attachments. */
+	/* After the plan is attached: the applet's own attachments.
+	 * 0, or -errno (fatal; say more with error_msg() first). */
 	int (*attach)(struct collector *c, void *skel, void *args);
 	/* One line for the snapshot header, e.g. the sampling period. */
 	void (*describe)(void *args, char *buf, size_t len);
