@@ -738,14 +738,15 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	}
 	if (cmd && o->pids.n)
 		help_exit("-p and -- CMD cannot be used together");
+	c.out = output_open(o);
+	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go);
 	open_load_attach(&c);
 
 	c.stacks = stack_cache_new(
 		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));
-	c.out = output_open(o, c.stacks);
-	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
+	output_set_stacks(c.out, c.stacks);
 	for (size_t i = 0; i < o->pids.n; i++) {
 		add_tgid(&c, o->pids.pid[i]);
 		if (ENABLE_SYMBOLIZE && c.procs) /* now, while they live */

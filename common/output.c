@@ -28,8 +28,7 @@ struct output {
 	size_t nstrings, strings_cap;
 };
 
-struct output *output_open(const struct collect_opts *o,
-			   struct stack_cache *stacks)
+struct output *output_open(const struct collect_opts *o)
 {
 	struct output *out = xzalloc(sizeof(*out));
 
@@ -43,10 +42,14 @@ struct output *output_open(const struct collect_opts *o,
 	}
 	out->format = o->format;
 	out->top = o->top;
-	out->stacks = stacks;
 	if (ENABLE_SYMBOLIZE)
 		out->procs = proc_syms_new("/proc");
 	return out;
+}
+
+void output_set_stacks(struct output *out, struct stack_cache *stacks)
+{
+	out->stacks = stacks;
 }
 
 struct proc_syms *output_procs(struct output *out)

@@ -9,8 +9,10 @@ struct output;
 struct stack_cache;
 struct snapshot;
 
-struct output *output_open(const struct collect_opts *o,
-			   struct stack_cache *stacks);
+/* Opened before BPF is loaded, so a bad -o fails before any work. */
+struct output *output_open(const struct collect_opts *o);
+/* Where frames come from, once BPF is loaded. */
+void output_set_stacks(struct output *out, struct stack_cache *stacks);
 /* The process symbol cache, to capture processes while they live. */
 struct proc_syms *output_procs(struct output *out);
 /* Resolve, sort and write; -1 when the sink failed. */

@@ -163,3 +163,12 @@ check "--stacks 3: rows add up to the total ($sum of $total)" [ "$sum" = "$total
 "$STACKBOX" oncpu -F 499 --rows 1 -- "$BURN" 1 >"$T/rows" 2>&1
 dropped=$(sed -n 's/^lost: .* kernel stacks, \([0-9]*\) events (row map full).*/\1/p' "$T/rows")
 check "--rows 1: events that found no row are counted ($dropped)" [ "${dropped:-0}" -gt 0 ]
+
+# 13. -o FILE: the profile goes there; a bad path fails before BPF is loaded
+"$STACKBOX" oncpu -F 199 -f folded -o "$T/o.folded" -- "$BURN" 1 >"$T/o.stdout" 2>&1
+check "-o FILE holds the profile" grep -q burn_two_thirds "$T/o.folded"
+check "-o FILE leaves standard output to CMD" test -z "$(grep burn_two_thirds "$T/o.stdout")"
+"$STACKBOX" oncpu -o "$T/no/such/dir/x" -d 1 >"$T/o.err" 2>&1
+check "-o into a missing directory: exit 1" [ $? = 1 ]
+check "-o into a missing directory: one line naming it" \
+	[ "$(cat "$T/o.err")" = "oncpu: -o $T/no/such/dir/x: No such file or directory" ]

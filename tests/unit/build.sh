@@ -54,6 +54,14 @@ else
 	fail "tiny_defconfig builds" "$(tail -5 "$T/tiny.log")"
 fi
 
+# make install: the binary and one link per configured applet
+if make -s O="$T/tiny" install DESTDIR="$T/root" BINDIR=/usr/bin >"$T/install.log" 2>&1; then
+	check "install: the binary" [ -x "$T/root/usr/bin/stackbox" ]
+	check "install: an oncpu link to it" [ "$(readlink "$T/root/usr/bin/oncpu")" = stackbox ]
+else
+	fail "make install DESTDIR=" "$(tail -3 "$T/install.log")"
+fi
+
 # The generic cross path Buildroot and Yocto use: CROSS_COMPILE + ARCH
 if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gnu/libbpf.so ]; then
 	if make O="$T/cross" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- V=1 >"$T/cross.log" 2>&1; then
