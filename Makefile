@@ -77,11 +77,37 @@ $(O)/stackbox: $(OBJS)
 $(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common $(O)/obj/applets
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# A release tarball (make dist) carries skeletons per arch in skel/ARCH/,
+# so Buildroot and Yocto build without clang and bpftool.
+ifneq ($(wildcard $(srctree)/skel/$(ARCH)/*.skel.h),)
+$(O)/gen/%.skel.h: $(srctree)/skel/$(ARCH)/%.skel.h | $(O)/gen
+	$(call quiet,CP,$@)cp $< $@
+else
 $(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o | $(O)/gen
 	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+endif
+ALL_SKELS := $(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.skel.h,$(wildcard $(srctree)/bpf/*.bpf.c))
+.PHONY: skeletons dist
+skeletons: $(ALL_SKELS)
+
+# ---- release tarball: the committed tree plus skeletons for each arch ----
+DIST_ARCHES := x86_64 arm64
+VERSION ?= $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
+DIST := stackbox-$(VERSION)
+dist:
+	$(Q)rm -rf $(O)/dist && mkdir -p $(O)/dist/$(DIST)
+	$(Q)git -C $(srctree) archive HEAD | tar -x -C $(O)/dist/$(DIST)
+	$(Q)for a in $(DIST_ARCHES); do \
+		$(MAKE) --no-print-directory -f $(srctree)/Makefile \
+			O=$(abspath $(O))/dist/build-$$a ARCH=$$a skeletons && \
+		mkdir -p $(O)/dist/$(DIST)/skel/$$a && \
+		cp $(O)/dist/build-$$a/gen/*.skel.h $(O)/dist/$(DIST)/skel/$$a/ || exit 1; \
+	done
+	$(Q)tar -C $(O)/dist -czf $(O)/$(DIST).tar.gz $(DIST) && rm -rf $(O)/dist
+	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
 $(O)/obj/common $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
 	$(Q)mkdir -p $@
@@ -172,6 +198,7 @@ help:
 	@echo '  musl-arm64        out/musl-arm64/stackbox, static, stripped'
 	@echo '  size              stripped size of each built binary'
 	@echo '  install           DESTDIR, BINDIR: binary and one link per applet'
+	@echo '  dist              release tarball with skeletons: builds without clang'
 	@echo 'Configuration (.config, or $$KCONFIG_CONFIG):'
 	@echo '  defconfig, NAME_defconfig (configs/), menuconfig, olddefconfig, savedefconfig'
 	@echo 'Checks:'
