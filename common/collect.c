@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -184,6 +185,27 @@ int collect_ncpus(struct collector *c, int **cpus)
 	return c->ncpus;
 }
 
+bool collect_tracepoint_exists(const char *category, const char *name)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+	char path[256];
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id",
+				 roots[i], category, name);
+			if (!access(path, R_OK))
+				return true;
+		}
+		/* not mounted by default on every system */
+		if (pass || mount("tracefs", roots[0], "tracefs", 0, NULL))
+			break;
+		verbose("mounted tracefs on %s", roots[0]);
+	}
+	return false;
+}
+
 /* ---- libbpf's messages: kept for errors, printed under -v -v ---- */
 
 static char libbpf_last[512];
@@ -290,6 +312,7 @@ static void fill_config(struct collector *c)
 {
 	struct collect_opts *o = c->o;
 	struct sb_config *cfg = c->cfg;
+	struct bpf_map *stacks;
 
 	cfg->user_stacks = !o->kernel_only;
 	cfg->kern_stacks = !o->user_only;
@@ -298,8 +321,11 @@ static void fill_config(struct collector *c)
 	cfg->track_procs = ENABLE_SYMBOLIZE && cfg->user_stacks;
 	cfg->cgroup_id = o->cgroup ? cgroup_id(o->cgroup) : 0;
 	/* the memory the BPF side may use, bounded by the user */
-	bpf_map__set_max_entries(
-		bpf_object__find_map_by_name(c->obj, "sb_stacks"), o->stacks);
+	stacks = bpf_object__find_map_by_name(c->obj, "sb_stacks");
+	bpf_map__set_max_entries(stacks, o->stacks);
+	if (c->ops->prealloc_stacks)
+		bpf_map__set_map_flags(stacks, bpf_map__map_flags(stacks) &
+						       ~BPF_F_NO_PREALLOC);
 	bpf_map__set_max_entries(
 		bpf_object__find_map_by_name(c->obj, "sb_counts0"), o->rows);
 	bpf_map__set_max_entries(

@@ -62,6 +62,9 @@ struct collector_ops {
 	unsigned nmetrics;
 	const struct attach_hook *hooks; /* ends with { NULL }; may be NULL */
 	bool per_thread;		 /* rows per thread, not per process */
+	/* Events fire where the kernel cannot allocate (sched_switch runs
+	 * under the runqueue lock): preallocate the stack map. */
+	bool prealloc_stacks;
 	/* Skeleton glue: SB_SKELETON(name) defines these three. */
 	void *(*open)(struct bpf_object **obj, struct sb_config **cfg);
 	int (*load)(void *skel, __u32 **active);
@@ -109,6 +112,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		void *args, char **cmd);
 /* For the applet's attach(): keep a link until the end of the run. */
 void collect_keep_link(struct collector *c, struct bpf_link *link);
+/* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
+bool collect_tracepoint_exists(const char *category, const char *name);
 /* Online CPUs, for per-CPU perf events. */
 int collect_ncpus(struct collector *c, int **cpus);
 

@@ -17,7 +17,7 @@ static void put_frame(FILE *f, const char *s)
 		fputc(*s == ';' ? ':' : *s, f);
 }
 
-static char *fold(const struct row *r)
+static char *fold(const struct snapshot *s, const struct row *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -26,6 +26,9 @@ static char *fold(const struct row *r)
 	if (!f)
 		error_exit("out of memory");
 	fputs(r->key.comm, f);
+	/* the split (offcpu's state) stands at the root: one tree each */
+	if (s->aux_name)
+		fprintf(f, ";[%s]", s->aux_name(r->key.aux));
 	for (unsigned j = 0; j < r->nu; j++)
 		put_frame(f, r->ustack[j]);
 	if (r->nu && r->nk)
@@ -48,7 +51,8 @@ static int by_stack(const void *a, const void *b)
 }
 
 /* Rows that differ only in what folded does not show (thread, cgroup)
- * become one line, so every reader sees one line per stack. */
+ * become one line, so every reader sees one line per stack. Lines with
+ * no whole unit (under 0.5 us) are left out. */
 void format_folded(FILE *f, const struct snapshot *s)
 {
 	struct line *l = xmalloc((s->nrows + 1) * sizeof(*l));
@@ -57,16 +61,21 @@ void format_folded(FILE *f, const struct snapshot *s)
 	for (size_t i = 0; i < s->nrows; i++) {
 		if (!s->rows[i].v[0])
 			continue;
-		l[n].stack = fold(&s->rows[i]);
+		l[n].stack = fold(s, &s->rows[i]);
 		l[n++].value = s->rows[i].v[0];
 	}
 	qsort(l, n, sizeof(*l), by_stack);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
 			l[i + 1].value += l[i].value;
-		} else {
+		} else if (s->metrics[0].kind != METRIC_NS ||
+			   l[i].value >= 500) {
+			/* times are integer microseconds, as flame graph
+			 * tools expect of off-CPU profiles */
 			fprintf(f, "%s %" PRIu64 "\n", l[i].stack,
-				(uint64_t)l[i].value);
+				(uint64_t)(s->metrics[0].kind == METRIC_NS
+						   ? (l[i].value + 500) / 1000
+						   : l[i].value));
 		}
 		free(l[i].stack);
 	}

@@ -45,6 +45,7 @@ struct sproc {
 	struct sproc *next;
 	uint32_t tgid;
 	bool exited;	    /* drop at the next gc */
+	bool reread;	    /* maps read again for a miss since the last gc */
 	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown */
 	struct smap *maps;  /* sorted by start */
 	size_t nmaps;
@@ -363,6 +364,7 @@ void proc_syms_gc(struct proc_syms *ps)
 	for (b = 0; b < NBUCKETS; b++) {
 		slot = &ps->procs[b];
 		while (*slot) {
+			(*slot)->reread = false;
 			if (!(*slot)->exited) {
 				st = read_starttime(ps, (*slot)->tgid);
 				if (!st)
@@ -411,6 +413,16 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 	else if (!pr)
 		pr = *proc_slot(ps, tgid);
 	m = find_map(pr, addr);
+	if (!m && !pr->exited && !pr->reread) {
+		/* mapped since the capture (ld.so after exec, dlopen): read
+		 * the maps again, once per interval */
+		capture(ps, tgid, true);
+		pr = *proc_slot(ps, tgid); /* replaced, kept or dropped */
+		if (!pr)
+			return -1;
+		((struct sproc *)pr)->reread = true;
+		m = find_map(pr, addr);
+	}
 	if (!m)
 		return -1;
 	u->module = m->module;

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/* offcpu: blocked time per call stack, and why it blocked.
+ *
+//config:config OFFCPU
+//config:	bool "offcpu: blocked time per call stack"
+//config:	default y
+//config:	help
+//config:	  Measures the time from each thread's switch-out to its next
+//config:	  switch-in (sched_switch), per stack at switch-out, split by
+//config:	  why it left the CPU: sleeping, uninterruptible, or preempted.
+//usage:usage: offcpu [-m MIN] [-M MAX] [--state S,D,R] [OPTIONS] [-- CMD [ARG]...]
+//usage:
+//usage:Count the time threads spend off the CPU per stack at the moment
+//usage:they left it, and why: S sleeping, D uninterruptible (I/O, some
+//usage:locks), R preempted while runnable (waiting for a CPU).
+//usage:Folded values are microseconds; text chooses its unit.
+//usage:
+//usage:  -m MIN           only blocks at least MIN long (1ms, 10us)
+//usage:  -M MAX           only blocks at most MAX long
+//usage:  --state LIST     only these states, from S,D,R (default all)
+//usage:@COMMON
+//usage:
+//usage:STACKBOX_ATTACH=tp_btf|raw_tp|tracepoint forces the way to attach.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "offcpu.h"
+#include "offcpu.skel.h"
+
+struct offcpu_args {
+	struct collect_opts common;
+	uint64_t min, max;
+	int states;
+};
+
+static const char *opt_states(const struct opt *o, const char *arg, void *dst)
+{
+	static const char names[OFFCPU_NSTATES] = {'S', 'D', 'R'};
+	int mask = 0;
+
+	for (const char *p = arg; *p; p++) {
+		const char *c = memchr(names, *p, sizeof(names));
+
+		if (c && (p[1] == ',' || !p[1]))
+			mask |= 1 << (c - names);
+		else if (*p != ',' || p == arg || p[1] == ',' || !p[1])
+			return "not a list of states (S,D,R)";
+	}
+	*(int *)dst = mask;
+	return mask ? NULL : "not a list of states (S,D,R)";
+}
+
+static const struct opt offcpu_opts[] = {
+	OPT_DURATION('m', "min", "MIN", struct offcpu_args, min, 0, 1LL << 62,
+		     "0"),
+	OPT_DURATION('M', "max", "MAX", struct offcpu_args, max, 1, 1LL << 62,
+		     NULL),
+	OPT_CUSTOM(0, "state", "LIST", opt_states, struct offcpu_args, states,
+		   "S,D,R"),
+	OPT_INCLUDE(collect_options, struct offcpu_args, common),
+	OPT_END,
+};
+
+static const struct metric offcpu_metrics[] = {
+	{"blocked", METRIC_NS},
+};
+
+static bool have_btf(void)
+{
+	char c;
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY);
+	bool ok = fd >= 0 && read(fd, &c, 1) == 1;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static bool have_tracepoint(void)
+{
+	return collect_tracepoint_exists("sched", "sched_switch");
+}
+
+static const struct attach_alt switch_alts[] = {
+	{"offcpu_tp_btf", "tp_btf", have_btf},
+	{"offcpu_raw_tp", "raw_tp", have_btf},
+	{"offcpu_tracepoint", "tracepoint", have_tracepoint},
+	{NULL},
+};
+
+static const struct attach_hook offcpu_hooks[] = {
+	{"sched_switch", switch_alts},
+	{NULL},
+};
+
+/* Byte offset and size of a task_struct member, or -1. */
+static int member(const struct btf *btf, int task, const char *name,
+		  unsigned *size)
+{
+	const struct btf_type *t = btf__type_by_id(btf, task);
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), name))
+			continue;
+		*size = btf__resolve_size(btf, m->type);
+		return btf_member_bit_offset(t, i) / 8;
+	}
+	return -1;
+}
+
+/*
+ * What the BTF paths need from kernel BTF: where task_struct keeps pid
+ * and the state (__state since 5.14, state before), and whether
+ * sched_switch passes prev_state (5.18+: its prototype has 5 parameters,
+ * ctx first), which is read before a wakeup can change it.
+ */
+static void probe_task_layout(struct offcpu_bpf *s)
+{
+	struct btf *btf = have_btf() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf_type *t;
+	unsigned size = 0;
+	int task, off, id;
+
+	if (!btf)
+		return; /* the tracepoint path needs none of it */
+	task = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	if (task > 0 && (off = member(btf, task, "pid", &size)) >= 0)
+		s->rodata->task_pid_off = off;
+	if (task > 0 && ((off = member(btf, task, "__state", &size)) >= 0 ||
+			 (off = member(btf, task, "state", &size)) >= 0)) {
+		s->rodata->task_state_off = off;
+		s->rodata->task_state_size = size;
+	}
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
+				    BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL; /* pointer */
+	t = t ? btf__type_by_id(btf, t->type) : NULL; /* prototype */
+	s->rodata->state_arg = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+	btf__free(btf);
+}
+
+SB_SKELETON(offcpu)
+
+static int offcpu_configure(struct collector *c, void *skel, void *args)
+{
+	struct offcpu_bpf *s = skel;
+	struct offcpu_args *a = args;
+
+	s->rodata->min_ns = a->min;
+	s->rodata->max_ns = a->max ? a->max : ~0ULL;
+	s->rodata->state_mask = a->states;
+	probe_task_layout(s);
+	return 0;
+}
+
+static const char *offcpu_state_name(__u32 aux)
+{
+	static const char *const names[] = {"state S", "state D", "state R"};
+
+	return aux < OFFCPU_NSTATES ? names[aux] : "state ?";
+}
+
+static void offcpu_describe(void *args, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "value: time off CPU from switch-out to switch-in; "
+		 "state S sleeping, D uninterruptible, R preempted "
+		 "(waiting for a CPU)");
+}
+
+static const struct collector_ops offcpu_ops = {
+	.metrics = offcpu_metrics,
+	.nmetrics = ARRAY_SIZE(offcpu_metrics),
+	.hooks = offcpu_hooks,
+	.per_thread = true,
+	.prealloc_stacks = true,
+	SB_SKELETON_OPS(offcpu),
+	.configure = offcpu_configure,
+	.describe = offcpu_describe,
+	.aux_name = offcpu_state_name,
+};
+
+static int offcpu_main(void *args, int argc, char **argv)
+{
+	struct offcpu_args *a = args;
+
+	if (argc && strcmp(argv[-1], "--"))
+		help_exit("unexpected argument '%s'", argv[0]);
+	if (a->max && a->min > a->max)
+		help_exit("-m is longer than -M");
+	return collect_run(&offcpu_ops, &a->common, a, argc ? argv : NULL);
+}
+
+APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args);

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu: time between a thread's switch-out and its next switch-in, per
+ * stack at switch-out and per reason. One handler behind three ways to
+ * attach to sched_switch: tp_btf, raw_tp (both read task_struct, whose
+ * layout comes from kernel BTF) and the classic tracepoint (no BTF).
+ */
+#define SB_NVALUES 1
+#include "collect.bpf.h"
+#include "offcpu.h"
+
+const volatile __u64 min_ns = 0;
+const volatile __u64 max_ns = ~0ULL;
+const volatile __u8 state_mask = (1 << OFFCPU_NSTATES) - 1;
+const volatile __u8 state_arg = 0; /* sched_switch passes prev_state */
+/* task_struct layout, read from kernel BTF by user space: no CO-RE, so
+ * the tracepoint path loads where the kernel has no BTF at all. */
+const volatile __u32 task_pid_off = 0;
+const volatile __u32 task_state_off = 0;
+const volatile __u32 task_state_size = 4;
+
+/* The classic tracepoint's record: a stable layout, no BTF needed. */
+struct sched_switch_tp {
+	__u64 common;
+	char prev_comm[16];
+	int prev_pid;
+	int prev_prio;
+	long prev_state;
+	char next_comm[16];
+	int next_pid;
+	int next_prio;
+};
+
+struct offcpu_start {
+	__u64 ts;
+	struct sb_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct offcpu_start);
+} starts SEC(".maps");
+
+/* -1: a state we do not count (stopped, traced, dead). */
+static __always_inline int classify_raw(int preempt, unsigned int state)
+{
+	if (preempt || !state)
+		return OFFCPU_R;
+	if (state & 0x400) /* TASK_NOLOAD: TASK_IDLE, an idle kthread's wait */
+		return OFFCPU_S;
+	if (state & 2)
+		return OFFCPU_D;
+	if (state & 1)
+		return OFFCPU_S;
+	return -1;
+}
+
+/* The tracepoint reports task_state_index bits; preemption as the bit
+ * above them all (TASK_REPORT_MAX). */
+static __always_inline int classify_report(long state)
+{
+	if (!state || state >= 0x100)
+		return OFFCPU_R;
+	if (state & 0x80) /* I: idle kthread */
+		return OFFCPU_S;
+	if (state & 2)
+		return OFFCPU_D;
+	if (state & 1)
+		return OFFCPU_S;
+	return -1;
+}
+
+static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(); /* current is prev */
+	__u32 pid = id;
+	struct offcpu_start *s;
+
+	if (pid && cls >= 0 && (state_mask & (1 << cls)) &&
+	    sb_wanted(id >> 32)) {
+		struct offcpu_start st = {.ts = now};
+
+		sb_key_init(ctx, &st.key, id);
+		st.key.aux = cls;
+		if (bpf_map_update_elem(&starts, &pid, &st, BPF_ANY))
+			sb_stat_add(OFFCPU_STAT_STARTS_FULL, 1);
+	}
+	s = bpf_map_lookup_elem(&starts, &next_pid);
+	if (!s)
+		return;
+	if (now - s->ts >= min_ns && now - s->ts <= max_ns) {
+		struct sb_values v = {{now - s->ts}};
+
+		sb_count(&s->key, &v);
+	}
+	bpf_map_delete_elem(&starts, &next_pid);
+}
+
+static __always_inline __u32 task_pid(void *task)
+{
+	__u32 pid = 0;
+
+	bpf_probe_read_kernel(&pid, sizeof(pid), task + task_pid_off);
+	return pid;
+}
+
+static __always_inline unsigned int task_state(void *task)
+{
+	__u64 state = 0; /* little endian: 4 or 8 bytes read the same */
+
+	bpf_probe_read_kernel(&state, task_state_size == 8 ? 8 : 4,
+			      task + task_state_off);
+	return state;
+}
+
+/* tp_btf and raw_tp: (preempt, prev, next[, prev_state]) */
+static __always_inline void on_switch_args(void *ctx, __u64 *args)
+{
+	unsigned int state =
+		state_arg ? (unsigned int)args[3] : task_state((void *)args[1]);
+
+	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]));
+}
+
+SEC("tp_btf/sched_switch")
+int offcpu_tp_btf(__u64 *ctx)
+{
+	on_switch_args(ctx, ctx);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_switch_args(ctx, ctx->args);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int offcpu_tracepoint(struct sched_switch_tp *ctx)
+{
+	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid);
+	return 0;
+}

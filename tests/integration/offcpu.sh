@@ -1,0 +1,75 @@
+#!/bin/sh
+# offcpu against real BPF: known blocked times on every attach path, with
+# BTF hidden, and no over-count in a context-switch storm.
+. "$SRCTREE/tests/lib.sh"
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then skip "offcpu integration" "$why"; exit 0; fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+BLOCK=$WORKLOADS/block
+
+# known FILE: microseconds blocked in each thread function of block.c
+known() {
+	awk '/nap_thread/ { n += $NF } /pipe_thread/ { p += $NF }
+	     /lock_thread/ { l += $NF } END { print n + 0, p + 0, l + 0 }' "$1"
+}
+
+# within NAME GOT WANT: GOT is WANT (us) within 5% + 5 ms
+within() {
+	if fcmp "$2 >= $3 * 0.95 - 5000 && $2 <= $3 * 1.05 + 5000"; then
+		pass "$1: $2 us (want $3)"
+	else
+		fail "$1" "got $2 us, want $3 +- 5% + 5 ms"
+	fi
+}
+
+accuracy() { # PATH FILE
+	set -- "$1" $(known "$2")
+	within "offcpu $1: nanosleep 4 x 250 ms" "$2" 1000000
+	within "offcpu $1: pipe read filled after 600 ms" "$3" 600000
+	within "offcpu $1: mutex held 800 ms" "$4" 800000
+}
+
+# 1. every attach path, forced
+for p in tp_btf raw_tp tracepoint; do
+	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -v -f folded -- "$BLOCK" >"$T/$p" 2>"$T/$p.err"
+	check "offcpu $p: exits 0" [ $? = 0 ]
+	check "offcpu $p: used $p" grep -q "sched_switch: attached with $p\$" "$T/$p.err"
+	accuracy "$p" "$T/$p"
+done
+check "offcpu: blocked threads are in state S" \
+	test -z "$(grep -E '_thread' "$T/tp_btf" | grep -v '^block;\[state S\]')"
+check "offcpu: kernel stacks end at __schedule, not in our programs" \
+	grep -qE ';-;.*;schedule;__schedule [0-9]+$' "$T/tp_btf"
+
+# 2. kernel BTF hidden: tp_btf and raw_tp are not usable, the tracepoint is
+: >"$T/empty"
+unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+	'$STACKBOX' offcpu -v -f folded -- '$BLOCK'" >"$T/nobtf" 2>"$T/nobtf.err"
+check "offcpu without BTF: exits 0" [ $? = 0 ]
+check "offcpu without BTF: falls back to the tracepoint" \
+	grep -q 'sched_switch: attached with tracepoint$' "$T/nobtf.err"
+accuracy "without BTF" "$T/nobtf"
+
+# 3. a context-switch storm: no thread blocked longer than the run
+start=$(date +%s%N)
+"$STACKBOX" offcpu -i 0 -- "$WORKLOADS/storm" 100000 >"$T/storm" 2>&1
+wall=$(( ($(date +%s%N) - start) / 1000 ))
+# per thread, from the text rows: "VALUE UNIT share comm pid P tid T ..."
+awk -v wall="$wall" '
+	function us(v, u) { return u == "s" ? v * 1e6 : u == "ms" ? v * 1e3 : u == "us" ? v : v / 1e3 }
+	$4 == "storm" && $7 == "tid" { t[$8] += us($1, $2) }
+	END { n = 0; for (k in t) { n++; if (t[k] > wall) { print "tid " k ": " t[k] " us > wall " wall; exit 1 } }
+	      if (n < 2) { print "threads seen: " n; exit 1 } }' "$T/storm" >"$T/storm.why"
+check "offcpu storm: per-thread blocked time <= wall time ($wall us)" [ $? = 0 ]
+
+# 4. filters
+"$STACKBOX" offcpu -f folded -m 500ms -- "$BLOCK" >"$T/min" 2>&1
+set -- $(known "$T/min")
+check "offcpu -m 500ms keeps the 600 and 800 ms blocks" fcmp "$2 > 500000 && $3 > 700000"
+check "offcpu -m 500ms drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
+"$STACKBOX" offcpu -f folded --state R -- "$BLOCK" >"$T/r" 2>&1
+set -- $(known "$T/r")
+check "offcpu --state R counts no sleeps ($1 $2 $3 us)" fcmp "$1 + $2 + $3 < 50000"
+"$STACKBOX" offcpu --state X 2>"$T/e1"
+check "offcpu --state X: one clear error" grep -q '^offcpu: --state X: not a list of states (S,D,R)$' "$T/e1"

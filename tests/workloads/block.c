@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ground truth for offcpu: each thread blocks in one known way.
+ *   nap_thread   4 x 250 ms nanosleep         1.0 s sleeping
+ *   pipe_thread  read() of a pipe main fills  0.6 s after the start
+ *   lock_thread  a mutex main holds           0.8 s from the start
+ * The blocking calls sit one function below the thread functions, so the
+ * thread function is on the stack even when a frame-pointer walk drops
+ * the libc function's direct caller (see DESIGN.md).
+ */
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fds[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static __attribute__((noinline)) void do_nap(void)
+{
+	pause_ms(250);
+}
+
+static __attribute__((noinline)) void *nap_thread(void *arg)
+{
+	for (int i = 0; i < 4; i++)
+		do_nap();
+	return arg;
+}
+
+static __attribute__((noinline)) void do_read(void)
+{
+	char c;
+
+	if (read(fds[0], &c, 1) != 1)
+		_exit(1);
+}
+
+static __attribute__((noinline)) void *pipe_thread(void *arg)
+{
+	do_read();
+	return arg;
+}
+
+static __attribute__((noinline)) void do_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static __attribute__((noinline)) void *lock_thread(void *arg)
+{
+	do_lock();
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t[3];
+
+	if (pipe(fds))
+		return 1;
+	pthread_mutex_lock(&lock);
+	pthread_create(&t[0], NULL, nap_thread, NULL);
+	pthread_create(&t[1], NULL, pipe_thread, NULL);
+	pthread_create(&t[2], NULL, lock_thread, NULL);
+	pause_ms(600);
+	if (write(fds[1], "x", 1) != 1)
+		return 1;
+	pause_ms(200);
+	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
