@@ -1,0 +1,75 @@
+#!/bin/sh
+# Board test: offcpu in Debian 12's 6.1 kernels under qemu (TCG), x86_64
+# and arm64: the default attach path and the classic tracepoint, against
+# tests/workloads/block.c's known blocked times.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib.sh"
+OUT=${OUT:-$root/out}
+TIMEOUT=${BOARD_TIMEOUT:-240}
+
+GUEST='for p in default tracepoint; do
+	[ $p = default ] && unset STACKBOX_ATTACH || export STACKBOX_ATTACH=$p
+	echo "@run $p"
+	stackbox offcpu -v -f folded -- /workloads/block 2>/tmp/err | sed "s/^/@$p /"
+	echo "@rc-$p $?"
+	sed "s/^/@err-$p /" /tmp/err
+done
+exit 0'
+
+# known PATH: microseconds in nap_thread, pipe_thread, lock_thread
+known() {
+	sed -n "s/^@$1 //p" "$res" | awk '/nap_thread/ { n += $NF }
+		/pipe_thread/ { p += $NF } /lock_thread/ { l += $NF }
+		END { print n + 0, p + 0, l + 0 }'
+}
+
+# TCG runs slowly: 10% + 20 ms
+within() {
+	if fcmp "$2 >= $3 * 0.9 - 20000 && $2 <= $3 * 1.1 + 20000"; then
+		pass "$1: $2 us (want $3)"
+	else
+		fail "$1" "got $2 us, want $3 +- 10% + 20 ms"
+	fi
+}
+
+for arch in x86_64 arm64; do
+	t="board/$arch offcpu"
+	case $arch in
+	x86_64) qemu=qemu-system-x86_64 ;;
+	arm64) qemu=qemu-system-aarch64 ;;
+	esac
+	why=
+	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
+	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
+			"$OUT/musl-$arch/workloads/block"; do
+		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
+	done
+	if [ -n "$why" ]; then
+		skip "$t" "$why"
+		continue
+	fi
+	res=$OUT/board/$arch/offcpu.out
+	rc=0
+	"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
+	if [ "$rc" != 0 ]; then
+		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
+		continue
+	fi
+	for p in default tracepoint; do
+		check "$t $p: exits 0" grep -qx "@rc-$p 0" "$res"
+		used=$(sed -n "s/^@err-$p offcpu: sched_switch: attached with //p" "$res")
+		check "$t $p: attached ($used)" test -n "$used"
+		set -- $(known "$p")
+		within "$t $p ($used): nanosleep 4 x 250 ms" "$1" 1000000
+		within "$t $p ($used): pipe read filled after 600 ms" "$2" 600000
+		# musl's futex wait path has no frame pointers: its user stack
+		# ends in musl, before lock_thread (issue 8 repairs that)
+		if [ "$3" = 0 ] && sed -n "s/^@$p //p" "$res" |
+				grep -q '^block;\[state S\];[^-]*;-;.*futex_wait'; then
+			skip "$t $p: mutex held 800 ms" "the futex wait's user stack ends in musl (no frame pointers), before lock_thread"
+		else
+			within "$t $p ($used): mutex held 800 ms" "$3" 800000
+		fi
+	done
+done
