@@ -32,6 +32,16 @@ leftover_progs() {
 	bpftool prog show | grep -A1 -E 'oncpu_sample|sb_on_exec|sb_on_exit' | tr '\n' ' '
 }
 
+# Programs of another stackbox running now (a benchmark) would look like
+# ours, and this bpftool cannot name their owner: skip then.
+check_no_leftover() {
+	if pgrep -x stackbox >/dev/null; then
+		skip "$1" "another stackbox is running (pid $(pgrep -x stackbox | head -1))"
+	else
+		check "$1" test -z "$(leftover_progs)"
+	fi
+}
+
 # 1. -- CMD: known ratio, exit status passed through
 "$STACKBOX" oncpu -F 199 -f folded -- "$BURN" 3 >"$T/cmd" 2>"$T/cmd.err"
 rc=$?
@@ -93,7 +103,7 @@ kill $bpid 2>/dev/null; wait $bpid 2>/dev/null
 check "oncpu SIGINT exits 0" [ $rc = 0 ]
 check "oncpu SIGINT prints a final snapshot" grep -q 'snapshot 1 (final)' "$T/int"
 check "oncpu SIGINT snapshot has samples" grep -qE 'total: [1-9][0-9]* samples' "$T/int"
-check "oncpu leaves no BPF program loaded" test -z "$(leftover_progs)"
+check_no_leftover "oncpu leaves no BPF program loaded"
 "$BURN" 3 & bpid=$!
 "$STACKBOX" oncpu -i 0 -f folded -p $bpid >"$T/term" 2>&1 & spid=$!
 sleep 1.5
@@ -127,7 +137,7 @@ ln -s "$STACKBOX" "$T/bin/nosuch"
 "$T/bin/nosuch" >"$T/e3" 2>&1
 check "unknown applet name exits 127" [ $? = 127 ]
 check "unknown applet name: one line" [ "$(cat "$T/e3")" = "stackbox: applet not found: nosuch" ]
-check "no BPF program left after all runs" test -z "$(leftover_progs)"
+check_no_leftover "no BPF program left after all runs"
 
 # 10. a process that exits inside the interval is still resolved
 ( sleep 0.5; exec "$BURN" 1 ) &
