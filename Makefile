@@ -14,6 +14,7 @@ endif
 CC := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))
 STRIP ?= $(CROSS_COMPILE)strip
 CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 # Target architecture, from the compiler unless given.
@@ -83,8 +84,12 @@ ifneq ($(wildcard $(srctree)/skel/$(ARCH)/*.skel.h),)
 $(O)/gen/%.skel.h: $(srctree)/skel/$(ARCH)/%.skel.h | $(O)/gen
 	$(call quiet,CP,$@)cp $< $@
 else
+# The object is embedded in the binary: keep .BTF (libbpf needs it for the
+# maps) but drop DWARF and .BTF.ext, whose line info carries the source
+# text; our programs use no CO-RE relocations, which also live there.
 $(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
-	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
+		$(LLVM_STRIP) -g --remove-section=.BTF.ext $@
 
 $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o | $(O)/gen
 	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@

@@ -69,7 +69,7 @@ if [ -d .git ] && make -s O="$T/d" dist >"$T/dist.log" 2>&1; then
 	check "dist: skeletons for x86_64 and arm64" \
 		test -f "$src/skel/x86_64/oncpu.skel.h" -a -f "$src/skel/arm64/oncpu.skel.h"
 	if make -s -C "$src" O="$T/xb" CLANG=/bin/false BPFTOOL=/bin/false >"$T/xb.log" 2>&1; then
-		check "dist: builds without clang and bpftool" [ "$("$T/xb/stackbox" --list)" = oncpu ]
+		check "dist: builds without clang and bpftool" sh -c "'$T/xb/stackbox' --list | grep -qx offcpu"
 	else
 		fail "dist: builds without clang and bpftool" "$(tail -3 "$T/xb.log")"
 	fi
