@@ -48,7 +48,8 @@ CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common
 	-I$(srctree)/bpf $(LIB_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
+# -mcpu=v3: atomic xchg/cmpxchg (offcpu), programs gate their use at run time
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 	-I$(srctree)/bpf $(BPF_INCLUDES)
 
 # ---- what the configuration selects ----
@@ -84,12 +85,12 @@ ifneq ($(wildcard $(srctree)/skel/$(ARCH)/*.skel.h),)
 $(O)/gen/%.skel.h: $(srctree)/skel/$(ARCH)/%.skel.h | $(O)/gen
 	$(call quiet,CP,$@)cp $< $@
 else
-# The object is embedded in the binary: keep .BTF (libbpf needs it for the
-# maps) but drop DWARF and .BTF.ext, whose line info carries the source
-# text; our programs use no CO-RE relocations, which also live there.
+# The object is embedded in the binary: drop its DWARF. .BTF (maps) and
+# .BTF.ext (func info, which callbacks such as bpf_for_each_map_elem's
+# need) stay.
 $(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
-		$(LLVM_STRIP) -g --remove-section=.BTF.ext $@
+		$(LLVM_STRIP) -g $@
 
 $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o | $(O)/gen
 	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@

@@ -22,6 +22,7 @@
 //usage:
 //usage:STACKBOX_ATTACH=tp_btf|raw_tp|tracepoint forces the way to attach.
  */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <fcntl.h>
@@ -146,6 +147,15 @@ static void probe_task_layout(struct offcpu_bpf *s)
 	btf__free(btf);
 }
 
+/* Counting a thread still blocked at a snapshot in that snapshot takes
+ * bpf_for_each_map_elem (5.13), which comes after the atomic xchg and
+ * cmpxchg the switch-in needs (5.12). */
+static bool can_cut(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+				       BPF_FUNC_for_each_map_elem, NULL) == 1;
+}
+
 SB_SKELETON(offcpu)
 
 static int offcpu_configure(struct collector *c, void *skel, void *args)
@@ -157,6 +167,25 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->max_ns = a->max ? a->max : ~0ULL;
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
+	s->rodata->cut_blocked = can_cut();
+	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
+	verbose("threads blocked at a snapshot are counted %s",
+		s->rodata->cut_blocked
+			? "in it"
+			: "when they wake (no bpf_for_each_map_elem)");
+	return 0;
+}
+
+static int offcpu_before_drain(struct collector *c, void *skel, __u64 flip)
+{
+	struct offcpu_bpf *s = skel;
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+
+	if (!s->rodata->cut_blocked)
+		return 0;
+	s->bss->cut_time = flip;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.offcpu_cut), &run))
+		return -errno;
 	return 0;
 }
 
@@ -183,6 +212,7 @@ static const struct collector_ops offcpu_ops = {
 	.prealloc_stacks = true,
 	SB_SKELETON_OPS(offcpu),
 	.configure = offcpu_configure,
+	.before_drain = offcpu_before_drain,
 	.describe = offcpu_describe,
 	.aux_name = offcpu_state_name,
 };

@@ -126,8 +126,11 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 
 	if (!st)
 		return SB_STACK_LOST;
+	/* 0: no stack of this kind (kernel thread, a user-mode sample's
+	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
+	 * kernel had no callchain buffer free (nested capture): lost. */
 	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
-	if (len == -14 /* EFAULT: no stack of this kind */ || len == 0)
+	if (len == 0)
 		return SB_STACK_NONE;
 	if (len < 0)
 		return SB_STACK_LOST;
@@ -177,11 +180,10 @@ static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
 	}
 }
 
-/* Add delta to the row of key in the active interval's map. */
-static __always_inline void sb_count(const struct sb_key *key,
-				     const struct sb_values *delta)
+/* Add delta to the row of key in one interval's map. */
+static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
+					const struct sb_values *delta)
 {
-	void *counts = sb_active ? (void *)&sb_counts1 : (void *)&sb_counts0;
 	struct sb_values *v;
 	int i;
 
@@ -197,6 +199,22 @@ static __always_inline void sb_count(const struct sb_key *key,
 	}
 	for (i = 0; i < SB_NVALUES; i++)
 		__sync_fetch_and_add(&v->v[i], delta->v[i]);
+}
+
+/* ... in the interval being counted now */
+static __always_inline void sb_count(const struct sb_key *key,
+				     const struct sb_values *delta)
+{
+	sb_count_in(sb_active ? (void *)&sb_counts1 : (void *)&sb_counts0, key,
+		    delta);
+}
+
+/* ... in the interval user space is closing (it flipped sb_active) */
+static __always_inline void sb_count_closing(const struct sb_key *key,
+					     const struct sb_values *delta)
+{
+	sb_count_in(sb_active ? (void *)&sb_counts0 : (void *)&sb_counts1, key,
+		    delta);
 }
 
 /* Process lifetime, so user space captures mappings while they exist.

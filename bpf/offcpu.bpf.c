@@ -18,6 +18,12 @@ const volatile __u8 state_arg = 0; /* sched_switch passes prev_state */
 const volatile __u32 task_pid_off = 0;
 const volatile __u32 task_state_off = 0;
 const volatile __u32 task_state_size = 4;
+/* The kernel has atomic xchg/cmpxchg and bpf_for_each_map_elem (5.13+):
+ * threads still blocked at a snapshot are counted in it (offcpu_cut). */
+const volatile __u8 cut_blocked = 0;
+__u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
+
+#define CONSUMED (~0ULL)
 
 /* The classic tracepoint's record: a stable layout, no BTF needed. */
 struct sched_switch_tp {
@@ -33,6 +39,7 @@ struct sched_switch_tp {
 
 struct offcpu_start {
 	__u64 ts;
+	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
 	struct sb_key key;
 };
 
@@ -78,6 +85,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 	__u64 id = bpf_get_current_pid_tgid(); /* current is prev */
 	__u32 pid = id;
 	struct offcpu_start *s;
+	__u64 cut;
 
 	if (pid && cls >= 0 && (state_mask & (1 << cls)) &&
 	    sb_wanted(id >> 32)) {
@@ -91,12 +99,43 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 	s = bpf_map_lookup_elem(&starts, &next_pid);
 	if (!s)
 		return;
-	if (now - s->ts >= min_ns && now - s->ts <= max_ns) {
-		struct sb_values v = {{now - s->ts}};
+	/* take the entry from a concurrent snapshot's cut: after the swap,
+	 * the cut pass leaves it alone; before it, the cut moved s->cut */
+	cut = cut_blocked ? __sync_lock_test_and_set(&s->cut, CONSUMED) : 0;
+	if (cut != CONSUMED && now - s->ts >= min_ns && now - s->ts <= max_ns) {
+		struct sb_values v = {{now - (cut > s->ts ? cut : s->ts)}};
 
 		sb_count(&s->key, &v);
 	}
 	bpf_map_delete_elem(&starts, &next_pid);
+}
+
+/* A thread still blocked at the snapshot: its time up to the flip
+ * belongs to the interval being closed. */
+static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
+{
+	__u64 t = cut_time, old = s->cut, from;
+
+	if (old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
+	    t - s->ts > max_ns)
+		return 0; /* -m, -M: judged on the time known so far */
+	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
+		return 0; /* woken meanwhile: switch-in counts it all */
+	from = old > s->ts ? old : s->ts;
+	if (t > from) {
+		struct sb_values v = {{t - from}};
+
+		sb_count_closing(&s->key, &v);
+	}
+	return 0;
+}
+
+/* Run by user space (BPF_PROG_TEST_RUN) at every snapshot. */
+SEC("raw_tp")
+int offcpu_cut(void *ctx)
+{
+	bpf_for_each_map_elem(&starts, cut_one, NULL, 0);
+	return 0;
 }
 
 static __always_inline __u32 task_pid(void *task)

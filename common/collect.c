@@ -566,6 +566,14 @@ static struct row *drain_rows(struct collector *c, int fd, size_t *nrows)
 	return rows;
 }
 
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
 static int snapshot(struct collector *c, bool final)
 {
 	struct snapshot s = {0};
@@ -574,9 +582,17 @@ static int snapshot(struct collector *c, bool final)
 	struct timespec grace = {0, FLIP_GRACE_NS};
 	int err;
 
+	struct timespec flip_wall;
+	__u64 flip = now_ns();
+
+	/* the interval ends at the flip, where the accounting splits */
+	clock_gettime(CLOCK_REALTIME, &flip_wall);
 	map = *c->active ? "sb_counts1" : "sb_counts0";
 	*c->active = !*c->active;
 	nanosleep(&grace, NULL);
+	if (c->ops->before_drain &&
+	    (err = c->ops->before_drain(c, c->skel, flip)))
+		error_msg("snapshot %lu: %s", c->seq + 1, strerror(-err));
 	s.rows = drain_rows(
 		c, bpf_map__fd(bpf_object__find_map_by_name(c->obj, map)),
 		&s.nrows);
@@ -587,7 +603,7 @@ static int snapshot(struct collector *c, bool final)
 	s.seq = ++c->seq;
 	s.final = final;
 	s.start = c->interval_start;
-	clock_gettime(CLOCK_REALTIME, &s.end);
+	s.end = flip_wall;
 	c->interval_start = s.end;
 	s.metrics = c->ops->metrics;
 	s.nmetrics = c->ops->nmetrics;
@@ -630,14 +646,6 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	}
 	return 0;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
 /* Returns true when the run should end: a signal, or CMD exited. */

@@ -74,6 +74,10 @@ struct collector_ops {
 	/* After the plan is attached: the applet's own attachments.
 	 * 0, or -errno (fatal; say more with error_msg() first). */
 	int (*attach)(struct collector *c, void *skel, void *args);
+	/* At a snapshot, after BPF moved to the next interval's map and
+	 * before the closing one is read; flip_ns is when, on the BPF clock
+	 * (CLOCK_MONOTONIC). 0 or -errno. */
+	int (*before_drain)(struct collector *c, void *skel, __u64 flip_ns);
 	/* One line for the snapshot header, e.g. the sampling period. */
 	void (*describe)(void *args, char *buf, size_t len);
 	/* Name of the key's aux split (offcpu state); NULL: no split. */

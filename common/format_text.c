@@ -57,7 +57,7 @@ static void print_header(FILE *f, const struct snapshot *s)
 	print_time(f, &s->start, true);
 	fputs(" .. ", f);
 	print_time(f, &s->end, false);
-	fprintf(f, " (%.2f s)\n", secs);
+	fprintf(f, " (%.3f s)\n", secs);
 	if (s->describe && *s->describe)
 		fprintf(f, "%s\n", s->describe);
 	fputs("total:", f);

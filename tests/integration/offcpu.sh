@@ -73,3 +73,19 @@ set -- $(known "$T/r")
 check "offcpu --state R counts no sleeps ($1 $2 $3 us)" fcmp "$1 + $2 + $3 < 50000"
 "$STACKBOX" offcpu --state X 2>"$T/e1"
 check "offcpu --state X: one clear error" grep -q '^offcpu: --state X: not a list of states (S,D,R)$' "$T/e1"
+
+# 5. a thread blocked across snapshots is counted in each, once in all
+"$STACKBOX" offcpu -v -i 300ms -- sleep 1 >"$T/cut" 2>"$T/cut.err"
+if grep -q 'counted in it$' "$T/cut.err"; then
+	awk 'function us(v, u) { return u == "s" ? v * 1e6 : u == "ms" ? v * 1e3 : u == "us" ? v : v / 1e3 }
+	     /^=== offcpu snapshot/ { d = $(NF - 1); sub(/\(/, "", d); dur = d * 1e6 }
+	     $4 == "sleep" && $NF != "" { v = us($1, $2); tot += v; n++
+		if (v > dur + 2000) bad = bad " " v ">" dur }
+	     END { printf "%d %d %s\n", n, tot, bad }' "$T/cut" >"$T/cut.sum"
+	set -- $(cat "$T/cut.sum")
+	check "offcpu -i 300ms: a 1 s sleep shows in $1 snapshots (>= 3)" [ "$1" -ge 3 ]
+	within "offcpu -i 300ms: its parts add up to the 1 s sleep" "$2" 1000000
+	check "offcpu -i 300ms: no part longer than its snapshot" [ -z "${3:-}" ]
+else
+	skip "offcpu blocked across snapshots" "$(grep 'counted when they wake' "$T/cut.err")"
+fi

@@ -89,7 +89,7 @@ static void test_text(void)
 
 	const char *header =
 		"=== oncpu snapshot 3: 2023-11-14 22:13:20.000 .. 22:13:25.250 "
-		"(5.25 s)\nvalue: samples\ntotal: 10 samples in 4 stacks\n"
+		"(5.250 s)\nvalue: samples\ntotal: 10 samples in 4 stacks\n"
 		"lost: 2 user stacks, 0 kernel stacks, 1 events (row map full), "
 		"0 process events\n";
 

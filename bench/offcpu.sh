@@ -1,0 +1,515 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Benchmark of stackbox offcpu against libbpf-tools offcputime and a
+# bpftrace off-CPU script, every figure measured in this run: overhead on
+# "perf bench sched messaging", the workload's context switch rate, BPF
+# time per sched_switch, CPU time and peak RSS of each profiler. See
+# bench/README.md.
+#
+#   sh bench/offcpu.sh           from the repository root, as root
+#
+# Knobs (environment): REPS (rounds, each runs every configuration once, 7),
+# MSG (perf bench sched messaging options, "-g 2 -l 1200": 1-1.5 s
+# alone on an idle 2-CPU VM),
+# SETTLE (seconds from attached to starting the work, 1), BPF_STATS (1:
+# set kernel.bpf_stats_enabled for the overhead runs, restored on exit),
+# PERF (the perf binary), OFFCPUTIME, BPFTRACE, KEEP=1 keeps the scratch
+# directory.
+set -eu
+
+REPS=${REPS:-7}
+MSG=${MSG:--g 2 -l 1200}
+SETTLE=${SETTLE:-1}
+BPF_STATS=${BPF_STATS:-1}
+NCPU=$(getconf _NPROCESSORS_ONLN)
+HZ=$(getconf CLK_TCK)
+
+die() {
+	echo "offcpu.sh: $*" >&2
+	exit 1
+}
+
+[ -f bench/offcpu.sh ] || die "run from the repository root: sh bench/offcpu.sh"
+[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+
+# The perf binary: Debian's /usr/bin/perf, or a versioned one if the plain
+# one refuses to run on this kernel.
+if [ -z "${PERF:-}" ]; then
+	for p in perf /usr/bin/perf_*; do
+		if "$p" --version >/dev/null 2>&1; then
+			PERF=$p
+			break
+		fi
+	done
+fi
+[ -n "${PERF:-}" ] || die "no working perf binary (set PERF=...)"
+
+# The peers: a missing one is reported and its configuration skipped.
+if [ -z "${OFFCPUTIME:-}" ]; then
+	OFFCPUTIME=$(command -v offcputime || :)
+	[ -n "$OFFCPUTIME" ] || [ ! -x /usr/sbin/offcputime ] ||
+		OFFCPUTIME=/usr/sbin/offcputime
+fi
+BPFTRACE=${BPFTRACE:-$(command -v bpftrace || :)}
+
+T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
+LIVE=""		# pids this script started and has not waited for yet
+STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
+cleanup() {
+	for p in $LIVE; do
+		kill "$p" 2>/dev/null || :
+	done
+	[ -z "$STATS0" ] || echo "$STATS0" >/proc/sys/kernel/bpf_stats_enabled
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "scratch files kept in $T"
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- build what is needed ----
+[ -x ./stackbox ] || make -s
+# A private copy: a rebuild of ./stackbox during the run does not change
+# what is measured. It keeps its name: the applet is chosen by argv[0].
+mkdir "$T/bin"
+cp ./stackbox "$T/bin/stackbox"
+SB=$T/bin/stackbox
+cc -O2 -Wall -o "$T/probe" bench/probe.c
+PROBE=$T/probe
+
+# The classic bpftrace off-CPU profile: at sched_switch, note when the
+# thread going off the CPU left and its kernel and user stacks; when it
+# comes back, add the time it was away to the map keyed by those stacks.
+# BEGIN runs once every probe is attached: it says so.
+cat >"$T/offcpu.bt" <<'EOF'
+BEGIN
+{
+	printf("attached\n");
+}
+
+tracepoint:sched:sched_switch
+{
+	if (args->prev_pid) {
+		@left[args->prev_pid] = nsecs;
+		@kstk[args->prev_pid] = kstack;
+		@ustk[args->prev_pid] = ustack;
+	}
+	$t = @left[args->next_pid];
+	if ($t) {
+		@us[args->next_comm, @kstk[args->next_pid],
+		    @ustk[args->next_pid]] = sum((nsecs - $t) / 1000);
+		delete(@left[args->next_pid]);
+	}
+}
+
+END
+{
+	clear(@left);
+	clear(@kstk);
+	clear(@ustk);
+}
+EOF
+
+# ---- helpers ----
+
+# median FILE COLUMN [KEY]: median of a column, over the lines whose first
+# field is KEY when given.
+median() {
+	awk -v c="$2" -v k="${3:-}" 'k == "" || $1 == k { print $c }' "$1" |
+		sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan"; exit }
+			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+
+# spread FILE COLUMN [KEY [FORMAT]]: "min..max" over the same lines.
+spread() {
+	awk -v c="$2" -v k="${3:-}" -v f="${4:-%.3f}" 'k == "" || $1 == k {
+			if (n++ == 0 || $c + 0 < lo) lo = $c + 0
+			if (n == 1 || $c + 0 > hi) hi = $c + 0
+		}
+		END { if (n) printf f ".." f, lo, hi; else printf "-" }' "$1"
+}
+
+# calc OP A B: ratio (A / B), oratio (ratio of overheads A - 1 over B - 1),
+# pratio (A / B when both are positive); n/a when it cannot be told.
+calc() {
+	awk -v e="$1" -v a="$2" -v b="$3" \
+		'BEGIN {
+			num = "^-?[0-9]+[.]?[0-9]*$"
+			if (a !~ num || b !~ num) { print "n/a"; exit }
+			if (e == "ratio") r = (b + 0 ? sprintf("%.2f", a / b) : "n/a")
+			else if (e == "oratio") r = (a > 1 && b > 1 ? \
+				sprintf("%.2f", (a - 1) / (b - 1)) : "n/a")
+			else if (e == "pratio") r = (a > 0 && b > 0 ? \
+				sprintf("%.2f", a / b) : "n/a")
+			print r
+		}'
+}
+
+# start_prof NAME CMD [ARG]...: run CMD in the background under "probe run",
+# which records its CPU time and peak RSS in $T/NAME.res. Sets PID (CMD)
+# and RUNNER (probe).
+start_prof() {
+	res=$T/$1.res
+	shift
+	rm -f "$res"
+	"$PROBE" run "$res" "$@" &
+	RUNNER=$!
+	LIVE="$LIVE $RUNNER"
+	n=0
+	until [ -s "$res" ]; do
+		n=$((n + 1))
+		[ $n -lt 500 ] || die "$1 did not start"
+		sleep 0.01
+	done
+	PID=$(awk '$1 == "pid" { print $2 }' "$res")
+	LIVE="$LIVE $PID"
+}
+
+# stop_prof NAME: SIGINT to PID, wait for it; set CPU_MS (user + system,
+# its whole life, exit work included), RSS_KB (peak) and STATUS from
+# $T/NAME.res. SIGINT again after 5 s, SIGKILL after 30 s, saying so.
+stop_prof() {
+	kill -INT "$PID" 2>/dev/null || :
+	n=0
+	while kill -0 "$PID" 2>/dev/null; do
+		n=$((n + 1))
+		case $n in
+		100)
+			echo "   ($1: still running 5 s after SIGINT: SIGINT again)"
+			kill -INT "$PID" 2>/dev/null || :
+			;;
+		600)
+			echo "   ($1: still running 30 s after SIGINT: SIGKILL)"
+			kill -KILL "$PID" 2>/dev/null || :
+			;;
+		esac
+		sleep 0.05
+	done
+	wait "$RUNNER" || :
+	LIVE=""
+	line=$(grep '^cpu_ms' "$T/$1.res") || die "$1: no resource usage"
+	set -- $line
+	CPU_MS=$(($2 + $3))
+	RSS_KB=$5
+	STATUS=$7
+}
+
+# ready WHAT ERRFILE: wait until the profiler PID is attached to
+# sched_switch, or fail (return 1) if it exits first or takes 20 s.
+#   sb: stackbox -v says "sched_switch: attached with" once its link is up;
+#   oc: offcputime holds a BPF link (libbpf attaches by creating one);
+#   bt: the script's BEGIN prints "attached" to $T/bt.out (bpftrace runs
+#       BEGIN after attaching the other probes), and it holds the
+#       tracepoint's perf_event fd.
+ready() {
+	n=0
+	while :; do
+		case $1 in
+		sb) grep -q 'sched_switch: attached with' "$2" 2>/dev/null && break ;;
+		oc) cat /proc/"$PID"/fdinfo/* 2>/dev/null |
+			grep -q '^link_type:' && break ;;
+		bt) grep -q '^attached' "$T/bt.out" 2>/dev/null &&
+			ls -l /proc/"$PID"/fd 2>/dev/null |
+			grep -q 'perf_event' && break ;;
+		esac
+		n=$((n + 1))
+		[ $n -lt 2000 ] && kill -0 "$PID" 2>/dev/null || return 1
+		sleep 0.01
+	done
+}
+
+# run_ms PID: CPU time of a process so far, all its threads, in ms (from
+# the scheduler's nanosecond runtime, not the ticks of /proc/PID/stat).
+run_ms() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		awk '{ n += $1 } END { printf "%.1f\n", n / 1e6 }'
+}
+
+# bpf_stat PID: "RUN_TIME_NS RUN_CNT" of the BPF programs PID holds: time
+# summed over its programs (each counted once, by id), runs of the
+# busiest one (the sched_switch program). Needs kernel.bpf_stats_enabled.
+bpf_stat() {
+	for f in /proc/"$1"/fdinfo/*; do
+		cat "$f" 2>/dev/null || :
+		echo "--"
+	done | awk '$1 == "--" {
+			if (id != "" && seen) { ns[id] = t; cnt[id] = c }
+			id = ""; seen = t = c = 0; next
+		}
+		$1 == "prog_id:" { id = $2 }
+		$1 == "run_time_ns:" { t = $2; seen = 1 }
+		$1 == "run_cnt:" { c = $2 }
+		END {
+			for (i in ns) { s += ns[i]; if (cnt[i] > m) m = cnt[i] }
+			print s + 0, m + 0
+		}'
+}
+
+# sysstat: "CTXT BUSY STEAL" since boot: context switches, busy and stolen
+# CPU time of all CPUs in clock ticks.
+sysstat() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8; st = $9 }
+		$1 == "ctxt" { c = $2 }
+		END { print c, b, st }' /proc/stat
+}
+
+# work RESFILE: one run of the workload in the foreground, under probe;
+# sets WALL (the benchmark's "Total time", s), WCPU (its CPU time, all its
+# processes, s), RATE (system-wide context switches per second over the
+# run), BUSY and STEAL (CPU time of the whole machine over the run, busy
+# and stolen by the hypervisor, s).
+work() {
+	x0=$(sysstat)
+	s0=$("$PROBE" stamp)
+	"$PROBE" run "$1" "$PERF" bench sched messaging $MSG >"$T/work.out" 2>&1
+	s1=$("$PROBE" stamp)
+	x1=$(sysstat)
+	set -- $(grep '^cpu_ms' "$1") ||
+		die "work: no resource usage: $(cat "$T/work.out")"
+	[ "$7" = 0 ] || die "perf bench failed ($7): $(cat "$T/work.out")"
+	WCPU=$(awk -v u="$2" -v s="$3" 'BEGIN { printf "%.3f", (u + s) / 1000 }')
+	WALL=$(awk '/Total time:/ { print $3 }' "$T/work.out")
+	[ -n "$WALL" ] || die "perf bench: no total time: $(cat "$T/work.out")"
+	set -- $x0 $x1 $((s1 - s0))
+	RATE=$(awk -v n=$(($4 - $1)) -v t=$7 'BEGIN { printf "%.0f", n / t * 1e9 }')
+	BUSY=$(awk -v n=$(($5 - $2)) -v hz="$HZ" 'BEGIN { printf "%.2f", n / hz }')
+	STEAL=$(awk -v n=$(($6 - $3)) -v hz="$HZ" 'BEGIN { printf "%.2f", n / hz }')
+}
+
+# others WIN_MS: CPU time of the rest of the machine over the last work
+# run, s: busy - the work's - the profiler's during it (WIN_MS).
+others() {
+	awk -v b="$BUSY" -v w="$WCPU" -v p="$1" 'BEGIN {
+		o = b - w - p / 1000; printf "%.2f", (o < 0 ? 0 : o) }'
+}
+
+echo "== stackbox offcpu benchmark: $(uname -r), $NCPU CPUs, $($PERF --version)"
+echo "   ./stackbox of $(stat -c %y ./stackbox | cut -d. -f1), tree $(git describe --always --dirty 2>/dev/null || echo '?')"
+echo "   offcputime: ${OFFCPUTIME:-not found}$([ -z "$OFFCPUTIME" ] ||
+	dpkg-query -W -f=' (libbpf-tools ${Version})' libbpf-tools 2>/dev/null || :)"
+echo "   bpftrace: ${BPFTRACE:-not found}$([ -z "$BPFTRACE" ] ||
+	echo " ($("$BPFTRACE" --version 2>/dev/null))")"
+echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# ---- 1. overhead on perf bench sched messaging ----
+CFGS="alone sb"
+[ -n "$OFFCPUTIME" ] && CFGS="$CFGS oc" || echo "   offcputime not found: skipped"
+[ -n "$BPFTRACE" ] && CFGS="$CFGS bt" || echo "   bpftrace not found: skipped"
+NCFG=$(echo $CFGS | wc -w)
+[ "$BPF_STATS" != 1 ] || [ -z "$STATS0" ] ||
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+echo "== 1. overhead: perf bench sched messaging $MSG, $REPS rounds, the"
+echo "   configs interleaved; profilers system-wide: sb = stackbox offcpu -f folded"
+echo "   -o /dev/null, oc = offcputime >/dev/null, bt = bpftrace script ($SETTLE s settle)"
+echo "   others_s: CPU time of other processes during the run (busy - work -"
+echo "   profiler), steal_s: stolen by the hypervisor; cost/sw: (BPF time +"
+echo "   profiler cpu) during the work / sched_switch events in that time"
+echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s  prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw"
+: >"$T/ovh"
+FAILED=""
+rep=1
+while [ $rep -le "$REPS" ]; do
+	# Interleaved so that a change of background load hits every config,
+	# and rotated each round so that none always runs first.
+	set -- $CFGS
+	k=$(((rep - 1) % NCFG))
+	while [ $k -gt 0 ]; do
+		x=$1
+		shift
+		set -- "$@" "$x"
+		k=$((k - 1))
+	done
+	for cfg in "$@"; do
+		case " $FAILED " in
+		*" $cfg "*) continue ;;
+		esac
+		case $cfg in
+		alone)
+			work "$T/work.res"
+			oth=$(others 0)
+			echo "alone $rep $WALL $WCPU 0 0 0 nan $RATE $oth $STEAL nan" >>"$T/ovh"
+			printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s\n' $cfg $rep \
+				"$WALL" "$WCPU" "$RATE" "$oth" "$STEAL"
+			continue
+			;;
+		sb)
+			start_prof prof "$SB" offcpu -v -f folded -o /dev/null \
+				2>"$T/prof.err"
+			;;
+		oc)
+			start_prof prof "$OFFCPUTIME" >/dev/null 2>"$T/prof.err"
+			;;
+		bt)
+			rm -f "$T/bt.out"
+			start_prof prof "$BPFTRACE" "$T/offcpu.bt" \
+				>"$T/bt.out" 2>"$T/prof.err"
+			;;
+		esac
+		if ! ready $cfg "$T/prof.err"; then
+			stop_prof prof
+			echo "   $cfg: did not attach (exit status $STATUS), dropped from the run:"
+			sed 's/^/      | /' "$T/prof.err" | head -20
+			FAILED="$FAILED $cfg"
+			continue
+		fi
+		sleep "$SETTLE"
+		c0=$(run_ms "$PID")
+		b0=$(bpf_stat "$PID")
+		work "$T/work.res"
+		c1=$(run_ms "$PID")
+		b1=$(bpf_stat "$PID")
+		stop_prof prof
+		[ "$STATUS" = 0 ] || [ "$STATUS" = 130 ] ||
+			echo "   ($cfg exited with status $STATUS)"
+		win=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", b - a }')
+		set -- $(echo $b0 $b1 | awk -v w="$win" '$4 > $2 && $3 > $1 {
+				printf "%.0f %.0f\n", ($3 - $1) / ($4 - $2),
+					($3 - $1 + w * 1e6) / ($4 - $2); exit }
+			{ print "nan nan" }')
+		oth=$(others "$win")
+		echo "$cfg $rep $WALL $WCPU $win $CPU_MS $RSS_KB $1 $RATE $oth $STEAL $2" >>"$T/ovh"
+		printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %11s / %5d %7d %10s %10s\n' \
+			$cfg $rep "$WALL" "$WCPU" "$RATE" "$oth" "$STEAL" "$win" \
+			"$CPU_MS" "$RSS_KB" "$1" "$2"
+		if [ $cfg = bt ] && ! grep -q '^@us\[' "$T/bt.out"; then
+			echo "   (bpftrace printed no stacks: $(head -c 300 "$T/prof.err"))"
+		fi
+	done
+	rep=$((rep + 1))
+done
+[ -z "$STATS0" ] || echo "$STATS0" >/proc/sys/kernel/bpf_stats_enabled
+for cfg in $FAILED; do
+	CFGS=$(echo " $CFGS " | sed "s/ $cfg / /")
+done
+
+# Paired with the "alone" run of the same round: cfg wall_x cpu_x extra_ms,
+# where extra_ms = (work cpu - alone work cpu) + profiler cpu during the
+# work.
+awk 'NR == FNR { if ($1 == "alone") { w[$2] = $3; c[$2] = $4 }; next }
+	$1 != "alone" && ($2 in w) {
+		printf "%s %.4f %.4f %.1f\n", $1, $3 / w[$2], $4 / c[$2],
+			($4 - c[$2]) * 1000 + $5 }' \
+	"$T/ovh" "$T/ovh" >"$T/pair"
+echo
+echo "   median (min..max)   wall_s                  work_cpu_s"
+for cfg in $CFGS; do
+	printf '   %-6s %8.3f (%s) %8.3f (%s)\n' $cfg \
+		"$(median "$T/ovh" 3 $cfg)" "$(spread "$T/ovh" 3 $cfg)" \
+		"$(median "$T/ovh" 4 $cfg)" "$(spread "$T/ovh" 4 $cfg)"
+done
+NOISE_W=$(awk '$1 == "alone" { if (!n++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3 }
+	END { printf "%.0f%%", 100 * (hi - lo) / lo }' "$T/ovh")
+NOISE_C=$(awk '$1 == "alone" { if (!n++ || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+	END { printf "%.0f%%", 100 * (hi - lo) / lo }' "$T/ovh")
+echo "   noise: the work alone varies by $NOISE_W in wall time, $NOISE_C in CPU time"
+OTH=$(median "$T/ovh" 10)
+OTHR=$(spread "$T/ovh" 10 "" %.2f)
+STL=$(spread "$T/ovh" 11 "" %.2f)
+echo "   other processes used $OTH s of CPU per run (median; $OTHR), the"
+echo "   hypervisor stole $STL s"
+echo "   paired with the same round's alone run (median, min..max):"
+echo "   config wall slowdown            work cpu slowdown        extra cpu ms"
+for cfg in $CFGS; do
+	[ $cfg != alone ] || continue
+	printf '   %-6s x%-6s (%s)   x%-6s (%s)   %6s (%s)\n' $cfg \
+		"$(median "$T/pair" 2 $cfg)" "$(spread "$T/pair" 2 $cfg)" \
+		"$(median "$T/pair" 3 $cfg)" "$(spread "$T/pair" 3 $cfg)" \
+		"$(median "$T/pair" 4 $cfg)" "$(spread "$T/pair" 4 $cfg %.0f)"
+done
+for cfg in sb oc bt; do
+	eval "WX_$cfg=$(median "$T/pair" 2 $cfg | xargs printf %.4f 2>/dev/null || echo nan)"
+	eval "CX_$cfg=$(median "$T/pair" 3 $cfg | xargs printf %.4f 2>/dev/null || echo nan)"
+	eval "EX_$cfg=$(median "$T/pair" 4 $cfg)"
+	eval "DUR_$cfg=$(median "$T/ovh" 5 $cfg)"
+	eval "LIFE_$cfg=$(median "$T/ovh" 6 $cfg)"
+	eval "RSS_$cfg=$(median "$T/ovh" 7 $cfg)"
+	eval "BNS_$cfg=$(awk -v k=$cfg '$1 == k && $8 != "nan"' "$T/ovh" |
+		median /dev/stdin 8)"
+	eval "DNS_$cfg=$(awk -v k=$cfg '$1 == k && $12 != "nan"' "$T/ovh" |
+		median /dev/stdin 12)"
+done
+echo
+
+# ---- 2. context switches of the workload ----
+echo "== 2. context switches per second of the workload"
+CTXT=$(median "$T/ovh" 9 alone)
+echo "   system-wide, /proc/stat ctxt over each alone run: median $CTXT/s ($(spread "$T/ovh" 9 alone %.0f))"
+if "$PERF" stat -e context-switches -o "$T/stat" -- \
+	"$PERF" bench sched messaging $MSG >"$T/work.out" 2>&1; then
+	PCS=$(awk '$2 == "context-switches" { gsub(/,/, "", $1); print $1 }' "$T/stat")
+	PSEC=$(awk '/seconds time elapsed/ { print $1 }' "$T/stat")
+	PRATE=$(awk -v n="$PCS" -v t="$PSEC" 'BEGIN {
+		if (n ~ /^[0-9]+$/ && t > 0) printf "%.0f", n / t; else print "n/a" }')
+	echo "   the workload's own, perf stat -e context-switches: $PCS in $PSEC s, $PRATE/s"
+else
+	PRATE=n/a
+	echo "   perf stat -e context-switches failed: $(head -c 300 "$T/work.out")"
+fi
+echo
+
+# ---- summary ----
+echo "== summary: medians of this run; ratios of slowdowns are of overheads,"
+echo "   (a - 1) / (b - 1), n/a when one is not above 1"
+printf '   workload alone: %.3f s wall, %.3f s cpu, %s context switches/s\n' \
+	"$(median "$T/ovh" 3 alone)" "$(median "$T/ovh" 4 alone)" "$PRATE"
+echo "   (system-wide $CTXT/s); noise (max / min - 1 over $REPS runs): $NOISE_W"
+echo "   in wall time, $NOISE_C in cpu time"
+row() {
+	printf '   %-34s %9s %9s %9s %7s %7s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+}
+row "" stackbox offcpu bpftrace sb/oc sb/bt
+row "wall slowdown vs alone" "x$WX_sb" "x$WX_oc" "x$WX_bt" \
+	"$(calc oratio "$WX_sb" "$WX_oc")" "$(calc oratio "$WX_sb" "$WX_bt")"
+row "work cpu slowdown vs alone" "x$CX_sb" "x$CX_oc" "x$CX_bt" \
+	"$(calc oratio "$CX_sb" "$CX_oc")" "$(calc oratio "$CX_sb" "$CX_bt")"
+row "extra cpu, work + profiler, ms" "$EX_sb" "$EX_oc" "$EX_bt" \
+	"$(calc pratio "$EX_sb" "$EX_oc")" "$(calc pratio "$EX_sb" "$EX_bt")"
+row "BPF time per sched_switch, ns" "$BNS_sb" "$BNS_oc" "$BNS_bt" \
+	"$(calc pratio "$BNS_sb" "$BNS_oc")" "$(calc pratio "$BNS_sb" "$BNS_bt")"
+row "+ profiler cpu, per switch, ns" "$DNS_sb" "$DNS_oc" "$DNS_bt" \
+	"$(calc pratio "$DNS_sb" "$DNS_oc")" "$(calc pratio "$DNS_sb" "$DNS_bt")"
+row "profiler cpu during work, ms" "$DUR_sb" "$DUR_oc" "$DUR_bt" \
+	"$(calc pratio "$DUR_sb" "$DUR_oc")" "$(calc pratio "$DUR_sb" "$DUR_bt")"
+row "profiler cpu whole life, ms" "$LIFE_sb" "$LIFE_oc" "$LIFE_bt" \
+	"$(calc pratio "$LIFE_sb" "$LIFE_oc")" "$(calc pratio "$LIFE_sb" "$LIFE_bt")"
+row "profiler peak RSS, kB" "$RSS_sb" "$RSS_oc" "$RSS_bt" \
+	"$(calc ratio "$RSS_sb" "$RSS_oc")" "$(calc ratio "$RSS_sb" "$RSS_bt")"
+for cfg in $FAILED; do
+	echo "   $cfg failed to attach on this kernel: no figures for it"
+done
+
+# The targets: stackbox's overhead no larger than offcputime's, at most half
+# of bpftrace's. Judged on the wall slowdown (what perf bench reports) and
+# on the extra cpu; "within noise" when the overheads differ by less than
+# the alone runs' spread.
+verdict() {
+	awk -v a="$2" -v b="$3" -v lim="$4" -v nz="$5" -v what="$1" 'BEGIN {
+		num = "^-?[0-9]+[.]?[0-9]*$"
+		if (a !~ num || b !~ num) { print "   " what ": n/a"; exit }
+		if (b <= 0) { print "   " what ": n/a (no overhead above 0 to compare with)"; exit }
+		r = a / b
+		v = (r <= lim) ? "met" : "NOT met"
+		d = a - lim * b; if (d < 0) d = -d
+		printf "   %s: %s (limit %.2f): %s%s\n", what,
+			(r > 0 ? sprintf("%.2f", r) : "<= 0"), lim, v,
+			(nz != "" && d < nz ? ", but the difference is within noise" : "")
+	}'
+}
+NZ=$(awk -v n="$NOISE_W" 'BEGIN { sub(/%/, "", n); print n / 100 }')
+echo "== targets (sb overhead <= oc overhead, sb overhead <= bt overhead / 2)"
+for cfg in sb oc bt; do
+	eval "WO_$cfg=\$(awk -v x=\"\$WX_$cfg\" 'BEGIN {
+		print (x ~ /^[0-9]+[.]?[0-9]*\$/) ? x - 1 : \"n/a\" }')"
+done
+verdict "wall overhead, stackbox / offcputime" "$WO_sb" "$WO_oc" 1 "$NZ"
+verdict "wall overhead, stackbox / bpftrace  " "$WO_sb" "$WO_bt" 0.5 "$NZ"
+verdict "extra cpu,     stackbox / offcputime" "$EX_sb" "$EX_oc" 1 ""
+verdict "extra cpu,     stackbox / bpftrace  " "$EX_sb" "$EX_bt" 0.5 ""
+verdict "cost/switch,   stackbox / offcputime" "$DNS_sb" "$DNS_oc" 1 ""
+verdict "cost/switch,   stackbox / bpftrace  " "$DNS_sb" "$DNS_bt" 0.5 ""
