@@ -8,13 +8,14 @@
 //config:	  Measures the time from each thread's switch-out to its next
 //config:	  switch-in (sched_switch), per stack at switch-out, split by
 //config:	  why it left the CPU: sleeping, uninterruptible, or preempted.
-//usage:usage: offcpu [-m MIN] [-M MAX] [--state S,D,R] [OPTIONS] [-- CMD [ARG]...]
+//usage:usage: offcpu [-w] [-m MIN] [-M MAX] [--state S,D,R] [OPTIONS] [-- CMD [ARG]...]
 //usage:
 //usage:Count the time threads spend off the CPU per stack at the moment
 //usage:they left it, and why: S sleeping, D uninterruptible (I/O, some
 //usage:locks), R preempted while runnable (waiting for a CPU).
 //usage:Folded values are microseconds; text chooses its unit.
 //usage:
+//usage:  -w               also show who woke each blocked stack, and its stack
 //usage:  -m MIN           only blocks at least MIN long (1ms, 10us)
 //usage:  -M MAX           only blocks at most MAX long
 //usage:  --state LIST     only these states, from S,D,R (default all)
@@ -37,6 +38,7 @@ struct offcpu_args {
 	struct collect_opts common;
 	uint64_t min, max;
 	int states;
+	int wakers;
 };
 
 static const char *opt_states(const struct opt *o, const char *arg, void *dst)
@@ -63,6 +65,7 @@ static const struct opt offcpu_opts[] = {
 		     NULL),
 	OPT_CUSTOM(0, "state", "LIST", opt_states, struct offcpu_args, states,
 		   "S,D,R"),
+	OPT_FLAG('w', "wakers", struct offcpu_args, wakers),
 	OPT_INCLUDE(collect_options, struct offcpu_args, common),
 	OPT_END,
 };
@@ -87,6 +90,11 @@ static bool have_tracepoint(void)
 	return collect_tracepoint_exists("sched", "sched_switch");
 }
 
+static bool have_wakeup_tracepoint(void)
+{
+	return collect_tracepoint_exists("sched", "sched_waking");
+}
+
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_tp_btf", "tp_btf", have_btf},
 	{"offcpu_raw_tp", "raw_tp", have_btf},
@@ -94,8 +102,23 @@ static const struct attach_alt switch_alts[] = {
 	{NULL},
 };
 
+static const struct attach_alt wakeup_alts[] = {
+	{"offcpu_wakeup_tp_btf", "tp_btf", have_btf},
+	{"offcpu_wakeup_raw_tp", "raw_tp", have_btf},
+	{"offcpu_wakeup_tracepoint", "tracepoint", have_wakeup_tracepoint},
+	{NULL},
+};
+
+static bool want_wakers(void *args)
+{
+	return ((struct offcpu_args *)args)->wakers;
+}
+
+/* New tasks' first wakeups (sched_wakeup_new) end no blocked time: they
+ * were never switched out, so only sched_waking names wakers. */
 static const struct attach_hook offcpu_hooks[] = {
 	{"sched_switch", switch_alts},
+	{"sched_waking", wakeup_alts, want_wakers},
 	{NULL},
 };
 
@@ -167,6 +190,7 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->max_ns = a->max ? a->max : ~0ULL;
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
+	s->rodata->wakers_on = a->wakers;
 	s->rodata->cut_blocked = can_cut();
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
 	verbose("threads blocked at a snapshot are counted %s",

@@ -21,6 +21,7 @@ const volatile __u32 task_state_size = 4;
 /* The kernel has atomic xchg/cmpxchg and bpf_for_each_map_elem (5.13+):
  * threads still blocked at a snapshot are counted in it (offcpu_cut). */
 const volatile __u8 cut_blocked = 0;
+const volatile __u8 wakers_on = 0; /* -w */
 __u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
@@ -49,6 +50,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_start);
 } starts SEC(".maps");
+
+/* Who woke a blocked thread, kept until its switch-in. */
+struct waker {
+	__u64 user_stack, kern_stack;
+	__u32 tgid;
+	char comm[SB_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct waker);
+} wakers SEC(".maps");
 
 /* -1: a state we do not count (stopped, traced, dead). */
 static __always_inline int classify_raw(int preempt, unsigned int state)
@@ -104,10 +119,43 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 	cut = cut_blocked ? __sync_lock_test_and_set(&s->cut, CONSUMED) : 0;
 	if (cut != CONSUMED && now - s->ts >= min_ns && now - s->ts <= max_ns) {
 		struct sb_values v = {{now - (cut > s->ts ? cut : s->ts)}};
+		struct waker *w =
+			wakers_on ? bpf_map_lookup_elem(&wakers, &next_pid)
+				  : NULL;
 
-		sb_count(&s->key, &v);
+		if (w) {
+			struct sb_key key = s->key;
+
+			key.other_user_stack = w->user_stack;
+			key.other_kern_stack = w->kern_stack;
+			key.other_tgid = w->tgid;
+			__builtin_memcpy(key.other_comm, w->comm,
+					 sizeof(key.other_comm));
+			sb_count(&key, &v);
+		} else {
+			sb_count(&s->key, &v);
+		}
 	}
 	bpf_map_delete_elem(&starts, &next_pid);
+	if (wakers_on)
+		bpf_map_delete_elem(&wakers, &next_pid);
+}
+
+/* -w: current is waking pid; remember its stacks if pid is blocked here.
+ * sched_waking runs in the waker; sched_wakeup may run later on the
+ * wakee's CPU (a queued remote wakeup), in whatever task was there. */
+static __always_inline void on_wakeup(void *ctx, __u32 pid)
+{
+	struct waker w = {};
+
+	if (!bpf_map_lookup_elem(&starts, &pid))
+		return;
+	w.user_stack = sb_cfg.user_stacks ? sb_stack_id(ctx, BPF_F_USER_STACK)
+					  : SB_STACK_NONE;
+	w.kern_stack = sb_cfg.kern_stacks ? sb_stack_id(ctx, 0) : SB_STACK_NONE;
+	w.tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(w.comm, sizeof(w.comm));
+	bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
 }
 
 /* A thread still blocked at the snapshot: its time up to the flip
@@ -175,6 +223,34 @@ SEC("raw_tp/sched_switch")
 int offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
 	on_switch_args(ctx, ctx->args);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int offcpu_wakeup_tp_btf(__u64 *ctx)
+{
+	on_wakeup(ctx, task_pid((void *)ctx[0]));
+	return 0;
+}
+
+SEC("raw_tp/sched_waking")
+int offcpu_wakeup_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_wakeup(ctx, task_pid((void *)ctx->args[0]));
+	return 0;
+}
+
+/* sched_wakeup_template's record (sched_waking shares it) */
+struct sched_wakeup_tp {
+	__u64 common;
+	char comm[16];
+	int pid;
+};
+
+SEC("tracepoint/sched/sched_waking")
+int offcpu_wakeup_tracepoint(struct sched_wakeup_tp *ctx)
+{
+	on_wakeup(ctx, ctx->pid);
 	return 0;
 }
 

@@ -24,11 +24,16 @@ struct sb_key {
 	__u64 user_stack;
 	__u64 kern_stack;
 	__u64 cgroup;
+	/* a second task's stacks, when the applet has one (offcpu -w: the
+	 * waker); SB_STACK_NONE and zeros otherwise */
+	__u64 other_user_stack;
+	__u64 other_kern_stack;
 	__u32 tgid;
 	__u32 pid; /* thread id, 0 when the applet counts per process */
 	__u32 aux; /* applet-defined split (offcpu state, I/O direction) */
+	__u32 other_tgid;
 	char comm[SB_COMM_LEN];
-	__u32 pad;
+	char other_comm[SB_COMM_LEN];
 };
 
 /* Knobs common to every applet, set in .rodata before load. */

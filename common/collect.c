@@ -240,6 +240,12 @@ static const struct attach_hook *hook(const struct collector *c, unsigned h)
 	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h]
 						      : NULL;
 }
+static bool hook_on(const struct collector *c, unsigned h)
+{
+	const struct attach_hook *hk = hook(c, h);
+
+	return !hk->enabled || hk->enabled(c->args);
+}
 
 static bool forced(const char *label)
 {
@@ -304,7 +310,8 @@ static void set_autoload(struct collector *c)
 				error_exit("BPF program %s missing from the "
 					   "object",
 					   name);
-			bpf_program__set_autoload(p, i == c->choice[h]);
+			bpf_program__set_autoload(p, hook_on(c, h) &&
+							     i == c->choice[h]);
 		}
 }
 
@@ -339,9 +346,12 @@ static int attach_plan(struct collector *c)
 
 	for (unsigned h = 0; hook(c, h); h++) {
 		const char *name = hook(c, h)->alts[c->choice[h]].prog;
-		struct bpf_link *l = bpf_program__attach(
-			bpf_object__find_program_by_name(c->obj, name));
+		struct bpf_link *l;
 
+		if (!hook_on(c, h))
+			continue;
+		l = bpf_program__attach(
+			bpf_object__find_program_by_name(c->obj, name));
 		if (!l) {
 			fall_back(c, h, strerror(errno));
 			return h + 1;

@@ -55,6 +55,7 @@ struct attach_alt {
 struct attach_hook {
 	const char *what;
 	const struct attach_alt *alts; /* ends with { NULL } */
+	bool (*enabled)(void *args);   /* NULL: always; else only when true */
 };
 
 struct collector_ops {

@@ -2,6 +2,8 @@
 /*
  * Folded: "comm;user root..leaf;-;kernel root..leaf VALUE", one line per
  * row, integer values: what flamegraph.pl, inferno and speedscope read.
+ * With a waker: ";--;waker kernel leaf..root;-;waker user leaf..root;
+ * waker comm" follows the blocked stack.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,6 +37,18 @@ static char *fold(const struct snapshot *s, const struct row *r)
 		fputs(";-", f);
 	for (unsigned j = 0; j < r->nk; j++)
 		put_frame(f, r->kstack[j]);
+	/* the waker above the blocked stack, leaf first, its comm on top,
+	 * as offwaketime draws it */
+	if (r->other_nu || r->other_nk) {
+		fputs(";--", f);
+		for (unsigned j = r->other_nk; j-- > 0;)
+			put_frame(f, r->other_kstack[j]);
+		if (r->other_nu && r->other_nk)
+			fputs(";-", f);
+		for (unsigned j = r->other_nu; j-- > 0;)
+			put_frame(f, r->other_ustack[j]);
+		put_frame(f, r->key.other_comm);
+	}
 	fclose(f);
 	return buf;
 }

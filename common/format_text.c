@@ -101,6 +101,16 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 		fprintf(f, "%*s--\n", indent, "");
 	for (unsigned i = 0; i < r->nk; i++)
 		fprintf(f, "%*s%s\n", indent, "", r->kstack[i]);
+	if (!r->other_nu && !r->other_nk)
+		return;
+	fprintf(f, "%*swoken by %s pid %u:\n", indent, "", r->key.other_comm,
+		r->key.other_tgid);
+	for (unsigned i = 0; i < r->other_nu; i++)
+		fprintf(f, "%*s%s\n", indent + 2, "", r->other_ustack[i]);
+	if (r->other_nu && r->other_nk)
+		fprintf(f, "%*s--\n", indent + 2, "");
+	for (unsigned i = 0; i < r->other_nk; i++)
+		fprintf(f, "%*s%s\n", indent + 2, "", r->other_kstack[i]);
 }
 
 void format_text(FILE *f, const struct snapshot *s, long long top)

@@ -178,6 +178,12 @@ int output_snapshot(struct output *out, struct snapshot *s)
 				   &r->nu, &s->lost_ustacks);
 		r->kstack = frames(out, r->key.kern_stack, r->key.tgid, true,
 				   &r->nk, &s->lost_kstacks);
+		r->other_ustack =
+			frames(out, r->key.other_user_stack, r->key.other_tgid,
+			       false, &r->other_nu, &s->lost_ustacks);
+		r->other_kstack =
+			frames(out, r->key.other_kern_stack, r->key.other_tgid,
+			       true, &r->other_nk, &s->lost_kstacks);
 		r->cgroup = cgroup_path(r->key.cgroup);
 		for (unsigned m = 0; m < s->nmetrics; m++)
 			s->total[m] += r->v[m];

@@ -15,6 +15,9 @@ struct row {
 	/* frames root to leaf; NULL when that stack was not collected */
 	const char **ustack, **kstack;
 	unsigned nu, nk;
+	/* the key's other task (offcpu -w: the waker), root to leaf */
+	const char **other_ustack, **other_kstack;
+	unsigned other_nu, other_nk;
 	const char *cgroup; /* path, or NULL when unknown */
 };
 

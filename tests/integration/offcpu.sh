@@ -89,3 +89,16 @@ if grep -q 'counted in it$' "$T/cut.err"; then
 else
 	skip "offcpu blocked across snapshots" "$(grep 'counted when they wake' "$T/cut.err")"
 fi
+
+# 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
+for p in tp_btf raw_tp tracepoint; do
+	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
+	waker=$(grep pipe_thread "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
+	check "offcpu -w $p: the pipe wait names its waker's function" \
+		sh -c "echo '$waker' | grep -q ';fill_pipe;.*;block [0-9]*\$'"
+	check "offcpu -w $p: the waker's kernel stack starts in try_to_wake_up" \
+		sh -c "echo '$waker' | grep -q '^try_to_wake_up;'"
+	set -- $(known "$T/w-$p")
+	within "offcpu -w $p: pipe wait still 600 ms" "$2" 600000
+done
+check "offcpu without -w shows no wakers" test -z "$(grep ';--;' "$T/tp_btf")"

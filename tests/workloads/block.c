@@ -2,7 +2,7 @@
 /*
  * Ground truth for offcpu: each thread blocks in one known way.
  *   nap_thread   4 x 250 ms nanosleep         1.0 s sleeping
- *   pipe_thread  read() of a pipe main fills  0.6 s after the start
+ *   pipe_thread  read() of a pipe fill_pipe() fills 0.6 s after the start
  *   lock_thread  a mutex main holds           0.8 s from the start
  * The blocking calls sit one function below the thread functions, so the
  * thread function is on the stack even when a frame-pointer walk drops
@@ -61,6 +61,18 @@ static __attribute__((noinline)) void *lock_thread(void *arg)
 	return arg;
 }
 
+static __attribute__((noinline)) void do_write(void)
+{
+	if (write(fds[1], "x", 1) != 1)
+		_exit(1);
+}
+
+/* pipe_thread's waker, for offcpu -w */
+static __attribute__((noinline)) void fill_pipe(void)
+{
+	do_write();
+}
+
 int main(void)
 {
 	pthread_t t[3];
@@ -72,8 +84,7 @@ int main(void)
 	pthread_create(&t[1], NULL, pipe_thread, NULL);
 	pthread_create(&t[2], NULL, lock_thread, NULL);
 	pause_ms(600);
-	if (write(fds[1], "x", 1) != 1)
-		return 1;
+	fill_pipe();
 	pause_ms(200);
 	pthread_mutex_unlock(&lock);
 	for (int i = 0; i < 3; i++)
