@@ -1,7 +1,7 @@
 #!/bin/sh
 # Board test: offcpu in Debian 12's 6.1 kernels under qemu (TCG), x86_64
-# and arm64: the default attach path and the classic tracepoint, against
-# tests/workloads/block.c's known blocked times.
+# and arm64: the default attach path and the classic tracepoint, with -w,
+# against tests/workloads/block.c's known blocked times and waker.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
@@ -11,7 +11,7 @@ TIMEOUT=${BOARD_TIMEOUT:-240}
 GUEST='for p in default tracepoint; do
 	[ $p = default ] && unset STACKBOX_ATTACH || export STACKBOX_ATTACH=$p
 	echo "@run $p"
-	stackbox offcpu -v -f folded -- /workloads/block 2>/tmp/err | sed "s/^/@$p /"
+	stackbox offcpu -w -v -f folded -- /workloads/block 2>/tmp/err | sed "s/^/@$p /"
 	echo "@rc-$p $?"
 	sed "s/^/@err-$p /" /tmp/err
 done
@@ -60,6 +60,9 @@ for arch in x86_64 arm64; do
 		check "$t $p: exits 0" grep -qx "@rc-$p 0" "$res"
 		used=$(sed -n "s/^@err-$p offcpu: sched_switch: attached with //p" "$res")
 		check "$t $p: attached ($used)" test -n "$used"
+		waker=$(sed -n "s/^@$p //p" "$res" | grep pipe_thread | sed -n 's/.*;--;//p' | head -1)
+		check "$t $p: -w names the pipe's waker, fill_pipe" \
+			sh -c "echo '$waker' | grep -q '^try_to_wake_up;.*;fill_pipe;'"
 		set -- $(known "$p")
 		within "$t $p ($used): nanosleep 4 x 250 ms" "$1" 1000000
 		within "$t $p ($used): pipe read filled after 600 ms" "$2" 600000
