@@ -11,7 +11,9 @@
 # Knobs (environment): REPS (rounds, each runs every configuration once, 11),
 # MSG (perf bench sched messaging options, "-g 2 -l 1200": 1-1.5 s
 # alone on an idle 2-CPU VM),
-# SETTLE (seconds from attached to starting the work, 1), BPF_STATS (1:
+# SETTLE (seconds from attached to starting the work, 1), QUIET (before
+# each run, wait until the machine is less than QUIET percent busy, 20; 100
+# turns it off) for at most QUIET_MAX seconds (10), BPF_STATS (1:
 # set kernel.bpf_stats_enabled for the overhead runs, restored on exit),
 # PERF (the perf binary), OFFCPUTIME, BPFTRACE, KEEP=1 keeps the scratch
 # directory.
@@ -20,6 +22,8 @@ set -eu
 REPS=${REPS:-11}
 MSG=${MSG:--g 2 -l 1200}
 SETTLE=${SETTLE:-1}
+QUIET=${QUIET:-20}
+QUIET_MAX=${QUIET_MAX:-10}
 BPF_STATS=${BPF_STATS:-1}
 NCPU=$(getconf _NPROCESSORS_ONLN)
 HZ=$(getconf CLK_TCK)
@@ -282,6 +286,28 @@ work() {
 	STEAL=$(awk -v n=$(($6 - $3)) -v hz="$HZ" 'BEGIN { printf "%.2f", n / hz }')
 }
 
+# quiet: wait until the rest of the machine is nearly idle (other
+# engineers' builds and tests share it): busy below QUIET percent of all
+# CPUs over 0.25 s, for at most QUIET_MAX seconds; sets WAITED (s, "+"
+# appended when it gave up).
+quiet() {
+	WAITED=0
+	q0=$("$PROBE" stamp)
+	while :; do
+		x0=$(sysstat)
+		sleep 0.25
+		x1=$(sysstat)
+		q1=$("$PROBE" stamp)
+		WAITED=$(awk -v a="$q0" -v b="$q1" 'BEGIN { printf "%.1f", (b - a) / 1e9 - 0.25 }')
+		set -- $x0 $x1
+		awk -v n=$(($5 - $2)) -v hz="$HZ" -v c="$NCPU" -v q="$QUIET" \
+			'BEGIN { exit !(n / hz / 0.25 / c * 100 < q) }' && return 0
+		awk -v w="$WAITED" -v m="$QUIET_MAX" 'BEGIN { exit !(w >= m) }' || continue
+		WAITED=$WAITED+
+		return 0
+	done
+}
+
 # others WIN_MS: CPU time of the rest of the machine over the last work
 # run, s: busy - the work's - the profiler's during it (WIN_MS).
 others() {
@@ -294,7 +320,7 @@ echo "   ./stackbox of $(stat -c %y ./stackbox | cut -d. -f1), tree $(git descri
 echo "   offcputime: ${OFFCPUTIME:-not found}$([ -z "$OFFCPUTIME" ] ||
 	dpkg-query -W -f=' (libbpf-tools ${Version})' libbpf-tools 2>/dev/null || :)"
 echo "   bpftrace: ${BPFTRACE:-not found}$([ -z "$BPFTRACE" ] ||
-	echo " ($("$BPFTRACE" --version 2>/dev/null))")"
+	echo " ($("$BPFTRACE" --version 2>/dev/null | head -1))")"
 echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
@@ -309,9 +335,10 @@ echo "== 1. overhead: perf bench sched messaging $MSG, $REPS rounds, the"
 echo "   configs interleaved; profilers system-wide: sb = stackbox offcpu -f folded"
 echo "   -o /dev/null, oc = offcputime >/dev/null, bt = bpftrace script ($SETTLE s settle)"
 echo "   others_s: CPU time of other processes during the run (busy - work -"
-echo "   profiler), steal_s: stolen by the hypervisor; cost/sw: (BPF time +"
-echo "   profiler cpu) during the work / sched_switch events in that time"
-echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s  prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw"
+echo "   profiler), steal_s: stolen by the hypervisor, wait_s: waited for the"
+echo "   machine to be quiet (+: gave up); cost/sw: (BPF time + profiler cpu)"
+echo "   during the work / sched_switch events in that time"
+echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s wait_s prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw"
 : >"$T/ovh"
 FAILED=""
 rep=1
@@ -330,13 +357,16 @@ while [ $rep -le "$REPS" ]; do
 		case " $FAILED " in
 		*" $cfg "*) continue ;;
 		esac
+		# Before the profiler starts: its life is then the same
+		# (start-up, SETTLE, the work, exit) whatever the wait.
+		quiet
 		case $cfg in
 		alone)
 			work "$T/work.res"
 			oth=$(others 0)
-			echo "alone $rep $WALL $WCPU 0 0 0 nan $RATE $oth $STEAL nan" >>"$T/ovh"
-			printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s\n' $cfg $rep \
-				"$WALL" "$WCPU" "$RATE" "$oth" "$STEAL"
+			echo "alone $rep $WALL $WCPU 0 0 0 nan $RATE $oth $STEAL nan $WAITED" >>"$T/ovh"
+			printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %5s\n' $cfg $rep \
+				"$WALL" "$WCPU" "$RATE" "$oth" "$STEAL" "$WAITED"
 			continue
 			;;
 		sb)
@@ -374,10 +404,10 @@ while [ $rep -le "$REPS" ]; do
 					($3 - $1 + w * 1e6) / ($4 - $2); exit }
 			{ print "nan nan" }')
 		oth=$(others "$win")
-		echo "$cfg $rep $WALL $WCPU $win $CPU_MS $RSS_KB $1 $RATE $oth $STEAL $2" >>"$T/ovh"
-		printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %11s / %5d %7d %10s %10s\n' \
-			$cfg $rep "$WALL" "$WCPU" "$RATE" "$oth" "$STEAL" "$win" \
-			"$CPU_MS" "$RSS_KB" "$1" "$2"
+		echo "$cfg $rep $WALL $WCPU $win $CPU_MS $RSS_KB $1 $RATE $oth $STEAL $2 $WAITED" >>"$T/ovh"
+		printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %5s %11s / %5d %7d %10s %10s\n' \
+			$cfg $rep "$WALL" "$WCPU" "$RATE" "$oth" "$STEAL" "$WAITED" \
+			"$win" "$CPU_MS" "$RSS_KB" "$1" "$2"
 		if [ $cfg = bt ] && ! grep -q '^@us\[' "$T/bt.out"; then
 			echo "   (bpftrace printed no stacks: $(head -c 300 "$T/prof.err"))"
 		fi
@@ -412,8 +442,9 @@ echo "   noise: the work alone varies by $NOISE_W in wall time, $NOISE_C in CPU 
 OTH=$(median "$T/ovh" 10 "" %.2f)
 OTHR=$(spread "$T/ovh" 10 "" %.2f)
 STL=$(spread "$T/ovh" 11 "" %.2f)
+NOTQ=$(awk '$13 ~ /[+]$/ { n++ } END { print n + 0 }' "$T/ovh")
 echo "   other processes used $OTH s of CPU per run (median; $OTHR), the"
-echo "   hypervisor stole $STL s"
+echo "   hypervisor stole $STL s; $NOTQ of $(wc -l <"$T/ovh") runs started on a busy machine"
 # Same-round ratios of the cost per switch.
 awk '$12 != "nan" { c[$1 " " $2] = $12; r[$2] = 1 }
 	END {
@@ -484,12 +515,20 @@ printf '   workload alone: %.3f s wall, %.3f s cpu, %s context switches/s\n' \
 echo "   (system-wide $CTXT/s); noise (max / min - 1 over $REPS runs): $NOISE_W"
 echo "   in wall time, $NOISE_C in cpu time"
 row() {
-	printf '   %-34s %9s %9s %9s %7s %7s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+	printf '   %-34s %9s %9s %9s %7s %7s\n' "$1" "$2" "$3" "$4" "$5" "$6" |
+		sed 's/ nan/   -/g'
+}
+# x VALUE: "xVALUE", "-" for nan (a tool without figures).
+x() {
+	case $1 in
+	nan) echo - ;;
+	*) echo "x$1" ;;
+	esac
 }
 row "" stackbox offcpu bpftrace sb/oc sb/bt
-row "wall slowdown vs alone" "x$WX_sb" "x$WX_oc" "x$WX_bt" \
+row "wall slowdown vs alone" "$(x $WX_sb)" "$(x $WX_oc)" "$(x $WX_bt)" \
 	"$(calc oratio "$WX_sb" "$WX_oc")" "$(calc oratio "$WX_sb" "$WX_bt")"
-row "work cpu slowdown vs alone" "x$CX_sb" "x$CX_oc" "x$CX_bt" \
+row "work cpu slowdown vs alone" "$(x $CX_sb)" "$(x $CX_oc)" "$(x $CX_bt)" \
 	"$(calc oratio "$CX_sb" "$CX_oc")" "$(calc oratio "$CX_sb" "$CX_bt")"
 row "extra cpu, work + profiler, ms" "$EX_sb" "$EX_oc" "$EX_bt" \
 	"$(calc pratio "$EX_sb" "$EX_oc")" "$(calc pratio "$EX_sb" "$EX_bt")"
@@ -504,7 +543,7 @@ row "profiler cpu whole life, ms" "$LIFE_sb" "$LIFE_oc" "$LIFE_bt" \
 row "profiler peak RSS, kB" "$RSS_sb" "$RSS_oc" "$RSS_bt" \
 	"$(calc ratio "$RSS_sb" "$RSS_oc")" "$(calc ratio "$RSS_sb" "$RSS_bt")"
 for cfg in $FAILED; do
-	echo "   $cfg failed to attach on this kernel: no figures for it"
+	echo "   $cfg did not start or attach (its error is above): no figures for it"
 done
 
 # The targets: stackbox's overhead no larger than offcputime's, at most half
