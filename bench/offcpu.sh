@@ -8,14 +8,14 @@
 #
 #   sh bench/offcpu.sh           from the repository root, as root
 #
-# Knobs (environment): REPS (rounds, each runs every configuration once, 11),
-# MSG (perf bench sched messaging options, "-g 2 -l 1200": 1-1.5 s
-# alone on an idle 2-CPU VM),
-# SETTLE (seconds from attached to starting the work, 1), QUIET (before
-# each run, wait until the machine is less than QUIET percent busy, 20; 100
-# turns it off) for at most QUIET_MAX seconds (10), BPF_STATS (1:
-# set kernel.bpf_stats_enabled for the overhead runs, restored on exit),
-# PERF (the perf binary), OFFCPUTIME, BPFTRACE, KEEP=1 keeps the scratch
+# Knobs (environment): REPS (rounds, each runs every configuration once,
+# 11), MSG (perf bench sched messaging options, "-g 2 -l 1200": 1-1.5 s
+# alone on an idle 2-CPU VM), SETTLE (seconds from attached to starting the
+# work, 1), QUIET (before each run, wait until the machine is less than
+# QUIET percent busy, 20; 100 turns it off) and QUIET_MAX (for at most so
+# many seconds, 10), BPF_STATS (1: set kernel.bpf_stats_enabled during the
+# overhead runs, restored on exit; 0 leaves it), PERF (the perf binary),
+# OFFCPUTIME, BPFTRACE (the peers' binaries), KEEP=1 keeps the scratch
 # directory.
 set -eu
 

@@ -37,6 +37,14 @@ for p in tp_btf raw_tp tracepoint; do
 	check "offcpu $p: used $p" grep -q "sched_switch: attached with $p\$" "$T/$p.err"
 	accuracy "$p" "$T/$p"
 done
+# the whole process: 4 threads cannot block longer than 4 x the run, and
+# at least the 2.4 s the three known waits add up to
+start=$(date +%s%N)
+"$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/total" 2>&1
+wall=$(( ($(date +%s%N) - start) / 1000 ))
+total=$(awk '/^block;/ { t += $NF } END { print t + 0 }' "$T/total")
+check "offcpu: process blocked $total us in $wall us of wall time, 4 threads" \
+	fcmp "$total >= 2400000 && $total <= 4 * $wall"
 check "offcpu: blocked threads are in state S" \
 	test -z "$(grep -E '_thread' "$T/tp_btf" | grep -v '^block;\[state S\]')"
 check "offcpu: kernel stacks end at __schedule, not in our programs" \
