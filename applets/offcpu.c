@@ -228,6 +228,11 @@ static void offcpu_describe(void *args, char *buf, size_t len)
 		 "(waiting for a CPU)");
 }
 
+static const char *const offcpu_stat_names[] = {
+	"blocks not tracked (starts map full)",
+	NULL,
+};
+
 static const struct collector_ops offcpu_ops = {
 	.metrics = offcpu_metrics,
 	.nmetrics = ARRAY_SIZE(offcpu_metrics),
@@ -239,6 +244,7 @@ static const struct collector_ops offcpu_ops = {
 	.before_drain = offcpu_before_drain,
 	.describe = offcpu_describe,
 	.aux_name = offcpu_state_name,
+	.stat_names = offcpu_stat_names,
 };
 
 static int offcpu_main(void *args, int argc, char **argv)

@@ -624,6 +624,9 @@ static int snapshot(struct collector *c, bool final)
 	s.lost_kstacks = stats[SB_STAT_KSTACK_LOST];
 	s.dropped_rows = stats[SB_STAT_ROWS_DROPPED];
 	s.dropped_events = stats[SB_STAT_EVENTS_DROPPED];
+	s.applet_stat_names = c->ops->stat_names;
+	for (unsigned i = 0; i < ARRAY_SIZE(s.applet_stats); i++)
+		s.applet_stats[i] = stats[SB_STAT_APPLET0 + i];
 	err = output_snapshot(c->out, &s);
 	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
 		verbose("snapshot %lu lost %llu user and %llu kernel stacks, "

@@ -81,6 +81,9 @@ struct collector_ops {
 	int (*before_drain)(struct collector *c, void *skel, __u64 flip_ns);
 	/* One line for the snapshot header, e.g. the sampling period. */
 	void (*describe)(void *args, char *buf, size_t len);
+	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for
+	 * the snapshot's "lost:" line; ends with NULL. */
+	const char *const *stat_names;
 	/* Name of the key's aux split (offcpu state); NULL: no split. */
 	const char *(*aux_name)(__u32 aux);
 };

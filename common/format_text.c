@@ -69,11 +69,16 @@ static void print_header(FILE *f, const struct snapshot *s)
 	fprintf(f, " in %zu stacks\n", s->nrows);
 	fprintf(f,
 		"lost: %llu user stacks, %llu kernel stacks, "
-		"%llu events (row map full), %llu process events\n",
+		"%llu events (row map full), %llu process events",
 		(unsigned long long)s->lost_ustacks,
 		(unsigned long long)s->lost_kstacks,
 		(unsigned long long)s->dropped_rows,
 		(unsigned long long)s->dropped_events);
+	for (unsigned i = 0; s->applet_stat_names && s->applet_stat_names[i];
+	     i++)
+		fprintf(f, ", %llu %s", (unsigned long long)s->applet_stats[i],
+			s->applet_stat_names[i]);
+	fputc('\n', f);
 }
 
 static void print_row(FILE *f, const struct snapshot *s, const struct row *r)

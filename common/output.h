@@ -36,6 +36,8 @@ struct snapshot {
 	__u64 total[SB_MAX_VALUES];
 	/* what could not be counted in this interval */
 	__u64 lost_ustacks, lost_kstacks, dropped_rows, dropped_events;
+	const char *const *applet_stat_names; /* and their counts: */
+	__u64 applet_stats[SB_STAT_MAX - SB_STAT_APPLET0];
 };
 
 void format_text(FILE *f, const struct snapshot *s, long long top);
