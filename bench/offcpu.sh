@@ -12,11 +12,11 @@
 # 11), MSG (perf bench sched messaging options, "-g 2 -l 1200": 1-1.5 s
 # alone on an idle 2-CPU VM), SETTLE (seconds from attached to starting the
 # work, 1), QUIET (before each run, wait until the machine is less than
-# QUIET percent busy, 20; 100 turns it off) and QUIET_MAX (for at most so
-# many seconds, 10), BPF_STATS (1: set kernel.bpf_stats_enabled during the
-# overhead runs, restored on exit; 0 leaves it), PERF (the perf binary),
-# OFFCPUTIME, BPFTRACE (the peers' binaries), KEEP=1 keeps the scratch
-# directory.
+# QUIET percent busy, 20; 100 turns it off) for at most QUIET_MAX seconds
+# (10) and QUIET_TOTAL over the whole run (60), BPF_STATS (1: set
+# kernel.bpf_stats_enabled during the overhead runs, restored on exit; 0
+# leaves it), PERF (the perf binary), OFFCPUTIME, BPFTRACE (the peers'
+# binaries), KEEP=1 keeps the scratch directory.
 set -eu
 
 REPS=${REPS:-11}
@@ -24,6 +24,7 @@ MSG=${MSG:--g 2 -l 1200}
 SETTLE=${SETTLE:-1}
 QUIET=${QUIET:-20}
 QUIET_MAX=${QUIET_MAX:-10}
+QUIET_TOTAL=${QUIET_TOTAL:-60}
 BPF_STATS=${BPF_STATS:-1}
 NCPU=$(getconf _NPROCESSORS_ONLN)
 HZ=$(getconf CLK_TCK)
@@ -288,11 +289,13 @@ work() {
 
 # quiet: wait until the rest of the machine is nearly idle (other
 # engineers' builds and tests share it): busy below QUIET percent of all
-# CPUs over 0.25 s, for at most QUIET_MAX seconds; sets WAITED (s, "+"
-# appended when it gave up).
+# CPUs over 0.25 s, for at most QUIET_MAX seconds, and QUIET_TOTAL over the
+# whole run; sets WAITED (s, "+" appended when it gave up).
+WAIT_SUM=0
 quiet() {
-	WAITED=0
 	q0=$("$PROBE" stamp)
+	qmax=$(awk -v m="$QUIET_MAX" -v t="$QUIET_TOTAL" -v s="$WAIT_SUM" \
+		'BEGIN { print (t - s < m) ? t - s : m }')
 	while :; do
 		x0=$(sysstat)
 		sleep 0.25
@@ -300,12 +303,17 @@ quiet() {
 		q1=$("$PROBE" stamp)
 		WAITED=$(awk -v a="$q0" -v b="$q1" 'BEGIN { printf "%.1f", (b - a) / 1e9 - 0.25 }')
 		set -- $x0 $x1
-		awk -v n=$(($5 - $2)) -v hz="$HZ" -v c="$NCPU" -v q="$QUIET" \
-			'BEGIN { exit !(n / hz / 0.25 / c * 100 < q) }' && return 0
-		awk -v w="$WAITED" -v m="$QUIET_MAX" 'BEGIN { exit !(w >= m) }' || continue
-		WAITED=$WAITED+
-		return 0
+		if awk -v n=$(($5 - $2)) -v hz="$HZ" -v c="$NCPU" -v q="$QUIET" \
+			'BEGIN { exit !(n / hz / 0.25 / c * 100 < q) }'; then
+			break
+		fi
+		if awk -v w="$WAITED" -v m="$qmax" 'BEGIN { exit !(w >= m) }'; then
+			WAIT_SUM=$(awk -v s="$WAIT_SUM" -v w="$WAITED" 'BEGIN { print s + w }')
+			WAITED=$WAITED+
+			return 0
+		fi
 	done
+	WAIT_SUM=$(awk -v s="$WAIT_SUM" -v w="$WAITED" 'BEGIN { print s + w }')
 }
 
 # others WIN_MS: CPU time of the rest of the machine over the last work
