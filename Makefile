@@ -156,7 +156,7 @@ savedefconfig: $(srctree)/applets/Config.in
 # ---- static musl builds and boards ----
 -include $(srctree)/board/musl.mk
 
-# ---- the README's two commands: make setup run, make setup check ----
+# ---- the README's two commands: make setup && make run|check ----
 # What setup installs is needed by everything after it.
 ifneq ($(filter setup,$(MAKECMDGOALS)),)
 .NOTPARALLEL:

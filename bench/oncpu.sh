@@ -18,7 +18,7 @@ LAT_REPS=${LAT_REPS:-7}
 RSS_SECS=${RSS_SECS:-10}
 SETTLE=${SETTLE:-1}
 SB=./stackbox
-BURN=tests/workloads/burn
+BURN=obj/tests/workloads/burn # built by the project Makefile, not in the source tree
 NCPU=$(getconf _NPROCESSORS_ONLN)
 
 die() {
@@ -60,7 +60,7 @@ trap 'exit 130' INT TERM
 
 # ---- build what is needed ----
 [ -x "$SB" ] || make -s
-make -s "$BURN" >/dev/null
+make -s "$BURN" >/dev/null # tests/tests.mk builds workloads under obj/
 cc -O2 -g -fno-omit-frame-pointer -pthread -Wall -o "$T/work" bench/work.c
 cc -O2 -Wall -o "$T/probe" bench/probe.c
 WORK=$T/work
