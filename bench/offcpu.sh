@@ -18,6 +18,7 @@
 # leaves it), PERF (the perf binary), OFFCPUTIME, BPFTRACE (the peers'
 # binaries), KEEP=1 keeps the scratch directory.
 set -eu
+. "$(dirname "$0")/lib.sh"
 
 REPS=${REPS:-11}
 MSG=${MSG:--g 2 -l 1200}
@@ -29,10 +30,6 @@ BPF_STATS=${BPF_STATS:-1}
 NCPU=$(getconf _NPROCESSORS_ONLN)
 HZ=$(getconf CLK_TCK)
 
-die() {
-	echo "offcpu.sh: $*" >&2
-	exit 1
-}
 
 [ -f bench/offcpu.sh ] || die "run from the repository root: sh bench/offcpu.sh"
 [ "$(id -u)" = 0 ] || die "run as root (BPF)"
@@ -60,17 +57,6 @@ BPFTRACE=${BPFTRACE:-$(command -v bpftrace || :)}
 T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
 LIVE=""		# pids this script started and has not waited for yet
 STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-cleanup() {
-	for p in $LIVE; do
-		kill "$p" 2>/dev/null || :
-	done
-	[ -z "$STATS0" ] || echo "$STATS0" >/proc/sys/kernel/bpf_stats_enabled
-	if [ "${KEEP:-0}" = 1 ]; then
-		echo "scratch files kept in $T"
-	else
-		rm -rf "$T"
-	fi
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -119,91 +105,10 @@ EOF
 
 # ---- helpers ----
 
-# median FILE COLUMN [KEY [FORMAT]]: median of a column, over the lines
-# whose first field is KEY when given; "nan" when there are none.
-median() {
-	awk -v c="$2" -v k="${3:-}" 'k == "" || $1 == k { print $c }' "$1" |
-		sort -g | awk -v f="${4:-}" '{ v[NR] = $1 }
-		END {
-			if (!NR) { print "nan"; exit }
-			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			if (f != "") printf f "\n", m; else print m
-		}'
-}
 
-# spread FILE COLUMN [KEY [FORMAT]]: "min..max" over the same lines.
-spread() {
-	awk -v c="$2" -v k="${3:-}" -v f="${4:-%.3f}" 'k == "" || $1 == k {
-			if (n++ == 0 || $c + 0 < lo) lo = $c + 0
-			if (n == 1 || $c + 0 > hi) hi = $c + 0
-		}
-		END { if (n) printf f ".." f, lo, hi; else printf "-" }' "$1"
-}
 
-# calc OP A B: ratio (A / B), oratio (ratio of overheads A - 1 over B - 1),
-# pratio (A / B when both are positive); n/a when it cannot be told.
-calc() {
-	awk -v e="$1" -v a="$2" -v b="$3" \
-		'BEGIN {
-			num = "^-?[0-9]+[.]?[0-9]*$"
-			if (a !~ num || b !~ num) { print "n/a"; exit }
-			if (e == "ratio") r = (b + 0 ? sprintf("%.2f", a / b) : "n/a")
-			else if (e == "oratio") r = (a > 1 && b > 1 ? \
-				sprintf("%.2f", (a - 1) / (b - 1)) : "n/a")
-			else if (e == "pratio") r = (a > 0 && b > 0 ? \
-				sprintf("%.2f", a / b) : "n/a")
-			print r
-		}'
-}
 
-# start_prof NAME CMD [ARG]...: run CMD in the background under "probe run",
-# which records its CPU time and peak RSS in $T/NAME.res. Sets PID (CMD)
-# and RUNNER (probe).
-start_prof() {
-	res=$T/$1.res
-	shift
-	rm -f "$res"
-	"$PROBE" run "$res" "$@" &
-	RUNNER=$!
-	LIVE="$LIVE $RUNNER"
-	n=0
-	until [ -s "$res" ]; do
-		n=$((n + 1))
-		[ $n -lt 500 ] || die "$1 did not start"
-		sleep 0.01
-	done
-	PID=$(awk '$1 == "pid" { print $2 }' "$res")
-	LIVE="$LIVE $PID"
-}
 
-# stop_prof NAME: SIGINT to PID, wait for it; set CPU_MS (user + system,
-# its whole life, exit work included), RSS_KB (peak) and STATUS from
-# $T/NAME.res. SIGINT again after 5 s, SIGKILL after 30 s, saying so.
-stop_prof() {
-	kill -INT "$PID" 2>/dev/null || :
-	n=0
-	while kill -0 "$PID" 2>/dev/null; do
-		n=$((n + 1))
-		case $n in
-		100)
-			echo "   ($1: still running 5 s after SIGINT: SIGINT again)"
-			kill -INT "$PID" 2>/dev/null || :
-			;;
-		600)
-			echo "   ($1: still running 30 s after SIGINT: SIGKILL)"
-			kill -KILL "$PID" 2>/dev/null || :
-			;;
-		esac
-		sleep 0.05
-	done
-	wait "$RUNNER" || :
-	LIVE=""
-	line=$(grep '^cpu_ms' "$T/$1.res") || die "$1: no resource usage"
-	set -- $line
-	CPU_MS=$(($2 + $3))
-	RSS_KB=$5
-	STATUS=$7
-}
 
 # ready WHAT ERRFILE: wait until the profiler PID is attached to
 # sched_switch, or fail (return 1) if it exits first or takes 20 s.
@@ -229,12 +134,6 @@ ready() {
 	done
 }
 
-# run_ms PID: CPU time of a process so far, all its threads, in ms (from
-# the scheduler's nanosecond runtime, not the ticks of /proc/PID/stat).
-run_ms() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '{ n += $1 } END { printf "%.1f\n", n / 1e6 }'
-}
 
 # bpf_stat PID: "RUN_TIME_NS RUN_CNT" of the BPF programs PID holds: time
 # summed over its programs (each counted once, by id), runs of the

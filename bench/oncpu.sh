@@ -11,6 +11,11 @@
 # (10), SETTLE (seconds from attached to starting the work, 1), PERF (the
 # perf binary), KEEP=1 keeps the scratch directory.
 set -eu
+. "$(dirname "$0")/lib.sh"
+say_status() {
+	[ "$STATUS" = 0 ] || [ "$STATUS" = 130 ] ||
+		echo "   (profiler exited with status $STATUS)"
+}
 
 REPS=${REPS:-9}
 ROUNDS=${ROUNDS:-2000000}
@@ -21,10 +26,6 @@ SB=./stackbox
 BURN=obj/tests/workloads/burn # built by the project Makefile, not in the source tree
 NCPU=$(getconf _NPROCESSORS_ONLN)
 
-die() {
-	echo "oncpu.sh: $*" >&2
-	exit 1
-}
 
 [ -f bench/oncpu.sh ] || die "run from the repository root: sh bench/oncpu.sh"
 [ "$(id -u)" = 0 ] || die "run as root (BPF and system-wide perf events)"
@@ -44,17 +45,6 @@ fi
 T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
 LIVE=""		# pids this script started and has not waited for yet
 STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-cleanup() {
-	for p in $LIVE; do
-		kill "$p" 2>/dev/null || :
-	done
-	[ -z "$STATS0" ] || echo "$STATS0" >/proc/sys/kernel/bpf_stats_enabled
-	if [ "${KEEP:-0}" = 1 ]; then
-		echo "scratch files kept in $T"
-	else
-		rm -rf "$T"
-	fi
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -68,92 +58,10 @@ PROBE=$T/probe
 
 # ---- helpers ----
 
-# median FILE COLUMN [KEY]: median of a column, over the lines whose first
-# field is KEY when given.
-median() {
-	awk -v c="$2" -v k="${3:-}" 'k == "" || $1 == k { print $c }' "$1" |
-		sort -g | awk '{ v[NR] = $1 }
-		END {
-			if (!NR) { print "nan"; exit }
-			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		}'
-}
 
-# spread FILE COLUMN [KEY [FORMAT]]: "min..max" over the same lines.
-spread() {
-	awk -v c="$2" -v k="${3:-}" -v f="${4:-%.3f}" 'k == "" || $1 == k {
-			if (n++ == 0 || $c + 0 < lo) lo = $c + 0
-			if (n == 1 || $c + 0 > hi) hi = $c + 0
-		}
-		END { printf f ".." f, lo, hi }' "$1"
-}
 
-# calc OP A B: ratio (A / B), pct (A ms as a
-# share of B s), oratio (ratio of overheads A - 1 over B - 1), pratio
-# (A / B when both are positive); n/a when it cannot be told.
-calc() {
-	awk -v e="$1" -v a="$2" -v b="$3" \
-		'BEGIN {
-			num = "^-?[0-9]+[.]?[0-9]*%?$"
-			if (a !~ num || b !~ num) { print "n/a"; exit }
-			if (e == "ratio") r = (b + 0 ? sprintf("%.2f", a / b) : "n/a")
-			else if (e == "pct") r = sprintf("%.2f%%", a / b / 10)
-			else if (e == "oratio") r = (a > 1 && b > 1 ? \
-				sprintf("%.2f", (a - 1) / (b - 1)) : "n/a")
-			else if (e == "pratio") r = (a > 0 && b > 0 ? \
-				sprintf("%.2f", a / b) : "n/a")
-			print r
-		}'
-}
 
-# start_prof NAME CMD [ARG]...: run CMD in the background under "probe run",
-# which records its CPU time and peak RSS in $T/NAME.res. Sets PID (CMD)
-# and RUNNER (probe).
-start_prof() {
-	res=$T/$1.res
-	shift
-	rm -f "$res"
-	"$PROBE" run "$res" "$@" &
-	RUNNER=$!
-	LIVE="$LIVE $RUNNER"
-	n=0
-	until [ -s "$res" ]; do
-		n=$((n + 1))
-		[ $n -lt 500 ] || die "$1 did not start"
-		sleep 0.01
-	done
-	PID=$(awk '$1 == "pid" { print $2 }' "$res")
-	LIVE="$LIVE $PID"
-}
 
-# stop_prof NAME: SIGINT to PID, wait for it; set CPU_MS (user + system,
-# its whole life, exit work included) and RSS_KB (peak) from $T/NAME.res.
-# SIGINT again after 5 s, SIGKILL after 30 s, saying so.
-stop_prof() {
-	kill -INT "$PID" 2>/dev/null || :
-	n=0
-	while kill -0 "$PID" 2>/dev/null; do
-		n=$((n + 1))
-		case $n in
-		100)
-			echo "   ($1: still running 5 s after SIGINT: SIGINT again)"
-			kill -INT "$PID" 2>/dev/null || :
-			;;
-		600)
-			echo "   ($1: still running 30 s after SIGINT: SIGKILL)"
-			kill -KILL "$PID" 2>/dev/null || :
-			;;
-		esac
-		sleep 0.05
-	done
-	wait "$RUNNER" || :
-	LIVE=""
-	line=$(grep '^cpu_ms' "$T/$1.res") || die "$1: no resource usage"
-	set -- $line
-	CPU_MS=$(($2 + $3))
-	RSS_KB=$5
-	[ "$7" = 0 ] || [ "$7" = 130 ] || echo "   (profiler exited with status $7)"
-}
 
 # ready_sb ERRFILE / ready_perf: wait until the profiler samples.
 # stackbox -v says "sampling N CPUs" once every CPU's event is attached;
@@ -179,12 +87,6 @@ ready_perf() {
 	done
 }
 
-# run_ms PID: CPU time of a process so far, all its threads, in ms (from
-# the scheduler's nanosecond runtime, not the ticks of /proc/PID/stat).
-run_ms() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '{ n += $1 } END { printf "%.1f\n", n / 1e6 }'
-}
 
 # bpf_sample_ns PID: "RUN_TIME_NS RUN_CNT" of the perf_event BPF programs
 # PID holds (kernel.bpf_stats_enabled must be 1).
@@ -252,6 +154,7 @@ while [ $rep -le "$REPS" ]; do
 		sb*) bpf=$(bpf_sample_ns "$PID") ;;
 		esac
 		stop_prof prof
+		say_status
 		win=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", b - a }')
 		case $cfg in
 		sb*)
@@ -355,6 +258,7 @@ ready_sb "$T/sb.err"
 sleep "$RSS_SECS"
 H=$(awk '/^VmHWM/ { print $2 }' /proc/"$PID"/status)
 stop_prof rss
+say_status
 kill "$B" 2>/dev/null || :
 wait "$B" 2>/dev/null || :
 RSB=$RSS_KB
@@ -370,6 +274,7 @@ ready_perf "$T/perf.err"
 sleep "$RSS_SECS"
 H=$(awk '/^VmHWM/ { print $2 }' /proc/"$PID"/status)
 stop_prof rss
+say_status
 kill "$B" 2>/dev/null || :
 wait "$B" 2>/dev/null || :
 RPF=$RSS_KB

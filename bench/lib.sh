@@ -1,0 +1,115 @@
+# Shared by bench/*.sh (sourced): process control, resource figures and
+# statistics. The sourcing script sets T (scratch dir), PROBE (bench/probe.c
+# built), LIVE (pids to kill on exit) and STATS0 (bpf_stats to restore).
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+cleanup() {
+	for p in $LIVE; do
+		kill "$p" 2>/dev/null || :
+	done
+	[ -z "$STATS0" ] || echo "$STATS0" >/proc/sys/kernel/bpf_stats_enabled
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "scratch files kept in $T"
+	else
+		rm -rf "$T"
+	fi
+}
+
+# run_ms PID: CPU time of a process so far, all its threads, in ms (from
+# the scheduler's nanosecond runtime, not the ticks of /proc/PID/stat).
+run_ms() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		awk '{ n += $1 } END { printf "%.1f\n", n / 1e6 }'
+}
+
+# start_prof NAME CMD [ARG]...: run CMD in the background under "probe run",
+# which records its CPU time and peak RSS in $T/NAME.res. Sets PID (CMD)
+# and RUNNER (probe).
+start_prof() {
+	res=$T/$1.res
+	shift
+	rm -f "$res"
+	"$PROBE" run "$res" "$@" &
+	RUNNER=$!
+	LIVE="$LIVE $RUNNER"
+	n=0
+	until [ -s "$res" ]; do
+		n=$((n + 1))
+		[ $n -lt 500 ] || die "$1 did not start"
+		sleep 0.01
+	done
+	PID=$(awk '$1 == "pid" { print $2 }' "$res")
+	LIVE="$LIVE $PID"
+}
+
+# stop_prof NAME: SIGINT to PID, wait for it; set CPU_MS (user + system,
+# its whole life, exit work included), RSS_KB (peak) and STATUS from
+# $T/NAME.res. SIGINT again after 5 s, SIGKILL after 30 s, saying so.
+stop_prof() {
+	kill -INT "$PID" 2>/dev/null || :
+	n=0
+	while kill -0 "$PID" 2>/dev/null; do
+		n=$((n + 1))
+		case $n in
+		100)
+			echo "   ($1: still running 5 s after SIGINT: SIGINT again)"
+			kill -INT "$PID" 2>/dev/null || :
+			;;
+		600)
+			echo "   ($1: still running 30 s after SIGINT: SIGKILL)"
+			kill -KILL "$PID" 2>/dev/null || :
+			;;
+		esac
+		sleep 0.05
+	done
+	wait "$RUNNER" || :
+	LIVE=""
+	line=$(grep '^cpu_ms' "$T/$1.res") || die "$1: no resource usage"
+	set -- $line
+	CPU_MS=$(($2 + $3))
+	RSS_KB=$5
+	STATUS=$7
+}
+
+# median FILE COLUMN [KEY [FORMAT]]: median of a column, over the lines
+# whose first field is KEY when given; "nan" when there are none.
+median() {
+	awk -v c="$2" -v k="${3:-}" 'k == "" || $1 == k { print $c }' "$1" |
+		sort -g | awk -v f="${4:-}" '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan"; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			if (f != "") printf f "\n", m; else print m
+		}'
+}
+
+# spread FILE COLUMN [KEY [FORMAT]]: "min..max" over the same lines.
+spread() {
+	awk -v c="$2" -v k="${3:-}" -v f="${4:-%.3f}" 'k == "" || $1 == k {
+			if (n++ == 0 || $c + 0 < lo) lo = $c + 0
+			if (n == 1 || $c + 0 > hi) hi = $c + 0
+		}
+		END { if (n) printf f ".." f, lo, hi; else printf "-" }' "$1"
+}
+
+# calc OP A B: ratio (A / B), pct (A ms as a
+# share of B s), oratio (ratio of overheads A - 1 over B - 1), pratio
+# (A / B when both are positive); n/a when it cannot be told.
+calc() {
+	awk -v e="$1" -v a="$2" -v b="$3" \
+		'BEGIN {
+			num = "^-?[0-9]+[.]?[0-9]*%?$"
+			if (a !~ num || b !~ num) { print "n/a"; exit }
+			if (e == "ratio") r = (b + 0 ? sprintf("%.2f", a / b) : "n/a")
+			else if (e == "pct") r = sprintf("%.2f%%", a / b / 10)
+			else if (e == "oratio") r = (a > 1 && b > 1 ? \
+				sprintf("%.2f", (a - 1) / (b - 1)) : "n/a")
+			else if (e == "pratio") r = (a > 0 && b > 0 ? \
+				sprintf("%.2f", a / b) : "n/a")
+			print r
+		}'
+}
