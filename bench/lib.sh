@@ -113,3 +113,17 @@ calc() {
 			print r
 		}'
 }
+
+# The perf binary: Debian's /usr/bin/perf, or a versioned one if the plain
+# one refuses to run on this kernel. Sets PERF unless it is set already.
+find_perf() {
+	if [ -z "${PERF:-}" ]; then
+		for p in perf /usr/bin/perf_*; do
+			if "$p" --version >/dev/null 2>&1; then
+				PERF=$p
+				break
+			fi
+		done
+	fi
+	[ -n "${PERF:-}" ] || die "no working perf binary (set PERF=...)"
+}

@@ -30,21 +30,10 @@ BPF_STATS=${BPF_STATS:-1}
 NCPU=$(getconf _NPROCESSORS_ONLN)
 HZ=$(getconf CLK_TCK)
 
-
 [ -f bench/offcpu.sh ] || die "run from the repository root: sh bench/offcpu.sh"
 [ "$(id -u)" = 0 ] || die "run as root (BPF)"
 
-# The perf binary: Debian's /usr/bin/perf, or a versioned one if the plain
-# one refuses to run on this kernel.
-if [ -z "${PERF:-}" ]; then
-	for p in perf /usr/bin/perf_*; do
-		if "$p" --version >/dev/null 2>&1; then
-			PERF=$p
-			break
-		fi
-	done
-fi
-[ -n "${PERF:-}" ] || die "no working perf binary (set PERF=...)"
+find_perf
 
 # The peers: a missing one is reported and its configuration skipped.
 if [ -z "${OFFCPUTIME:-}" ]; then
@@ -105,11 +94,6 @@ EOF
 
 # ---- helpers ----
 
-
-
-
-
-
 # ready WHAT ERRFILE: wait until the profiler PID is attached to
 # sched_switch, or fail (return 1) if it exits first or takes 20 s.
 #   sb: stackbox -v says "sched_switch: attached with" once its link is up;
@@ -133,7 +117,6 @@ ready() {
 		sleep 0.01
 	done
 }
-
 
 # bpf_stat PID: "RUN_TIME_NS RUN_CNT" of the BPF programs PID holds: time
 # summed over its programs (each counted once, by id), runs of the

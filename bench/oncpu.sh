@@ -26,21 +26,10 @@ SB=./stackbox
 BURN=obj/tests/workloads/burn # built by the project Makefile, not in the source tree
 NCPU=$(getconf _NPROCESSORS_ONLN)
 
-
 [ -f bench/oncpu.sh ] || die "run from the repository root: sh bench/oncpu.sh"
 [ "$(id -u)" = 0 ] || die "run as root (BPF and system-wide perf events)"
 
-# The perf binary: Debian's /usr/bin/perf, or a versioned one if the plain
-# one refuses to run on this kernel.
-if [ -z "${PERF:-}" ]; then
-	for p in perf /usr/bin/perf_*; do
-		if "$p" --version >/dev/null 2>&1; then
-			PERF=$p
-			break
-		fi
-	done
-fi
-[ -n "${PERF:-}" ] || die "no working perf binary (set PERF=...)"
+find_perf
 
 T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
 LIVE=""		# pids this script started and has not waited for yet
@@ -57,11 +46,6 @@ WORK=$T/work
 PROBE=$T/probe
 
 # ---- helpers ----
-
-
-
-
-
 
 # ready_sb ERRFILE / ready_perf: wait until the profiler samples.
 # stackbox -v says "sampling N CPUs" once every CPU's event is attached;
@@ -86,7 +70,6 @@ ready_perf() {
 		sleep 0.01
 	done
 }
-
 
 # bpf_sample_ns PID: "RUN_TIME_NS RUN_CNT" of the perf_event BPF programs
 # PID holds (kernel.bpf_stats_enabled must be 1).
