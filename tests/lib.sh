@@ -20,5 +20,14 @@ bpf_unavailable() {
 		[ -d /sys/kernel/debug/tracing ] || { echo "no tracefs/BTF"; return; }
 }
 
+# need_bpf NAME: skip the whole test file when root+BPF tests cannot run
+# here; else make the scratch directory $T, removed at exit.
+need_bpf() {
+	why=$(bpf_unavailable)
+	if [ -n "$why" ]; then skip "$1" "$why"; exit 0; fi
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+}
+
 # Floating point comparison: fcmp "$a >= 0.6"
 fcmp() { awk "BEGIN { exit !($1) }"; }

@@ -2,10 +2,7 @@
 # offcpu against real BPF: known blocked times on every attach path, with
 # BTF hidden, and no over-count in a context-switch storm.
 . "$SRCTREE/tests/lib.sh"
-why=$(bpf_unavailable)
-if [ -n "$why" ]; then skip "offcpu integration" "$why"; exit 0; fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+need_bpf "offcpu integration"
 BLOCK=$WORKLOADS/block
 
 # known FILE: microseconds blocked in each thread function of block.c

@@ -1,10 +1,7 @@
 #!/bin/sh
 # oncpu against real BPF: known CPU ratios, -p, -- CMD, signals, cleanup.
 . "$SRCTREE/tests/lib.sh"
-why=$(bpf_unavailable)
-if [ -n "$why" ]; then skip "oncpu integration" "$why"; exit 0; fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+need_bpf "oncpu integration"
 BURN=$WORKLOADS/burn
 
 # share FILE: burn_two_thirds samples / (those + burn_one_third samples)
