@@ -251,11 +251,9 @@ static int offcpu_main(void *args, int argc, char **argv)
 {
 	struct offcpu_args *a = args;
 
-	if (argc && strcmp(argv[-1], "--"))
-		help_exit("unexpected argument '%s'", argv[0]);
 	if (a->max && a->min > a->max)
 		help_exit("-m is longer than -M");
-	return collect_run(&offcpu_ops, &a->common, a, argc ? argv : NULL);
+	return collect_run(&offcpu_ops, &a->common, a, argc, argv);
 }
 
 APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args);

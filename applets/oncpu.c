@@ -142,9 +142,7 @@ static int oncpu_main(void *args, int argc, char **argv)
 {
 	struct oncpu_args *a = args;
 
-	if (argc && strcmp(argv[-1], "--"))
-		help_exit("unexpected argument '%s'", argv[0]);
-	return collect_run(&oncpu_ops, &a->common, a, argc ? argv : NULL);
+	return collect_run(&oncpu_ops, &a->common, a, argc, argv);
 }
 
 APPLET_DEFINE(oncpu, oncpu_main, oncpu_opts, struct oncpu_args);

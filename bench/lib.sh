@@ -127,3 +127,10 @@ find_perf() {
 	fi
 	[ -n "${PERF:-}" ] || die "no working perf binary (set PERF=...)"
 }
+
+# spread_pct FILE COLUMN: how much the "alone" rows of FILE vary in COLUMN,
+# (max - min) / min, as a percentage: the run's noise floor.
+spread_pct() {
+	awk -v c="$2" '$1 == "alone" { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
+		END { printf "%.1f%%", 100 * (hi - lo) / lo }' "$1"
+}

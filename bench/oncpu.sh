@@ -175,10 +175,8 @@ for cfg in alone sb49 perf49 sb999 perf999; do
 		"$(median "$T/ovh" 3 $cfg)" "$(spread "$T/ovh" 3 $cfg)" \
 		"$(median "$T/ovh" 4 $cfg)" "$(spread "$T/ovh" 4 $cfg)"
 done
-NOISE_W=$(awk '$1 == "alone" { if (!n++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3 }
-	END { printf "%.0f%%", 100 * (hi - lo) / lo }' "$T/ovh")
-NOISE_C=$(awk '$1 == "alone" { if (!n++ || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
-	END { printf "%.1f%%", 100 * (hi - lo) / lo }' "$T/ovh")
+NOISE_W=$(spread_pct "$T/ovh" 3)
+NOISE_C=$(spread_pct "$T/ovh" 4)
 echo "   noise: the work alone varies by $NOISE_W in wall time, $NOISE_C in CPU time"
 echo "   paired with the same round's alone run (median, min..max):"
 echo "   config   wall slowdown              work cpu slowdown          extra cpu ms"

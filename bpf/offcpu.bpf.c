@@ -65,18 +65,24 @@ struct {
 	__type(value, struct waker);
 } wakers SEC(".maps");
 
-/* -1: a state we do not count (stopped, traced, dead). */
+/* Both encodings keep TASK_INTERRUPTIBLE (1) and TASK_UNINTERRUPTIBLE (2);
+ * -1: a state we do not count (stopped, traced, dead). */
+static __always_inline int classify_sleep(long state)
+{
+	if (state & 2)
+		return OFFCPU_D;
+	if (state & 1)
+		return OFFCPU_S;
+	return -1;
+}
+
 static __always_inline int classify_raw(int preempt, unsigned int state)
 {
 	if (preempt || !state)
 		return OFFCPU_R;
 	if (state & 0x400) /* TASK_NOLOAD: TASK_IDLE, an idle kthread's wait */
 		return OFFCPU_S;
-	if (state & 2)
-		return OFFCPU_D;
-	if (state & 1)
-		return OFFCPU_S;
-	return -1;
+	return classify_sleep(state);
 }
 
 /* The tracepoint reports task_state_index bits; preemption as the bit
@@ -87,11 +93,7 @@ static __always_inline int classify_report(long state)
 		return OFFCPU_R;
 	if (state & 0x80) /* I: idle kthread */
 		return OFFCPU_S;
-	if (state & 2)
-		return OFFCPU_D;
-	if (state & 1)
-		return OFFCPU_S;
-	return -1;
+	return classify_sleep(state);
 }
 
 static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)

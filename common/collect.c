@@ -768,11 +768,15 @@ done:
 }
 
 int collect_run(const struct collector_ops *ops, struct collect_opts *o,
-		void *args, char **cmd)
+		void *args, int argc, char **argv)
 {
+	char **cmd = argc ? argv : NULL;
 	struct collector c = {.ops = ops, .o = o, .args = args, .child = 0};
 	int go = -1, status;
 
+	/* operands only after "--": argv[-1] is what opts_parse stopped at */
+	if (argc && strcmp(argv[-1], "--"))
+		help_exit("unexpected argument '%s'", argv[0]);
 	setup_wait(&c); /* first: a signal sent from now on is not lost */
 	verbose_level = o->verbose;
 	libbpf_set_print(libbpf_print);

@@ -115,9 +115,10 @@ struct collector_ops {
 	.open = name##_skel_open, .load = name##_skel_load, \
 	.destroy = name##_skel_destroy
 
-/* Run the applet: returns the exit status (CMD's when there is one). */
+/* Run the applet on what opts_parse() left: nothing, or "-- CMD ARG...".
+ * Returns the exit status (CMD's when there is one). */
 int collect_run(const struct collector_ops *ops, struct collect_opts *o,
-		void *args, char **cmd);
+		void *args, int argc, char **argv);
 /* For the applet's attach(): keep a link until the end of the run. */
 void collect_keep_link(struct collector *c, struct bpf_link *link);
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
