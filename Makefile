@@ -59,7 +59,7 @@ core-y := main lib opts
 core-y += collect stacks output cgroup
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
-core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms
+core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))

@@ -130,6 +130,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	const __u64 *ip;
 	const char **f;
 	unsigned depth;
+	uint64_t caller;
+	bool repair;
 
 	*n = 0;
 	if (id == SB_STACK_NONE)
@@ -145,6 +147,9 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 		*n = 1;
 		return f;
 	}
+	repair =
+		ENABLE_SYMBOLIZE && !kernel && out->procs && depth >= 2 &&
+		!proc_syms_lost_caller(out->procs, tgid, ip[0], ip[1], &caller);
 	f = xmalloc((depth + 1) * sizeof(*f));
 	keep(out, (char *)f);
 	/* ip[] is leaf first; frames are root first */
@@ -154,6 +159,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 			       : user_frame(out, tgid, ip[depth - 1 - i]);
 		if (kernel && own_frame(name))
 			break;
+		if (repair && i == depth - 1)
+			f[(*n)++] = user_frame(out, tgid, caller);
 		f[(*n)++] = name;
 	}
 	return f;
