@@ -39,7 +39,7 @@ check: check-build board-prereqs
 
 check-unit check-integration: check-build
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
-		$(srctree)/tests/run.sh $(@:check-%=%)
+		OUT=$(srctree)/out $(srctree)/tests/run.sh $(@:check-%=%)
 check-board: board-prereqs
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
 		OUT=$(srctree)/out $(srctree)/tests/run.sh board
