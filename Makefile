@@ -23,8 +23,10 @@ BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
 DEFCONFIG ?= $(ARCH)_defconfig
 
 # Configuration targets write .config: they must not create it first.
+# make reads the resolved symbols, so one missing from an older .config
+# takes its Kconfig default here as in autoconf.h.
 ifeq ($(filter %config,$(MAKECMDGOALS)),)
--include $(KCONFIG_CONFIG)
+-include $(O)/gen/config.mk
 endif
 
 # Libraries: the system's libbpf by default; a static build (STATIC=1)
@@ -60,6 +62,7 @@ core-y += collect stacks output cgroup
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
+core-$(CONFIG_UNWIND_EH_FRAME) += ehframe
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
@@ -129,6 +132,9 @@ $(KCONFIG_CONFIG):
 		cp $(srctree)/configs/$(DEFCONFIG) $@; \
 	else $(srctree)/scripts/config.sh defaults $(srctree) > $@; fi
 	@echo "  CONFIG   $@ from configs/$(DEFCONFIG)"
+
+$(O)/gen/config.mk: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(wildcard $(srctree)/applets/*.c) | $(O)/gen
+	$(Q)$(srctree)/scripts/config.sh make $(srctree) $< > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/applets/Config.in | $(O)/gen
 	$(call quiet,GEN,$@)$(srctree)/scripts/config.sh header $(srctree) $< > $@.tmp && mv $@.tmp $@
