@@ -52,17 +52,18 @@ LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
 # -mcpu=v3: atomic xchg/cmpxchg (offcpu), programs gate their use at run time
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
-	-I$(srctree)/bpf $(BPF_INCLUDES)
+	-I$(srctree)/bpf $(BPF_INCLUDES) \
+	$(if $(CONFIG_UNWIND_EH_FRAME),-DSB_WITH_UNWIND)
 
 # ---- what the configuration selects ----
 APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
 BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
 core-y := main lib opts
-core-y += collect stacks output cgroup
+core-y += collect entry stacks output cgroup kbtf
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
-core-$(CONFIG_UNWIND_EH_FRAME) += ehframe
+core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
@@ -91,7 +92,7 @@ else
 # The object is embedded in the binary: drop its DWARF. .BTF (maps) and
 # .BTF.ext (func info, which callbacks such as bpf_for_each_map_elem's
 # need) stay.
-$(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
+$(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)/gen/config.mk | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
 		$(LLVM_STRIP) -g $@
 
@@ -136,7 +137,7 @@ $(KCONFIG_CONFIG):
 $(O)/gen/config.mk: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(wildcard $(srctree)/applets/*.c) | $(O)/gen
 	$(Q)$(srctree)/scripts/config.sh make $(srctree) $< > $@.tmp && mv $@.tmp $@
 
-$(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/applets/Config.in | $(O)/gen
+$(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(srctree)/applets/Config.in | $(O)/gen
 	$(call quiet,GEN,$@)$(srctree)/scripts/config.sh header $(srctree) $< > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen

@@ -127,20 +127,42 @@ static uint64_t encoded(struct cursor *c, uint8_t enc)
 	if (enc == 0xff) /* DW_EH_PE_omit */
 		return 0;
 	switch (enc & 0x0f) {
-	case 0x00: v = u(c, 8); break;
-	case 0x01: v = uleb(c); break;
-	case 0x02: v = u(c, 2); break;
-	case 0x03: v = u(c, 4); break;
-	case 0x04: v = u(c, 8); break;
-	case 0x09: v = sleb(c); break;
-	case 0x0a: v = (uint64_t)(int16_t)u(c, 2); break;
-	case 0x0b: v = (uint64_t)(int32_t)u(c, 4); break;
-	case 0x0c: v = u(c, 8); break;
-	default: c->bad = true; return 0;
+	case 0x00:
+		v = u(c, 8);
+		break;
+	case 0x01:
+		v = uleb(c);
+		break;
+	case 0x02:
+		v = u(c, 2);
+		break;
+	case 0x03:
+		v = u(c, 4);
+		break;
+	case 0x04:
+		v = u(c, 8);
+		break;
+	case 0x09:
+		v = sleb(c);
+		break;
+	case 0x0a:
+		v = (uint64_t)(int16_t)u(c, 2);
+		break;
+	case 0x0b:
+		v = (uint64_t)(int32_t)u(c, 4);
+		break;
+	case 0x0c:
+		v = u(c, 8);
+		break;
+	default:
+		c->bad = true;
+		return 0;
 	}
 	switch (enc & 0x70) {
-	case 0x00: return v;
-	case 0x10: return v + base;
+	case 0x00:
+		return v;
+	case 0x10:
+		return v + base;
 	}
 	c->bad = true; /* datarel, textrel, funcrel: not used for FDEs */
 	return 0;
@@ -171,11 +193,21 @@ static bool parse_cie(struct cursor c, struct cie *cie)
 		cie->has_aug_data = true;
 		for (size_t i = 1; i < auglen && !a.bad; i++) {
 			switch (aug[i]) {
-			case 'R': cie->fde_enc = u(&a, 1); break;
-			case 'L': u(&a, 1); break;
-			case 'P': encoded(&a, u(&a, 1) & 0x7f); break;
-			case 'S': case 'B': case 'G': break;
-			default: i = auglen; /* unknown: the rest is skipped */
+			case 'R':
+				cie->fde_enc = u(&a, 1);
+				break;
+			case 'L':
+				u(&a, 1);
+				break;
+			case 'P':
+				encoded(&a, u(&a, 1) & 0x7f);
+				break;
+			case 'S':
+			case 'B':
+			case 'G':
+				break;
+			default:
+				i = auglen; /* unknown: the rest is skipped */
 			}
 		}
 	} else if (auglen && strcmp(aug, "eh")) {
@@ -202,13 +234,13 @@ static void add_row(struct table *t, size_t first, uint64_t addr,
 	row.cfa_off = s->cfa_off;
 	if (s->cfa_off != row.cfa_off && row.cfa != CFA_END)
 		row.cfa = CFA_OTHER;
-	row.fp = s->fp.kind == RULE_OFFSET ? SAVED_AT
+	row.fp = s->fp.kind == RULE_OFFSET  ? SAVED_AT
 		 : s->fp.kind == RULE_OTHER ? SAVED_OTHER
-					     : SAVED_NONE;
+					    : SAVED_NONE;
 	row.fp_off = s->fp.kind == RULE_OFFSET ? s->fp.off : 0;
-	row.ra = s->ra.kind == RULE_OFFSET ? SAVED_AT
+	row.ra = s->ra.kind == RULE_OFFSET  ? SAVED_AT
 		 : s->ra.kind == RULE_OTHER ? SAVED_OTHER
-					     : SAVED_NONE;
+					    : SAVED_NONE;
 	row.ra_off = s->ra.kind == RULE_OFFSET ? s->ra.off : 0;
 	if (t->n > first && t->rows[t->n - 1].addr == addr) {
 		t->rows[t->n - 1] = row;
@@ -229,9 +261,9 @@ static struct rule *reg_rule(struct cfa_state *s, const struct regs *r,
  * start. With t NULL (a CIE's initial instructions) no rows are written.
  * Returns false on a malformed program.
  */
-static bool run_cfa(struct cursor c, const struct cie *cie,
-		    struct cfa_state *s, const struct cfa_state *init,
-		    uint64_t *loc, struct table *t, const struct regs *r)
+static bool run_cfa(struct cursor c, const struct cie *cie, struct cfa_state *s,
+		    const struct cfa_state *init, uint64_t *loc,
+		    struct table *t, const struct regs *r)
 {
 	size_t first = t ? t->n : 0;
 	struct cfa_state stack[STATE_STACK];
@@ -258,7 +290,8 @@ static bool run_cfa(struct cursor c, const struct cie *cie,
 			continue;
 		case 3: /* restore */
 			if ((rl = reg_rule(s, r, lo)))
-				*rl = *reg_rule((struct cfa_state *)init, r, lo);
+				*rl = *reg_rule((struct cfa_state *)init, r,
+						lo);
 			continue;
 		}
 		switch (op) {
@@ -270,9 +303,15 @@ static bool run_cfa(struct cursor c, const struct cie *cie,
 				return false;
 			delta = reg - *loc;
 			break;
-		case 0x02: delta = u(&c, 1) * cie->code_align; break;
-		case 0x03: delta = u(&c, 2) * cie->code_align; break;
-		case 0x04: delta = u(&c, 4) * cie->code_align; break;
+		case 0x02:
+			delta = u(&c, 1) * cie->code_align;
+			break;
+		case 0x03:
+			delta = u(&c, 2) * cie->code_align;
+			break;
+		case 0x04:
+			delta = u(&c, 4) * cie->code_align;
+			break;
 		case 0x05: /* offset_extended */
 		case 0x11: /* offset_extended_sf */
 		case 0x14: /* val_offset */
@@ -365,7 +404,7 @@ static bool run_cfa(struct cursor c, const struct cie *cie,
 		default:
 			return false;
 		}
-advance:	/* the rules so far hold from loc on */
+	advance: /* the rules so far hold from loc on */
 		if (t)
 			add_row(t, first, *loc, s, r);
 		*loc += delta;
@@ -374,8 +413,8 @@ advance:	/* the rules so far hold from loc on */
 }
 
 /* One FDE: its rows, then a CFA_NONE row where its range ends. */
-static bool parse_fde(struct cursor c, const struct cie *cie,
-		      struct table *t, const struct regs *r)
+static bool parse_fde(struct cursor c, const struct cie *cie, struct table *t,
+		      const struct regs *r)
 {
 	struct cfa_state init = {0}, s;
 	struct cursor ci = {cie->insns, cie->insns_end, 0, false};
@@ -415,8 +454,8 @@ static int row_cmp(const void *a, const void *b)
 
 static bool same_rule(const struct cfa_row *a, const struct cfa_row *b)
 {
-	return a->cfa == b->cfa && a->cfa_off == b->cfa_off &&
-	       a->fp == b->fp && a->fp_off == b->fp_off && a->ra == b->ra &&
+	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
+	       a->fp_off == b->fp_off && a->ra == b->ra &&
 	       a->ra_off == b->ra_off;
 }
 
@@ -484,8 +523,33 @@ static bool parse_section(const uint8_t *data, size_t size, uint64_t vaddr,
 	return !c.bad;
 }
 
-int ehframe_read(const char *path, struct cfa_row **rows, size_t *n,
-		 unsigned *machine)
+/* Rows keyed by file offset: through the PT_LOAD segment holding each
+ * address; rows outside every segment go. */
+static void to_file_offsets(Elf *elf, struct table *t)
+{
+	size_t nph, i, out = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &nph))
+		nph = 0;
+	for (i = 0; i < t->n; i++) {
+		struct cfa_row *r = &t->rows[i];
+
+		for (size_t k = 0; k < nph; k++) {
+			if (!gelf_getphdr(elf, k, &ph) ||
+			    ph.p_type != PT_LOAD || r->addr < ph.p_vaddr ||
+			    r->addr - ph.p_vaddr > ph.p_filesz)
+				continue;
+			r->addr = r->addr - ph.p_vaddr + ph.p_offset;
+			t->rows[out++] = *r;
+			break;
+		}
+	}
+	t->n = out;
+}
+
+int ehframe_read(const char *path, bool file_offsets, struct cfa_row **rows,
+		 size_t *n, unsigned *machine)
 {
 	struct table t = {0};
 	struct regs r;
@@ -536,6 +600,8 @@ int ehframe_read(const char *path, struct cfa_row **rows, size_t *n,
 out:
 	if (!err) {
 		finish(&t);
+		if (file_offsets)
+			to_file_offsets(elf, &t);
 		*rows = t.rows;
 		*n = t.n;
 	} else {

@@ -209,6 +209,46 @@ static bool parse_maps_line(char *line, struct mline *m)
 	return m->start < m->end;
 }
 
+int proc_maps_each_exec(const char *procfs, uint32_t tgid,
+			void (*fn)(const struct proc_map *m, void *arg),
+			void *arg)
+{
+	char *path = xasprintf("%s/%u/maps", procfs, tgid);
+	char *buf = read_file(path, NULL), *line, *nl;
+	struct mline m;
+	int err = errno;
+
+	free(path);
+	if (!buf) {
+		errno = err;
+		return -1;
+	}
+	for (line = buf; *line; line = nl) {
+		struct proc_map pm;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		else
+			nl = line + strlen(line);
+		if (!parse_maps_line(line, &m) || !m.exec)
+			continue;
+		pm = (struct proc_map){m.start, m.end, m.pgoff, m.dev, m.ino};
+		path = m.path[0] != '/' ? NULL
+		       : m.deleted
+			       ? xasprintf("%s/%u/map_files/%llx-%llx", procfs,
+					   tgid, (unsigned long long)m.start,
+					   (unsigned long long)m.end)
+			       : xasprintf("%s/%u/root%s", procfs, tgid,
+					   m.path);
+		pm.path = path;
+		fn(&pm, arg);
+		free(path);
+	}
+	free(buf);
+	return 0;
+}
+
 static void add_map(struct proc_syms *ps, struct sproc *pr, size_t *cap,
 		    const struct mline *m)
 {

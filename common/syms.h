@@ -49,6 +49,20 @@ bool callsite_target(unsigned machine, const uint8_t *code, size_t n,
 		     uint64_t ret, uint64_t *target);
 
 /* ---- processes ---- */
+/* An executable mapping, as /proc/PID/maps lists it. */
+struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev; /* major << 32 | minor */
+	uint64_t ino;
+	const char *path; /* opens it from here: under /proc/PID/root, or
+			   * map_files/ when the file was deleted; NULL
+			   * when no file is mapped ([vdso], JIT code) */
+};
+/* fn for each executable mapping of tgid; 0, or -1 with errno. */
+int proc_maps_each_exec(const char *procfs, uint32_t tgid,
+			void (*fn)(const struct proc_map *m, void *arg),
+			void *arg);
+
 struct proc_syms;
 struct usym {
 	const char *sym; /* NULL when no symbol covers the address */

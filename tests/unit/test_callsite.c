@@ -27,8 +27,8 @@ int main(void)
 	const uint8_t mem[] = {0x90, 0x90, 0xff, 0x15, 0x10, 0, 0, 0};
 	/* arm64: bl +8 (0x94000002), bl -4 (0x97ffffff), blr x1 */
 	const uint8_t bl_fwd[] = {0x1f, 0x20, 0x03, 0xd5, 0x02, 0, 0, 0x94};
-	const uint8_t bl_back[] = {0x1f, 0x20, 0x03, 0xd5, 0xff, 0xff, 0xff,
-				   0x97};
+	const uint8_t bl_back[] = {0x1f, 0x20, 0x03, 0xd5,
+				   0xff, 0xff, 0xff, 0x97};
 	const uint8_t blr[] = {0x1f, 0x20, 0x03, 0xd5, 0x20, 0x00, 0x3f, 0xd6};
 
 	check_target("x86 call forward", EM_X86_64, fwd, 8, 0x401005, true,
@@ -47,7 +47,7 @@ int main(void)
 		     true, 0x4000fc);
 	check_target("arm64 blr is not decoded", EM_AARCH64, blr, 8, 0x400104,
 		     false, 0);
-	check_target("other machines are not decoded", EM_386, fwd, 8,
-		     0x401005, false, 0);
+	check_target("other machines are not decoded", EM_386, fwd, 8, 0x401005,
+		     false, 0);
 	return 0;
 }

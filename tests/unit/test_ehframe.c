@@ -68,7 +68,7 @@ static void compare(const char *label, const char *path)
 	int ncols = 0, fpcol = -1, racol = -1, in_fde = 0;
 	FILE *p;
 
-	if (ehframe_read(path, &rows, &n, &machine)) {
+	if (ehframe_read(path, false, &rows, &n, &machine)) {
 		SKIP(label, "%s: %s", path, strerror(errno));
 		return;
 	}
@@ -92,11 +92,10 @@ static void compare(const char *label, const char *path)
 		}
 		*o = 0;
 		k = sscanf(line,
-			       "%31s %31s %31s %31s %31s %31s %31s %31s %31s "
-			       "%31s %31s %31s %31s %31s %31s %31s",
-			       f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-			       f[8], f[9], f[10], f[11], f[12], f[13], f[14],
-			       f[15]);
+			   "%31s %31s %31s %31s %31s %31s %31s %31s %31s "
+			   "%31s %31s %31s %31s %31s %31s %31s",
+			   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
+			   f[9], f[10], f[11], f[12], f[13], f[14], f[15]);
 
 		/* rows follow an FDE's header; a CIE's are its initial rules */
 		if (k >= 4 && (!strcmp(f[3], "FDE") || !strcmp(f[3], "CIE"))) {
@@ -109,7 +108,8 @@ static void compare(const char *label, const char *path)
 			fpcol = racol = -1;
 			for (int i = 2; i < k; i++) {
 				snprintf(cols[i], sizeof(cols[i]), "%s", f[i]);
-				if (!strcmp(f[i], "rbp") || !strcmp(f[i], "x29"))
+				if (!strcmp(f[i], "rbp") ||
+				    !strcmp(f[i], "x29"))
 					fpcol = i;
 				if (!strcmp(f[i], "ra") || !strcmp(f[i], "x30"))
 					racol = i;
@@ -135,10 +135,13 @@ static void compare(const char *label, const char *path)
 			kind = CFA_END;
 		checked++;
 		if (!r ||
-		    (r->cfa != kind && !(kind == CFA_END && r->cfa == CFA_END)) ||
-		    (kind != CFA_END && kind != CFA_OTHER && r->cfa_off != off) ||
-		    (kind != CFA_END && kind != CFA_OTHER && (r->fp != fk || r->fp_off != fo ||
-					 r->ra != rk || r->ra_off != ro))) {
+		    (r->cfa != kind &&
+		     !(kind == CFA_END && r->cfa == CFA_END)) ||
+		    (kind != CFA_END && kind != CFA_OTHER &&
+		     r->cfa_off != off) ||
+		    (kind != CFA_END && kind != CFA_OTHER &&
+		     (r->fp != fk || r->fp_off != fo || r->ra != rk ||
+		      r->ra_off != ro))) {
 			if (bad++ < 3)
 				printf("# %s 0x%llx: readelf %s fp %s ra %s; "
 				       "ours %d%+d fp %d%+d ra %d%+d\n",
@@ -165,7 +168,8 @@ int main(int argc, char **argv)
 	const char *w = getenv("TESTS_O"), *out = getenv("OUT");
 	char *p;
 
-	compare("host libc", argc > 1 ? argv[1] : "/lib/x86_64-linux-gnu/libc.so.6");
+	compare("host libc",
+		argc > 1 ? argv[1] : "/lib/x86_64-linux-gnu/libc.so.6");
 	if (w) {
 		p = xasprintf("%s/workloads/libcall-nofp", w);
 		compare("libcall-nofp", p);
