@@ -36,8 +36,8 @@
 #error "the eh_frame unwinder knows x86 and arm64"
 #endif
 
-#define SB_UNWIND_SEARCH 22	     /* binary search steps: 4M rows */
-#define SB_STACK_SPAN (8ULL << 20) /* a frame record lies this near sp */
+#define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
+#define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -211,8 +211,7 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #endif
 	} else {
 		/* no row: a frame record, if fp looks like one */
-		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN ||
-		    u->fp & 7)
+		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)
 			return 1;
 		cfa = u->fp + 16;
 		fp = sb_uread(u->fp);
@@ -221,8 +220,9 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #if defined(__TARGET_ARCH_arm64)
 	ra &= 0x0000ffffffffffffULL; /* a pointer authentication code */
 #endif
-	/* callers' frames are above: anything else is a loop or garbage */
-	if (cfa <= u->sp || !ra)
+	/* callers' frames are above: anything else is a loop or garbage
+	 * (an arm64 leaf returning through x30 may use no stack at all) */
+	if (cfa < u->sp || (cfa == u->sp && n) || !ra)
 		return 1;
 	u->pc = ra;
 	u->sp = cfa;

@@ -17,17 +17,17 @@
 #include "collect.h"
 
 #if defined(__x86_64__)
-#define TRAP_INSN 0xccUL	/* int3, one byte */
-#define TRAP_MASK 0xffUL
-#define PC(r) ((r).rip)
-#define PC_AFTER_TRAP 1		/* the trap reports the next byte */
+#define TRAP_INSN     0xccUL /* int3, one byte */
+#define TRAP_MASK     0xffUL
+#define PC(r)	      ((r).rip)
+#define PC_AFTER_TRAP 1 /* the trap reports the next byte */
 typedef struct user_regs_struct entry_regs;
 #elif defined(__aarch64__)
-#define TRAP_INSN 0xd4200000UL	/* brk #0, four bytes */
-#define TRAP_MASK 0xffffffffUL
-#define PC(r) ((r).pc)
+#define TRAP_INSN     0xd4200000UL /* brk #0, four bytes */
+#define TRAP_MASK     0xffffffffUL
+#define PC(r)	      ((r).pc)
 #define PC_AFTER_TRAP 0
-typedef struct user_pt_regs entry_regs;
+typedef struct user_regs_struct entry_regs;
 #endif
 
 /* AT_ENTRY from /proc/PID/auxv, or 0. */

@@ -26,7 +26,7 @@
 struct unwind {
 	struct bpf_map *rows_map, *files_map, *procs_map;
 	int rows_fd, files_fd, procs_fd;
-	__u32 cap, used; /* rows */
+	__u32 cap, used;	       /* rows */
 	unsigned files, full, without; /* loaded, no room, no table */
 };
 
@@ -108,8 +108,7 @@ static bool pack_row(const struct cfa_row *c, struct sb_unwind_row *r)
 	return true;
 }
 
-static int put_rows(struct unwind *u, const struct sb_unwind_row *rows,
-		    __u32 n)
+static int put_rows(struct unwind *u, const struct sb_unwind_row *rows, __u32 n)
 {
 	__u32 *keys = xmalloc(n * sizeof(*keys)), count = n;
 	int err;
@@ -194,8 +193,8 @@ static void add_mapping(const struct proc_map *m, void *arg)
 		key = (struct sb_unwind_file_key){0};
 	else if (bpf_map_lookup_elem(pm->u->files_fd, &key, &f))
 		load_file(pm->u, &key, m->path);
-	pm->p.maps[pm->p.n++] = (struct sb_unwind_map){
-		m->start, m->end, m->pgoff, key};
+	pm->p.maps[pm->p.n++] =
+		(struct sb_unwind_map){m->start, m->end, m->pgoff, key};
 }
 
 /*

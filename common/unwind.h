@@ -44,15 +44,23 @@ static inline struct unwind *unwind_configure(struct bpf_object *obj,
 {
 	return NULL;
 }
-static inline void unwind_loaded(struct unwind *u) {}
-static inline void unwind_process(struct unwind *u, pid_t tgid) {}
-static inline void unwind_exit(struct unwind *u, pid_t tgid) {}
+static inline void unwind_loaded(struct unwind *u)
+{
+}
+static inline void unwind_process(struct unwind *u, pid_t tgid)
+{
+}
+static inline void unwind_exit(struct unwind *u, pid_t tgid)
+{
+}
 static inline void unwind_describe(const struct unwind *u, char *buf,
 				   size_t len)
 {
 	snprintf(buf, len, "user stacks: frame pointers");
 }
-static inline void unwind_free(struct unwind *u) {}
+static inline void unwind_free(struct unwind *u)
+{
+}
 #endif
 
 #endif

@@ -11,6 +11,8 @@
  *   libcall spin S       iota_spin:  memset() for S seconds (on CPU)
  *   libcall alloc N SZ   theta_keep: N x malloc(SZ), kept until exit
  *   libcall write N SZ   sigma_write: N x write(SZ) to /dev/null
+ *   libcall burn S       no libc: main -> outer_burn -> mu_work ->
+ *                        nu_leaf, a loop on CPU for S seconds
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,6 +65,21 @@ NAMED void *theta_keep(size_t size)
 NAMED void sigma_write(int fd, const char *buf, size_t len)
 {
 	sink += write(fd, buf, len);
+}
+
+NAMED long nu_leaf(long n)
+{
+	long x = sink;
+
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005L + i;
+	return x;
+}
+
+NAMED void mu_work(long n)
+{
+	sink += nu_leaf(n);
+	sink++;
 }
 
 static void *late_writer(void *arg)
@@ -120,6 +137,15 @@ NAMED void outer_write(long n, size_t size)
 	sink++;
 }
 
+NAMED void outer_burn(double seconds)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		mu_work(1000000);
+	sink++;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -135,6 +161,8 @@ int main(int argc, char **argv)
 		outer_alloc(a, b);
 	else if (!strcmp(mode, "write"))
 		outer_write(a, b);
+	else if (!strcmp(mode, "burn"))
+		outer_burn(argc > 2 ? atof(argv[2]) : 1);
 	else
 		return 2;
 	return 0;
