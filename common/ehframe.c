@@ -548,8 +548,8 @@ static void to_file_offsets(Elf *elf, struct table *t)
 	t->n = out;
 }
 
-int ehframe_read(const char *path, bool file_offsets, struct cfa_row **rows,
-		 size_t *n, unsigned *machine)
+int ehframe_read(const char *path, bool file_offsets, size_t max_rows,
+		 struct cfa_row **rows, size_t *n, unsigned *machine)
 {
 	struct table t = {0};
 	struct regs r;
@@ -587,6 +587,12 @@ int ehframe_read(const char *path, bool file_offsets, struct cfa_row **rows,
 		name = elf_strptr(elf, shstr, sh.sh_name);
 		if (!name || strcmp(name, ".eh_frame"))
 			continue;
+		/* measured: a row per 5 bytes (glibc, GLib, qemu); one per
+		 * 8 is the fewest a table this size will have */
+		if (max_rows && sh.sh_size / 8 > max_rows) {
+			err = EFBIG;
+			goto out;
+		}
 		d = elf_rawdata(scn, NULL);
 		if (!d || !d->d_buf) {
 			err = ENOEXEC;

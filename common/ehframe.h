@@ -36,11 +36,12 @@ struct cfa_row {
  * Rows sorted by addr, without repeats, for the ELF file at path: addr
  * is a vaddr, or with file_offsets the file offset of that vaddr (as a
  * mapping of the file sees it). *machine is its e_machine (only
- * EM_X86_64 and EM_AARCH64 are read). 0, or -1 with errno (ENOENT: the
- * file has no .eh_frame; ENOEXEC: not ELF, or a table that does not
- * parse).
+ * EM_X86_64 and EM_AARCH64 are read). max_rows, when not 0, skips a
+ * table too big to give fewer rows without reading it. 0, or -1 with
+ * errno (ENOENT: the file has no .eh_frame; ENOEXEC: not ELF, or a table
+ * that does not parse; EFBIG: more than max_rows).
  */
-int ehframe_read(const char *path, bool file_offsets, struct cfa_row **rows,
-		 size_t *n, unsigned *machine);
+int ehframe_read(const char *path, bool file_offsets, size_t max_rows,
+		 struct cfa_row **rows, size_t *n, unsigned *machine);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ehframe.h"
@@ -124,6 +125,15 @@ static int put_rows(struct unwind *u, const struct sb_unwind_row *rows, __u32 n)
 	return err;
 }
 
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 /* Read path's table into the rows map; the file's entry says how. */
 static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 		      const char *path)
@@ -133,9 +143,16 @@ static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 	struct cfa_row *c = NULL;
 	unsigned machine = 0;
 	size_t n = 0, k = 0;
+	struct timespec t0;
 
-	if (ehframe_read(path, true, &c, &n, &machine) ||
-	    machine != UNWIND_MACHINE || !n) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ehframe_read(path, true, u->cap - u->used, &c, &n, &machine) &&
+	    errno == EFBIG) {
+		verbose("--unwind eh_frame: no room for the table of %s: "
+			"frame pointers",
+			path);
+		u->full++;
+	} else if (!c || machine != UNWIND_MACHINE || !n) {
 		verbose("--unwind eh_frame: no table in %s (%s): frame "
 			"pointers",
 			path, n ? "another machine" : strerror(errno));
@@ -156,7 +173,8 @@ static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 			f = (struct sb_unwind_file){u->used, k};
 			u->used += k;
 			u->files++;
-			verbose("--unwind eh_frame: %zu rows for %s", k, path);
+			verbose("--unwind eh_frame: %zu rows for %s (%.1f ms)",
+				k, path, ms_since(&t0));
 		}
 	}
 	bpf_map_update_elem(u->files_fd, key, &f, BPF_ANY);

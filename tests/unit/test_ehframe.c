@@ -68,7 +68,7 @@ static void compare(const char *label, const char *path)
 	int ncols = 0, fpcol = -1, racol = -1, in_fde = 0;
 	FILE *p;
 
-	if (ehframe_read(path, false, &rows, &n, &machine)) {
+	if (ehframe_read(path, false, 0, &rows, &n, &machine)) {
 		SKIP(label, "%s: %s", path, strerror(errno));
 		return;
 	}
