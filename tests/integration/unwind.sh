@@ -3,6 +3,8 @@
 # libc directly is the caller in the stack, for glibc-dynamic and
 # musl-static programs, in every applet that captures user stacks.
 # Ground truth: tests/workloads/libcall.c, main -> outer_X -> NAMED -> libc.
+# What is checked is where the time goes; its amount only within a
+# loaded machine's sleep overshoot (offcpu.sh checks the amounts).
 . "$SRCTREE/tests/lib.sh"
 need_bpf "user stacks integration"
 
@@ -23,7 +25,7 @@ blocked() {
 	# under outer_X (the caller lost): none
 	set -- "$1" "$2" "$(sum_us "$T/nap" 'outer_nap;zeta_nap;')" \
 		"$(sum_us "$T/nap" 'outer_nap;(nanosleep|clock_nanosleep|sccp)')"
-	if fcmp "$3 >= 380000 && $3 <= 425000 && $4 == 0"; then
+	if fcmp "$3 >= 380000 && $3 <= 500000 && $4 == 0"; then
 		pass "offcpu $1: zeta_nap is nanosleep's caller ($3 us, want 400 ms; $4 us without it)"
 	else
 		fail "offcpu $1: zeta_nap is nanosleep's caller" "$3 us, want 400 ms; $4 us without it: $(sed 's/;-;.*;/;-;..;/' "$T/nap" | tr '\n' '|')"
@@ -32,7 +34,7 @@ blocked() {
 	set -- "$1" "$2" "$(sum_us "$T/read" 'outer_read;kappa_read;')" \
 		"$(sum_us "$T/read" 'outer_read;(read|__read|sccp)')"
 	check "offcpu $1: kappa_read is read's caller ($3 us, want 300 ms; $4 us without it)" \
-		fcmp "$3 >= 285000 && $3 <= 320000 && $4 == 0"
+		fcmp "$3 >= 285000 && $3 <= 400000 && $4 == 0"
 	check "offcpu $1: no invented frames" test -z "$(invented "$T/nap")$(invented "$T/read")"
 }
 
@@ -66,11 +68,11 @@ check "offcpu no frame pointers: zeta_nap not guessed" test -z "$(grep zeta_nap 
 "$STACKBOX" offcpu --unwind eh_frame -f folded -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/eh.nap" 2>"$T/err"
 set -- "$(sum_us "$T/eh.nap" '_start;__libc_start_main;__libc_start_call_main;main;outer_nap;zeta_nap;nanosleep;clock_nanosleep;')"
 check "eh_frame, no frame pointers: offcpu main..zeta_nap;nanosleep;clock_nanosleep ($1 us, want 400 ms)" \
-	fcmp "$1 >= 380000 && $1 <= 425000"
+	fcmp "$1 >= 380000 && $1 <= 500000"
 "$STACKBOX" offcpu --unwind eh_frame -f folded -- "$WORKLOADS/libcall-nofp" read 300 >"$T/eh.read" 2>"$T/err"
 set -- "$(sum_us "$T/eh.read" ';main;outer_read;kappa_read;read;')"
 check "eh_frame, no frame pointers: offcpu main..kappa_read;read ($1 us, want 300 ms)" \
-	fcmp "$1 >= 285000 && $1 <= 320000"
+	fcmp "$1 >= 285000 && $1 <= 400000"
 check "eh_frame, no frame pointers: offcpu nothing invented" test -z "$(invented "$T/eh.nap")$(invented "$T/eh.read")"
 
 # burn WORKLOAD UNWIND: share of samples with the whole chain to nu_leaf
