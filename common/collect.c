@@ -539,6 +539,8 @@ static void start_child(struct collector *c, int go, const char *name)
 {
 	int st;
 
+	if (!ENABLE_SYMBOLIZE) /* it is not stopped at its exec */
+		add_tgid(c, c->child);
 	if (write(go, "g", 1) != 1)
 		perror_exit("starting %s", name);
 	close(go);
@@ -551,6 +553,8 @@ static void start_child(struct collector *c, int go, const char *name)
 		c->child = -1;
 		return;
 	}
+	/* profiled from its exec: before it, it was this program waiting */
+	add_tgid(c, c->child);
 	/* its libraries too: their symbols and unwind tables are read
 	 * before it runs */
 	if (collect_run_to_entry(c->child, &st) < 0) {
@@ -864,8 +868,6 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 			proc_syms_capture(c.procs, o->pids.pid[i]);
 		unwind_process(c.unwind, o->pids.pid[i]);
 	}
-	if (c.child)
-		add_tgid(&c, c.child);
 	add_events(&c);
 	if (ops->describe)
 		ops->describe(args, c.describe, sizeof(c.describe));
