@@ -14,6 +14,10 @@
  * where interrupts are off (perf_event, sched_switch) it works once per
  * program run: its deferred unlock keeps the next call busy.
  *
+ * The walk's state lives in a per-CPU map, not on the stack: the
+ * verifier then knows no frame count or address, so it checks each loop
+ * body in a few passes instead of once per possible frame.
+ *
  * Included by collect.bpf.h; needs Linux 5.17+ and BTF (bpf_loop,
  * bpf_task_pt_regs) when it runs, and 5.13+ to load at all (callbacks):
  * CONFIG_UNWIND_EH_FRAME.
@@ -62,12 +66,17 @@ struct {
 } sb_unwind_procs SEC(".maps");
 
 struct sb_unwinder {
-	struct sb_stack *st;
-	struct sb_unwind_proc *proc;
-	__u32 tgid;
 	__u64 pc, sp, fp, lr;
 	__u32 n; /* frames written */
+	__u32 tgid;
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sb_unwinder);
+} sb_unwind_state SEC(".maps");
 
 static __always_inline __u64 sb_kread(__u64 addr)
 {
@@ -91,18 +100,17 @@ static __always_inline __u64 sb_uread(__u64 addr)
 struct sb_search {
 	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
 	__u64 key;
-	void *in; /* the process's mappings, for sb_map_step */
+	const struct sb_unwind_proc *in; /* for sb_map_step */
 };
 
 static long sb_map_step(__u32 i, void *ctx)
 {
 	struct sb_search *s = ctx;
-	struct sb_unwind_proc *p = s->in;
 	__u32 mid = s->lo + (s->hi - s->lo) / 2;
 
 	if (s->lo >= s->hi || mid >= SB_UNWIND_MAPS)
 		return 1;
-	if (p->maps[mid].start <= s->key)
+	if (s->in->maps[mid].start <= s->key)
 		s->lo = mid + 1;
 	else
 		s->hi = mid;
@@ -127,24 +135,21 @@ static long sb_row_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The mapping holding pc, or NULL; a miss asks user space, once, to
- * read the process's mappings again. */
+/* The mapping of p holding pc, or NULL; a miss asks user space, once,
+ * to read the process's mappings again. */
 static __always_inline const struct sb_unwind_map *
-sb_map_of(struct sb_unwinder *u, __u64 pc)
+sb_map_of(struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 {
-	struct sb_unwind_proc *p = u->proc;
 	struct sb_search s = {.key = pc, .in = p};
 	__u32 i;
 
-	if (!p)
-		return NULL;
 	s.hi = p->n < SB_UNWIND_MAPS ? p->n : SB_UNWIND_MAPS;
 	bpf_loop(8, sb_map_step, &s, 0); /* log2(SB_UNWIND_MAPS) + 2 */
 	i = s.lo - 1;
 	if (s.lo && i < SB_UNWIND_MAPS && pc < p->maps[i].end)
 		return &p->maps[i];
 	if (!__sync_val_compare_and_swap(&p->stale, 0, 1))
-		sb_event(SB_EV_UNWIND_MAPS, u->tgid);
+		sb_event(SB_EV_UNWIND_MAPS, tgid);
 	return NULL;
 }
 
@@ -162,38 +167,87 @@ sb_row_of(const struct sb_unwind_file *f, __u64 off)
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
-/* The row for pc in mapping m: the file's table, then the row. */
-static __always_inline const struct sb_unwind_row *
-sb_row_for(const struct sb_unwind_map *m, __u64 pc)
-{
-	const struct sb_unwind_file *f;
+#if defined(__TARGET_ARCH_x86)
+#define SB_SCAN_WORDS 64 /* how far above sp a return site is looked for */
 
-	f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
-	if (!f || !f->count)
-		return NULL;
-	return sb_row_of(f, pc - m->start + m->offset);
+/*
+ * A leaf in code without CFI, in a file that has a table (musl's libc
+ * linked into a program: musl is built without unwind tables), may have
+ * no frame record either. On x86_64 a call pushes its return address at
+ * the caller's sp - 8, so the caller is found by looking above sp for a
+ * return site that proves itself: a direct call just before it, from
+ * code the table covers into code it does not.
+ */
+struct sb_scan {
+	__u64 sp;
+	const struct sb_unwind_map *m;
+	const struct sb_unwind_file *f;
+	__u64 slot, ra;
+};
+
+static long sb_scan_step(__u32 i, void *ctx)
+{
+	struct sb_scan *s = ctx;
+	const struct sb_unwind_map *m = s->m;
+	const struct sb_unwind_row *r;
+	__u64 addr = s->sp + i * 8, w = sb_uread(addr), target;
+	__u8 call[5];
+
+	if (w < m->start + sizeof(call) || w >= m->end ||
+	    bpf_probe_read_user(call, sizeof(call), (void *)(w - 5)) ||
+	    call[0] != 0xe8)
+		return 0;
+	target = w + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
+			     (__u32)call[4] << 24);
+	if (target < m->start || target >= m->end)
+		return 0;
+	r = sb_row_of(s->f, w - 1 - m->start + m->offset);
+	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
+		return 0;
+	r = sb_row_of(s->f, target - m->start + m->offset);
+	if (r && r->cfa != SB_CFA_NONE)
+		return 0;
+	s->slot = addr;
+	s->ra = w;
+	return 1;
 }
+#endif
 
 /* One frame: record pc, then find the caller's pc, sp and fp. */
 static long sb_unwind_step(__u32 i, void *ctx)
 {
-	struct sb_unwinder *u = ctx;
-	const struct sb_unwind_map *m;
-	const struct sb_unwind_row *r;
-	__u64 cfa, ra, fp;
-	__u32 n = u->n;
+	const struct sb_unwind_file *f = NULL;
+	const struct sb_unwind_map *m = NULL;
+	const struct sb_unwind_row *r = NULL;
+	struct sb_unwind_proc *p;
+	struct sb_unwinder *u;
+	struct sb_stack *st;
+	__u64 cfa, ra, fp, at;
+	__u32 zero = 0, n;
 
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	st = bpf_map_lookup_elem(&sb_scratch, &zero);
+	if (!u || !st)
+		return 1;
+	n = u->n;
 	if (n >= SB_MAX_DEPTH || !u->pc)
 		return 1;
 	/* a return address is after its call: look up the call itself */
-	m = sb_map_of(u, n ? u->pc - 1 : u->pc);
-	/* a caller outside the process's code is garbage from a frame
-	 * pointer that was not one: stop before it */
-	if (!m && n && u->proc)
-		return 1;
-	u->st->ip[n] = u->pc;
+	at = n ? u->pc - 1 : u->pc;
+	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
+	if (p) {
+		m = sb_map_of(p, u->tgid, at);
+		/* a caller outside the process's code is garbage from a
+		 * frame pointer that was not one: stop before it */
+		if (!m && n)
+			return 1;
+	}
+	st->ip[n] = u->pc;
 	u->n = n + 1;
-	r = m ? sb_row_for(m, n ? u->pc - 1 : u->pc) : NULL;
+	if (m)
+		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
+	if (f && f->count)
+		r = sb_row_of(f, at - m->start + m->offset);
 	if (r && r->cfa == SB_CFA_END)
 		return 1;
 	if (r && (r->cfa == SB_CFA_SP || r->cfa == SB_CFA_FP)) {
@@ -210,6 +264,17 @@ static long sb_unwind_step(__u32 i, void *ctx)
 			return 1;
 #endif
 	} else {
+#if defined(__TARGET_ARCH_x86)
+		struct sb_scan sc = {u->sp, m, f};
+
+		if (!n && f && f->count && m &&
+		    (bpf_loop(SB_SCAN_WORDS, sb_scan_step, &sc, 0), sc.ra)) {
+			cfa = sc.slot + 8;
+			ra = sc.ra;
+			fp = u->fp;
+			goto step;
+		}
+#endif
 		/* no row: a frame record, if fp looks like one */
 		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)
 			return 1;
@@ -217,6 +282,9 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		fp = sb_uread(u->fp);
 		ra = sb_uread(u->fp + 8);
 	}
+#if defined(__TARGET_ARCH_x86)
+step:
+#endif
 #if defined(__TARGET_ARCH_arm64)
 	ra &= 0x0000ffffffffffffULL; /* a pointer authentication code */
 #endif
@@ -233,25 +301,28 @@ static long sb_unwind_step(__u32 i, void *ctx)
 /* The user stack of the current task into st; its length in bytes. */
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
-	struct sb_unwinder u = {.st = st};
 	__u64 regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct sb_unwinder *u;
+	__u32 zero = 0, n;
 
-	if (!regs)
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!regs || !u)
 		return 0;
-	u.tgid = bpf_get_current_pid_tgid() >> 32;
-	u.proc = bpf_map_lookup_elem(&sb_unwind_procs, &u.tgid);
-	u.pc = sb_kread(regs + SB_REG_PC);
-	u.sp = sb_kread(regs + SB_REG_SP);
-	u.fp = sb_kread(regs + SB_REG_FP);
+	u->tgid = bpf_get_current_pid_tgid() >> 32;
+	u->n = 0;
+	u->pc = sb_kread(regs + SB_REG_PC);
+	u->sp = sb_kread(regs + SB_REG_SP);
+	u->fp = sb_kread(regs + SB_REG_FP);
 #if defined(__TARGET_ARCH_arm64)
-	u.lr = sb_kread(regs + SB_REG_LR);
+	u->lr = sb_kread(regs + SB_REG_LR);
 #endif
-	if (!u.proc)
+	if (!bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid))
 		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
-	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, &u, 0);
-	if (u.n < SB_MAX_DEPTH)
-		st->ip[u.n] = 0; /* readers stop at the first zero */
-	return u.n * sizeof(__u64);
+	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
+	n = u->n;
+	if (n < SB_MAX_DEPTH)
+		st->ip[n] = 0; /* readers stop at the first zero */
+	return n * sizeof(__u64);
 }
 
 #endif

@@ -85,6 +85,12 @@ set -- $(burn_share "$WORKLOADS/libcall-nofp" eh_frame)
 check "eh_frame, no frame pointers: oncpu main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
 	fcmp "$2 >= 60 && $1 >= 0.9 * $2"
 if [ -n "$MUSL" ]; then
+	# musl has no CFI: the leaf's caller is found by its return site
+	"$STACKBOX" offcpu --unwind eh_frame -f folded -- "$MUSL-nofp" nap 4 100 >"$T/eh.mnap" 2>"$T/err"
+	set -- "$(sum_us "$T/eh.mnap" ';main;outer_nap;zeta_nap;')"
+	check "eh_frame, musl-static without frame pointers: offcpu main..zeta_nap ($1 us, want 400 ms)" \
+		fcmp "$1 >= 380000 && $1 <= 500000"
+	check "eh_frame, musl-static without frame pointers: nothing invented" test -z "$(invented "$T/eh.mnap")"
 	set -- $(burn_share "$MUSL-nofp" eh_frame)
 	check "eh_frame, musl-static without frame pointers: oncpu whole chain ($1 of $2 samples)" \
 		fcmp "$2 >= 60 && $1 >= 0.9 * $2"
