@@ -57,10 +57,13 @@ static const char *opt_format(const struct opt *o, const char *arg, void *dst)
 		*(int *)dst = FORMAT_TEXT;
 	else if (!strcmp(arg, "folded"))
 		*(int *)dst = FORMAT_FOLDED;
+	else if (!strcmp(arg, "bin"))
+		*(int *)dst = FORMAT_BIN;
 	else
-		return "unknown format (text, folded)";
+		return "unknown format (text, folded, bin)";
 	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
-	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
+	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED) ||
+	    (*(int *)dst == FORMAT_BIN && !ENABLE_FORMAT_BIN))
 		return "not in this build (see its configuration)";
 	return NULL;
 }
@@ -99,7 +102,9 @@ const char collect_usage[] =
 	"  -U, -K           user stacks only, kernel stacks only\n"
 	"  -f FORMAT        "
 	IF_FORMAT_TEXT("text (default)") IF_FORMAT_FOLDED(", folded: "
-	"comm;user frames;-;kernel frames COUNT") "\n"
+	"comm;user frames;-;kernel frames COUNT") IF_FORMAT_BIN(",\n"
+	"                   bin: framed stream for files and serial lines "
+	"(stackbox report)") "\n"
 	IF_SINK_FILE("  -o FILE          write to FILE, not standard output\n")
 	"  --top N          text: only the N biggest stacks\n"
 	"  --stacks N       keep N new stacks per interval (8192); more are "

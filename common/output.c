@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "format_bin.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
@@ -26,7 +27,18 @@ struct output {
 	struct proc_syms *procs;
 	char **strings; /* this snapshot's frame names */
 	size_t nstrings, strings_cap;
+	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
+	struct bin_writer *bin;
+	FILE *bin_f;
+	const char *bin_path;
+	__u64 unwritten; /* snapshots the sink could not take */
+	const char *(*cgroup_name)(__u64 id);
+	output_writer writer;
+	void *writer_ctx;
 };
+
+/* A key frame every this many snapshots (docs/bin-format.md). */
+#define BIN_KEY_EVERY 16
 
 struct output *output_open(const struct collect_opts *o)
 {
@@ -44,7 +56,39 @@ struct output *output_open(const struct collect_opts *o)
 	out->top = o->top;
 	if (ENABLE_SYMBOLIZE)
 		out->procs = proc_syms_new("/proc");
+	out->cgroup_name = cgroup_path;
+	if (ENABLE_FORMAT_BIN && out->format == FORMAT_BIN) {
+		out->bin_f = out->f;
+		out->bin_path = out->path;
+	} else if (ENABLE_FORMAT_BIN && getenv("STACKBOX_BIN_TEE")) {
+		/* the same snapshots as bin too: report's round-trip test */
+		out->bin_path = getenv("STACKBOX_BIN_TEE");
+		out->bin_f = fopen(out->bin_path, "w");
+		if (!out->bin_f)
+			perror_exit("STACKBOX_BIN_TEE=%s", out->bin_path);
+	}
+	if (out->bin_f)
+		out->bin = bin_writer_new(BIN_KEY_EVERY);
 	return out;
+}
+
+void output_set_ksyms(struct output *out, struct ksyms *ks)
+{
+	if (ENABLE_SYMBOLIZE && out->ksyms != ks)
+		ksyms_free(out->ksyms);
+	out->ksyms = ks;
+	out->ksyms_tried = true;
+}
+
+void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
+{
+	out->cgroup_name = name;
+}
+
+void output_set_writer(struct output *out, output_writer fn, void *ctx)
+{
+	out->writer = fn;
+	out->writer_ctx = ctx;
 }
 
 void output_set_stacks(struct output *out, struct stack_cache *stacks)
@@ -87,10 +131,9 @@ static bool own_frame(const char *sym)
 	return false;
 }
 
-static const char *kernel_frame(struct output *out, __u64 ip)
+static const char *kernel_sym(struct output *out, __u64 ip)
 {
 	uint64_t off;
-	const char *sym = NULL;
 
 	/* loaded at the first kernel frame, not before CMD may start */
 	if (ENABLE_SYMBOLIZE && !out->ksyms_tried) {
@@ -101,7 +144,14 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 				   "addresses");
 	}
 	if (ENABLE_SYMBOLIZE && out->ksyms)
-		sym = ksyms_lookup(out->ksyms, ip, &off);
+		return ksyms_lookup(out->ksyms, ip, &off);
+	return NULL;
+}
+
+static const char *kernel_frame(struct output *out, __u64 ip)
+{
+	const char *sym = kernel_sym(out, ip);
+
 	return sym ? sym
 		   : keep(out,
 			  xasprintf("[kernel 0x%llx]", (unsigned long long)ip));
@@ -168,9 +218,90 @@ static int by_value(const void *a, const void *b)
 	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;
 }
 
+/* ---- the bin stream's view of the same caches ---- */
+static const __u64 *bin_stack(void *ctx, __u64 id, unsigned *n)
+{
+	return stack_cache_get(((struct output *)ctx)->stacks, id, n);
+}
+
+static const char *bin_ksym(void *ctx, __u64 ip)
+{
+	return kernel_sym(ctx, ip);
+}
+
+static void bin_touch(void *ctx, __u32 tgid, __u64 ip)
+{
+	struct output *out = ctx;
+	struct usym u;
+
+	if (ENABLE_SYMBOLIZE && out->procs)
+		proc_syms_lookup(out->procs, tgid, ip, &u);
+}
+
+static size_t bin_maps(void *ctx, __u32 tgid, struct proc_map **maps)
+{
+	struct output *out = ctx;
+
+	*maps = NULL;
+	return ENABLE_SYMBOLIZE && out->procs
+		       ? proc_syms_maps(out->procs, tgid, maps)
+		       : 0;
+}
+
+static const char *bin_cgroup(void *ctx, __u64 id)
+{
+	return ((struct output *)ctx)->cgroup_name(id);
+}
+
+/*
+ * The snapshot as BPF gave it, before resolving (which adds stacks gone
+ * from the cache to the lost counts): the reader resolves it the same
+ * way. A failed write is counted, and the next snapshot that gets through
+ * starts with a key frame and says how many were lost.
+ */
+static int write_bin(struct output *out, const struct snapshot *s)
+{
+	const struct bin_source src = {
+		.ctx = out,
+		.stack = bin_stack,
+		.ksym = bin_ksym,
+		.touch = bin_touch,
+		.maps = bin_maps,
+		.cgroup = bin_cgroup,
+	};
+	struct bbuf b = {0};
+	int err = 0;
+
+	bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
+	if (fwrite(b.p, 1, b.len, out->bin_f) != b.len || fflush(out->bin_f)) {
+		if (!out->unwritten++)
+			perror_msg("writing %s (counting the snapshots that "
+				   "cannot be written)",
+				   out->bin_path);
+		clearerr(out->bin_f);
+		bin_writer_rekey(out->bin);
+		err = -1;
+	} else if (out->unwritten) {
+		error_msg("%s works again: %llu snapshots were not written",
+			  out->bin_path, (unsigned long long)out->unwritten);
+		out->unwritten = 0;
+	}
+	free(b.p);
+	return err;
+}
+
 int output_snapshot(struct output *out, struct snapshot *s)
 {
 	cgroup_names_refresh();
+	if (ENABLE_FORMAT_BIN && out->bin) {
+		int err = write_bin(out, s);
+
+		if (out->format == FORMAT_BIN) {
+			if (ENABLE_SYMBOLIZE && out->procs)
+				proc_syms_gc(out->procs);
+			return err;
+		}
+	}
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct row *r = &s->rows[i];
 
@@ -184,12 +315,14 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		r->other_kstack =
 			frames(out, r->key.other_kern_stack, r->key.other_tgid,
 			       true, &r->other_nk, &s->lost_kstacks);
-		r->cgroup = cgroup_path(r->key.cgroup);
+		r->cgroup = out->cgroup_name(r->key.cgroup);
 		for (unsigned m = 0; m < s->nmetrics; m++)
 			s->total[m] += r->v[m];
 	}
 	qsort(s->rows, s->nrows, sizeof(*s->rows), by_value);
-	if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)
+	if (out->writer)
+		out->writer(out->writer_ctx, out->f, s);
+	else if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)
 		format_text(out->f, s, out->top);
 	else if (ENABLE_FORMAT_FOLDED && out->format == FORMAT_FOLDED)
 		format_folded(out->f, s);
@@ -218,6 +351,17 @@ int output_close(struct output *out)
 		ksyms_free(out->ksyms);
 		proc_syms_free(out->procs);
 	}
+	if (out->bin_f && out->bin_f != out->f && fclose(out->bin_f)) {
+		perror_msg("writing %s", out->bin_path);
+		err = -1;
+	}
+	if (out->unwritten) {
+		error_msg("%s: the last %llu snapshots were not written",
+			  out->bin_path, (unsigned long long)out->unwritten);
+		err = -1;
+	}
+	if (ENABLE_FORMAT_BIN)
+		bin_writer_free(out->bin);
 	free(out->strings);
 	free(out);
 	return err;
