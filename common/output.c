@@ -67,7 +67,7 @@ struct output *output_open(const struct collect_opts *o)
 		if (!out->bin_f)
 			perror_exit("STACKBOX_BIN_TEE=%s", out->bin_path);
 	}
-	if (out->bin_f)
+	if (ENABLE_FORMAT_BIN && out->bin_f)
 		out->bin = bin_writer_new(BIN_KEY_EVERY);
 	return out;
 }
