@@ -86,9 +86,10 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	st->version = bc_varint(c);
 	if (st->version != BIN_VERSION) {
 		if (!c->bad)
-			error_msg("bin stream version %u: this reader knows "
-				  "version %d only; skipping to the next key frame",
-				  st->version, BIN_VERSION);
+			error_msg(
+				"bin stream version %u: this reader knows "
+				"version %d only; skipping to the next key frame",
+				st->version, BIN_VERSION);
 		return false;
 	}
 	st->key = bc_varint(c);
@@ -164,8 +165,8 @@ static bool read_ksyms(struct bin_state *st, struct bcur *c)
 
 		st->ksym_addr = grow_array(st->ksym_addr, &st->ksyms_cap,
 					   st->nksyms + 1, sizeof(uint64_t));
-		st->ksym_name = xrealloc(st->ksym_name,
-					 st->ksyms_cap * sizeof(char *));
+		st->ksym_name =
+			xrealloc(st->ksym_name, st->ksyms_cap * sizeof(char *));
 		st->ksym_addr[st->nksyms] = addr;
 		st->ksym_name[st->nksyms++] = name ? name : "";
 	}
@@ -409,8 +410,8 @@ static void scan(struct bin_reader *r, bool at_end)
 	size_t pos = 0;
 
 	while (pos < r->len) {
-		unsigned char *sync =
-			memmem(r->buf + pos, r->len - pos, BIN_SYNC, BIN_SYNC_LEN);
+		unsigned char *sync = memmem(r->buf + pos, r->len - pos,
+					     BIN_SYNC, BIN_SYNC_LEN);
 		size_t at, need, flen;
 		unsigned type, flags;
 
@@ -449,15 +450,15 @@ static void scan(struct bin_reader *r, bool at_end)
 				break;
 			goto bad;
 		}
-		if (crc32(0, r->buf + at + BIN_SYNC_LEN, need - BIN_SYNC_LEN -
-							    BIN_CRC_LEN) !=
+		if (crc32(0, r->buf + at + BIN_SYNC_LEN,
+			  need - BIN_SYNC_LEN - BIN_CRC_LEN) !=
 		    le32(r->buf + at + need - BIN_CRC_LEN))
 			goto bad;
 		r->stats.frames++;
 		frame(r, type, flags, r->buf + at + BIN_HEAD_LEN, flen);
 		pos = at + need;
 		continue;
-bad:
+	bad:
 		/* the frame we missed may have held anything: resync */
 		r->stats.bad_frames++;
 		r->stats.bytes_skipped++;

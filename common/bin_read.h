@@ -29,7 +29,7 @@ struct bin_state {
 	struct bin_stack {
 		__u64 *ip; /* leaf first */
 		unsigned n;
-	} *stacks;
+	} * stacks;
 	size_t nstacks, stacks_cap;
 	uint64_t *ksym_addr;
 	const char **ksym_name;
@@ -46,12 +46,12 @@ struct bin_state {
 };
 
 struct bin_stats {
-	uint64_t frames;	   /* good frames */
-	uint64_t bytes_skipped;	   /* bytes outside good frames */
-	uint64_t bad_frames;	   /* sync markers with a bad frame behind */
-	uint64_t frames_unsynced;  /* good frames read before a key frame */
-	uint64_t snapshots;	   /* delivered */
-	uint64_t snapshots_broken; /* their dictionaries were incomplete */
+	uint64_t frames;	    /* good frames */
+	uint64_t bytes_skipped;	    /* bytes outside good frames */
+	uint64_t bad_frames;	    /* sync markers with a bad frame behind */
+	uint64_t frames_unsynced;   /* good frames read before a key frame */
+	uint64_t snapshots;	    /* delivered */
+	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
 	uint64_t snapshots_missing; /* gaps in the sequence numbers */
 	uint64_t unwritten;	    /* the writer's sink dropped these */
 };

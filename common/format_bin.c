@@ -128,8 +128,8 @@ struct bin_writer *bin_writer_new(unsigned key_every)
 	w->need_key = true;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &bt);
-	w->boot_ns = (rt.tv_sec - bt.tv_sec) * NS_PER_SEC + rt.tv_nsec -
-		     bt.tv_nsec;
+	w->boot_ns =
+		(rt.tv_sec - bt.tv_sec) * NS_PER_SEC + rt.tv_nsec - bt.tv_nsec;
 	return w;
 }
 
@@ -242,9 +242,8 @@ static void put_header(struct bin_writer *w, const struct snapshot *s,
 
 /* Emit a dictionary buffer as frames of at most BIN_CHUNK bytes each;
  * entries are whole, so each frame decodes on its own. */
-static void flush_entries(struct bin_writer *w, struct bbuf *out,
-			  unsigned type, struct bbuf *buf, size_t *entry_ends,
-			  size_t nends)
+static void flush_entries(struct bin_writer *w, struct bbuf *out, unsigned type,
+			  struct bbuf *buf, size_t *entry_ends, size_t nends)
 {
 	size_t from = 0, cut = 0, done = 0;
 
@@ -280,8 +279,8 @@ static void entry_done(struct entries *e)
 	e->end[e->n++] = e->b.len;
 }
 
-static void entries_flush(struct bin_writer *w, struct bbuf *out,
-			  unsigned type, struct entries *e)
+static void entries_flush(struct bin_writer *w, struct bbuf *out, unsigned type,
+			  struct entries *e)
 {
 	if (e->n)
 		flush_entries(w, out, type, &e->b, e->end, e->n);
@@ -295,7 +294,7 @@ struct pending {
 	struct user_ip {
 		__u32 tgid;
 		__u64 ip;
-	} *uip; /* user addresses the snapshot shows, for their mappings */
+	} * uip; /* user addresses the snapshot shows, for their mappings */
 	size_t nuip, uip_cap;
 };
 
