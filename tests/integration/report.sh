@@ -1,0 +1,117 @@
+#!/bin/sh
+# -f bin and report against real BPF: report prints byte for byte what
+# the collector printed in the same run (STACKBOX_BIN_TEE writes the
+# stream besides text or folded), filters and slices, resolves stripped
+# binaries offline, and a failing sink does not stop collection.
+. "$SRCTREE/tests/lib.sh"
+need_bpf "report integration"
+BURN=$WORKLOADS/burn
+BLOCK=$WORKLOADS/block
+
+# share FILE: burn_two_thirds samples / (those + burn_one_third samples)
+share() {
+	awk '/burn_two_thirds/ { a += $NF } /burn_one_third/ { b += $NF }
+	     END { if (a + b) printf "%.3f %d\n", a / (a + b), a + b; else print "0 0" }' "$1"
+}
+size() { wc -c <"$1" | tr -d ' '; }
+# same NAME A B: identical files, else the first difference
+same() {
+	if cmp -s "$2" "$3"; then pass "$1"; else
+		fail "$1" "$(diff "$2" "$3" | head -6 | tr '\n' '|')"
+	fi
+}
+
+# 1. round trip, one run: folded and text identical to the collector's
+for fmt in folded text; do
+	STACKBOX_BIN_TEE=$T/on-$fmt.bin "$STACKBOX" oncpu -F 199 -i 500ms \
+		-f $fmt -- "$BURN" 2 >"$T/on.$fmt" 2>"$T/on.$fmt.err"
+	check "oncpu -f $fmt with the bin tee exits 0" [ $? = 0 ]
+	"$STACKBOX" report -f $fmt "$T/on-$fmt.bin" >"$T/on-r.$fmt" 2>"$T/on-r.$fmt.err"
+	check "report -f $fmt of oncpu exits 0" [ $? = 0 ]
+	same "report -f $fmt is byte for byte oncpu's -f $fmt" "$T/on.$fmt" "$T/on-r.$fmt"
+	echo "size oncpu: bin $(size "$T/on-$fmt.bin") bytes, $fmt $(size "$T/on.$fmt") bytes"
+done
+set -- $(share "$T/on-r.folded")
+check "report: burn_two_thirds share $1 of $2 samples is 2/3 +- 0.08" \
+	fcmp "$1 > 0.587 && $1 < 0.747 && $2 >= 200"
+check "report: several snapshots in the stream" \
+	[ "$(grep -c '^=== oncpu snapshot' "$T/on-r.text")" -ge 3 ]
+ratio=$(awk -v b="$(size "$T/on-text.bin")" -v t="$(size "$T/on.text")" 'BEGIN { printf "%.3f", b / t }')
+check "oncpu: bin is $ratio of text for the same intervals (at most 0.2)" fcmp "$ratio <= 0.2"
+
+STACKBOX_BIN_TEE=$T/off.bin "$STACKBOX" offcpu -w -i 500ms -- "$BLOCK" >"$T/off.text" 2>&1
+"$STACKBOX" report "$T/off.bin" >"$T/off-r.text" 2>"$T/off-r.err"
+same "report of offcpu -w (states, wakers) is byte for byte offcpu's text" "$T/off.text" "$T/off-r.text"
+ratio=$(awk -v b="$(size "$T/off.bin")" -v t="$(size "$T/off.text")" 'BEGIN { printf "%.3f", b / t }')
+check "offcpu -w: bin is $ratio of text for the same intervals (at most 0.2)" fcmp "$ratio <= 0.2"
+echo "size offcpu -w: bin $(size "$T/off.bin") bytes, text $(size "$T/off.text") bytes"
+STACKBOX_BIN_TEE=$T/offf.bin "$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/off.folded" 2>&1
+"$STACKBOX" report -f folded "$T/offf.bin" >"$T/off-r.folded" 2>&1
+same "report -f folded of offcpu is byte for byte offcpu's folded" "$T/off.folded" "$T/off-r.folded"
+
+# 2. -f bin -o FILE, filters and time slices
+"$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 2 2>"$T/b.err"
+check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]
+"$STACKBOX" report -f folded "$T/b.bin" >"$T/b.folded"
+set -- $(share "$T/b.folded")
+check "oncpu -f bin, report: share $1 of $2 samples is 2/3 +- 0.08" \
+	fcmp "$1 > 0.587 && $1 < 0.747 && $2 >= 200"
+pid=$(awk '/^=== /{ next } / pid [0-9]+/ { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$T/on-r.text")
+"$STACKBOX" report -f folded --pid 1 "$T/b.bin" >"$T/pid1" 2>/dev/null
+check "report --pid of another process: no rows" test ! -s "$T/pid1"
+"$STACKBOX" report -f folded --comm burn "$T/b.bin" >"$T/comm"
+check "report --comm burn keeps burn's rows" cmp -s "$T/comm" "$T/b.folded"
+"$STACKBOX" report -f folded --comm nosuch "$T/b.bin" >"$T/comm2"
+check "report --comm of another name: no rows" test ! -s "$T/comm2"
+all=$(grep -c '^=== ' "$T/on-r.text")
+"$STACKBOX" report --from +1s "$T/on-text.bin" >"$T/from" 2>&1
+"$STACKBOX" report --to +1s "$T/on-text.bin" >"$T/to" 2>&1
+nf=$(grep -c '^=== ' "$T/from"); nt=$(grep -c '^=== ' "$T/to")
+check "report --from +1s and --to +1s split the $all snapshots ($nf, $nt)" \
+	[ "$nf" -lt "$all" -a "$nt" -lt "$all" -a $((nf + nt)) -ge "$all" ]
+cat "$T/b.bin" "$T/b.bin" | "$STACKBOX" report -f folded - >"$T/twice" 2>&1
+check "report reads standard input, streams one after the other" \
+	[ "$(awk '{ s += $NF } END { print s }' "$T/twice")" = \
+	  "$(awk '{ s += 2 * $NF } END { print s }' "$T/b.folded")" ]
+
+# 3. a stream cut and damaged in the middle still gives its later
+# snapshots: 30 of them, a key frame every 16
+"$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/long.bin" -- "$BURN" 3 2>/dev/null
+len=$(size "$T/long.bin")
+{ head -c $((len / 4)) "$T/long.bin"; head -c 777 /dev/urandom; tail -c $((len / 2)) "$T/long.bin"; } >"$T/bad.bin"
+"$STACKBOX" report "$T/bad.bin" >"$T/bad.text" 2>"$T/bad.err"
+check "report of a damaged stream says what it skipped" grep -q 'skipped [1-9][0-9]* bytes' "$T/bad.err"
+check "report of a damaged stream still gives snapshots" grep -q '^=== oncpu snapshot' "$T/bad.text"
+
+# 4. offline symbolisation of a stripped binary: --symfs, --debug-dir
+mkdir -p "$T/dev" "$T/sym$T/dev" "$T/dbg"
+cp "$BURN" "$T/sym$T/dev/burn"
+cp "$BURN" "$T/dev/burn" && strip --strip-all "$T/dev/burn"
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/s.bin" -- "$T/dev/burn" 1 2>/dev/null
+"$STACKBOX" report -f folded "$T/s.bin" >"$T/s.none"
+check "stripped binary: frames are [burn+offset] without symbols" \
+	grep -qE '\[burn\+0x[0-9a-f]+\]' "$T/s.none"
+"$STACKBOX" report -f folded --symfs "$T/sym" "$T/s.bin" >"$T/s.symfs"
+check "report --symfs DIR resolves the stripped binary by path" grep -q 'burn_two_thirds' "$T/s.symfs"
+bid=$(readelf -n "$BURN" | sed -n 's/^[[:space:]]*Build ID: *//p')
+if [ -n "$bid" ]; then
+	mkdir -p "$T/dbg/.build-id/$(echo "$bid" | cut -c1-2)"
+	objcopy --only-keep-debug "$BURN" "$T/dbg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+	"$STACKBOX" report -f folded --debug-dir "$T/dbg" "$T/s.bin" >"$T/s.dbg"
+	check "report --debug-dir DIR resolves the stripped binary by build-id" grep -q 'burn_two_thirds' "$T/s.dbg"
+	# a file with another build-id at that path is not used
+	mkdir -p "$T/wrong$T/dev" && cp "$WORKLOADS/block" "$T/wrong$T/dev/burn"
+	"$STACKBOX" report -f folded --symfs "$T/wrong" "$T/s.bin" >"$T/s.wrong" 2>&1
+	check "report --symfs: a file whose build-id differs is not used" \
+		test -z "$(grep -E 'nap_thread|pipe_thread|lock_thread' "$T/s.wrong")"
+else
+	skip "report --debug-dir" "the burn workload has no build-id"
+fi
+
+# 5. a sink that fails (ENOSPC) does not stop collection; it is counted
+"$STACKBOX" oncpu -F 199 -i 200ms -f bin -o /dev/full -- "$BURN" 1 >/dev/null 2>"$T/full.err"
+rc=$?
+check "oncpu -o /dev/full: collection runs to the end of CMD (its status, 0)" [ $rc = 0 ]
+check "oncpu -o /dev/full: says the write failed" grep -q 'writing /dev/full' "$T/full.err"
+check "oncpu -o /dev/full: counts the snapshots not written" \
+	grep -qE 'the last [4-9][0-9]* snapshots were not written|the last [1-9][0-9]+ snapshots were not written' "$T/full.err"
