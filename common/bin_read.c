@@ -133,24 +133,38 @@ static bool read_strings(struct bin_state *st, struct bcur *c)
 	return !c->bad;
 }
 
+/* See put_stack() in format_bin.c: root frames shared with an earlier
+ * stack, then the leaf-side frames as deltas, root-side first. */
 static bool read_stacks(struct bin_state *st, struct bcur *c)
 {
 	size_t n = bc_count(c);
 
 	for (size_t i = 0; i < n && !c->bad; i++) {
-		size_t depth = bc_count(c);
+		size_t depth = bc_varint(c), back = bc_varint(c), shared = 0;
+		const struct bin_stack *base = NULL;
 		struct bin_stack *s;
 		__u64 prev = 0;
 
-		if (depth > SB_MAX_DEPTH)
+		if (depth > SB_MAX_DEPTH || back > st->nstacks)
 			return false;
+		if (back) {
+			base = &st->stacks[st->nstacks - back];
+			shared = bc_varint(c);
+			if (shared > depth || shared > base->n || !shared)
+				return false;
+		}
 		st->stacks = grow_array(st->stacks, &st->stacks_cap,
 					st->nstacks + 1, sizeof(*st->stacks));
+		if (base) /* grow_array may have moved it */
+			base = &st->stacks[st->nstacks - back];
 		s = &st->stacks[st->nstacks++];
 		s->n = depth;
-		s->ip = xmalloc((depth + 1) * sizeof(*s->ip));
-		for (size_t j = 0; j < depth; j++)
-			s->ip[j] = prev += (__u64)bc_svarint(c);
+		s->ip = xzalloc((depth + 1) * sizeof(*s->ip));
+		for (size_t k = 0; k < shared; k++)
+			s->ip[depth - 1 - k] = base->ip[base->n - 1 - k];
+		prev = shared ? s->ip[depth - shared] : 0;
+		for (size_t k = depth - shared; k-- > 0;)
+			s->ip[k] = prev += (__u64)bc_svarint(c);
 	}
 	return !c->bad;
 }

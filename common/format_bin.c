@@ -108,6 +108,11 @@ struct bin_writer {
 	struct u64map string_idx; /* hash -> index, probed on collision */
 	struct u64map stack_idx;  /* stack id -> dictionary index */
 	size_t nstacks;
+	struct sent_stack {
+		__u64 *ip; /* leaf first */
+		unsigned n;
+	} * sent; /* by index, for sharing root frames */
+	size_t sent_cap;
 	struct u64map ksym_sent;  /* kernel address -> 1 */
 	__u64 ksym_prev;	  /* addresses go as deltas to the last one */
 	struct u64map maps_sig;	  /* tgid -> signature of its mappings */
@@ -143,6 +148,8 @@ static void forget_all(struct bin_writer *w)
 	for (size_t i = 0; i < w->nstrings; i++)
 		free(w->strings[i]);
 	w->nstrings = 0;
+	for (size_t i = 0; i < w->nstacks; i++)
+		free(w->sent[i].ip);
 	w->nstacks = 0;
 	w->dict_frames = 0;
 	w->ksym_prev = 0;
@@ -317,6 +324,54 @@ static void add_ksyms(struct bin_writer *w, const struct bin_source *src,
 	}
 }
 
+/* Root frames two stacks share, counted from the root. */
+static unsigned shared_roots(const struct sent_stack *a,
+			     const struct sent_stack *b)
+{
+	unsigned k = 0;
+
+	while (k < a->n && k < b->n &&
+	       a->ip[a->n - 1 - k] == b->ip[b->n - 1 - k])
+		k++;
+	return k;
+}
+
+/*
+ * Stacks share their roots (_start, main, the syscall entry): a stack is
+ * sent as "the root frames of stack idx - back" plus its own leaf-side
+ * frames, each a delta to the one above it (root-side), which is near.
+ */
+#define SHARE_WINDOW 64
+static void put_stack(struct bin_writer *w, size_t idx, struct bbuf *b,
+		      __u64 *prev)
+{
+	const struct sent_stack *st = &w->sent[idx];
+	size_t best = 0, back = 0;
+	unsigned shared = 0, k;
+
+	for (size_t i = idx > SHARE_WINDOW ? idx - SHARE_WINDOW : 0; i < idx;
+	     i++) {
+		k = shared_roots(st, &w->sent[i]);
+		if (k > shared) {
+			shared = k;
+			best = i;
+		}
+	}
+	if (shared < 2)
+		shared = 0;
+	else
+		back = idx - best;
+	bb_varint(b, st->n);
+	bb_varint(b, back);
+	if (back)
+		bb_varint(b, shared);
+	*prev = shared ? st->ip[st->n - shared] : 0;
+	for (k = st->n - shared; k-- > 0;) {
+		bb_svarint(b, (int64_t)(st->ip[k] - *prev));
+		*prev = st->ip[k];
+	}
+}
+
 /* The reference of a stack id in a row, sending the stack when new. */
 static uint64_t stack_ref(struct bin_writer *w, const struct bin_source *src,
 			  struct pending *p, __u64 id, __u32 tgid, bool kernel)
@@ -348,11 +403,12 @@ static uint64_t stack_ref(struct bin_writer *w, const struct bin_source *src,
 		return BIN_REF0 + idx;
 	idx = w->nstacks++;
 	map_put(&w->stack_idx, id, idx);
-	bb_varint(&p->stacks.b, n);
-	for (unsigned i = 0; i < n; i++) {
-		bb_svarint(&p->stacks.b, (int64_t)(ip[i] - prev));
-		prev = ip[i];
-	}
+	w->sent =
+		grow_array(w->sent, &w->sent_cap, w->nstacks, sizeof(*w->sent));
+	w->sent[idx].n = n;
+	w->sent[idx].ip = xmalloc((n + 1) * sizeof(__u64));
+	memcpy(w->sent[idx].ip, ip, n * sizeof(__u64));
+	put_stack(w, idx, &p->stacks.b, &prev);
 	entry_done(&p->stacks);
 	return BIN_REF0 + idx;
 }
@@ -603,6 +659,7 @@ void bin_writer_free(struct bin_writer *w)
 	if (!w)
 		return;
 	forget_all(w);
+	free(w->sent);
 	free(w->strings);
 	free(w->strs.p);
 	free(w);

@@ -14,7 +14,8 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 {
 	/* touch what a report would: every row's fields */
 	for (size_t i = 0; i < s->nrows; i++)
-		*(volatile uint64_t *)ctx += s->rows[i].v[0] + s->rows[i].key.tgid;
+		*(volatile uint64_t *)ctx +=
+			s->rows[i].v[0] + s->rows[i].key.tgid;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

@@ -13,8 +13,8 @@
 #include "check.h"
 #include "format_bin.h"
 
-#define NSNAP 48
-#define NROWS 6
+#define NSNAP	  48
+#define NROWS	  6
 #define KEY_EVERY 8
 
 static const struct metric metrics[] = {{"blocked", METRIC_NS},
@@ -32,12 +32,18 @@ static __u64 kern_id(unsigned long seq, unsigned r)
 }
 static unsigned depth_of(__u64 id)
 {
-	return id % 5 + 1;
+	return id % 5 + 7;
 }
+/* frames leaf first; the six root frames are shared by all stacks of a
+ * kind, as _start and main are */
 static __u64 ip_of(__u64 id, unsigned j)
 {
-	return id >= 50 ? 0xffffffff81000000ULL + id * 0x1000 + j * 0x40
-			: 0x400000 + id * 0x100 + j * 0x10;
+	unsigned from_root = depth_of(id) - 1 - j;
+	__u64 base = id >= 50 ? 0xffffffff81000000ULL : 0x400000;
+
+	if (from_root < 6)
+		return base + from_root * 0x10;
+	return base + id * (id >= 50 ? 0x1000 : 0x100) + j * 0x10;
 }
 static __u32 tgid_of(unsigned r)
 {
@@ -60,7 +66,8 @@ static const char *src_ksym(void *ctx, __u64 ip)
 
 	if (ip % 0x100 == 0x80) /* some addresses have no symbol */
 		return NULL;
-	snprintf(buf, sizeof(buf), "kfunc_%llx", (unsigned long long)ip % 0x10000);
+	snprintf(buf, sizeof(buf), "kfunc_%llx",
+		 (unsigned long long)ip % 0x10000);
 	return buf;
 }
 static size_t src_maps(void *ctx, __u32 tgid, struct proc_map **m)
@@ -212,8 +219,8 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 		else if (!ksyms_ok(st, w->kern_stack))
 			bad = "kernel symbols";
 	}
-	if (!bad && (st->ncgroups != 1 || strcmp(st->cgroup_path[0],
-						 "/system.slice/w.service")))
+	if (!bad && (st->ncgroups != 1 ||
+		     strcmp(st->cgroup_path[0], "/system.slice/w.service")))
 		bad = "cgroups";
 	if (bad) {
 		sn->wrong++;
@@ -230,22 +237,24 @@ static void on_maps(void *ctx, uint32_t tgid, const struct proc_map *m,
 		    size_t n)
 {
 	/* only the mapping frames fall in travels */
-	if (n == 1 && m[0].start == 0x400000 && !strcmp(m[0].path, "/usr/bin/w") &&
+	if (n == 1 && m[0].start == 0x400000 &&
+	    !strcmp(m[0].path, "/usr/bin/w") &&
 	    !strcmp(m[0].build_id, "abcdef01"))
 		maps_seen++;
 }
 
-static struct bin_stats decode(const unsigned char *p, size_t len,
-			       size_t chunk, struct seen *sn)
+static struct bin_stats decode(const unsigned char *p, size_t len, size_t chunk,
+			       struct seen *sn)
 {
-	struct bin_reader_ops ops = {.ctx = sn, .snapshot = on_snapshot,
-				     .maps = on_maps};
+	struct bin_reader_ops ops = {
+		.ctx = sn, .snapshot = on_snapshot, .maps = on_maps};
 	struct bin_reader *r = bin_reader_new(&ops);
 	struct bin_stats st;
 
 	memset(sn, 0, sizeof(*sn));
 	for (size_t off = 0; off < len; off += chunk)
-		bin_reader_feed(r, p + off, len - off < chunk ? len - off : chunk);
+		bin_reader_feed(r, p + off,
+				len - off < chunk ? len - off : chunk);
 	bin_reader_end(r);
 	st = *bin_reader_stats(r);
 	bin_reader_free(r);
@@ -312,8 +321,8 @@ int main(void)
 	CHECK("bin: mappings carry path and build-id, only those used",
 	      maps_seen > 0, "no mapping of /usr/bin/w seen");
 	st = decode(b.p, b.len, 1, &sn);
-	CHECK("bin: fed one byte at a time, the same", sn.n == NSNAP && !sn.wrong,
-	      "%lu of %d", sn.n, NSNAP);
+	CHECK("bin: fed one byte at a time, the same",
+	      sn.n == NSNAP && !sn.wrong, "%lu of %d", sn.n, NSNAP);
 
 	/* 2. starting mid-stream: from the next key frame on */
 	st = decode(b.p + b.len / 3, b.len - b.len / 3, 4096, &sn);
