@@ -11,13 +11,15 @@
 
 #include "cgroup.h"
 #include "format_bin.h"
+#include "sink.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
 #include "syms.h"
 
 struct output {
-	FILE *f;
+	struct sink *sink;
+	FILE *f; /* this snapshot's text, then written whole to the sink */
 	const char *path;
 	int format;
 	long long top;
@@ -29,8 +31,8 @@ struct output {
 	size_t nstrings, strings_cap;
 	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
 	struct bin_writer *bin;
-	FILE *bin_f;
-	const char *bin_path;
+	FILE *tee;
+	const char *tee_path;
 	__u64 unwritten; /* snapshots the sink could not take */
 	const char *(*cgroup_name)(__u64 id);
 	output_writer writer;
@@ -44,31 +46,33 @@ struct output *output_open(const struct collect_opts *o)
 {
 	struct output *out = xzalloc(sizeof(*out));
 
-	out->f = stdout;
-	out->path = "standard output";
-	if (ENABLE_SINK_FILE && o->output && strcmp(o->output, "-")) {
-		out->f = fopen(o->output, "w");
-		if (!out->f)
-			perror_exit("-o %s", o->output);
-		out->path = o->output;
-	}
+	out->sink = sink_open(ENABLE_SINK_FILE ? o->output : NULL,
+			      o->rotate.size, o->rotate.count, o->baud);
+	out->path = sink_name(out->sink);
 	out->format = o->format;
+	if (out->format == FORMAT_BIN && !o->output &&
+	    sink_is_terminal(out->sink))
+		help_exit("-f bin: standard output is a terminal; use -o FILE "
+			  "or a pipe");
 	out->top = o->top;
 	if (ENABLE_SYMBOLIZE)
 		out->procs = proc_syms_new("/proc");
 	out->cgroup_name = cgroup_path;
-	if (ENABLE_FORMAT_BIN && out->format == FORMAT_BIN) {
-		out->bin_f = out->f;
-		out->bin_path = out->path;
-	} else if (ENABLE_FORMAT_BIN && getenv("STACKBOX_BIN_TEE")) {
+	if (ENABLE_FORMAT_BIN && out->format != FORMAT_BIN &&
+	    getenv("STACKBOX_BIN_TEE")) {
 		/* the same snapshots as bin too: report's round-trip test */
-		out->bin_path = getenv("STACKBOX_BIN_TEE");
-		out->bin_f = fopen(out->bin_path, "w");
-		if (!out->bin_f)
-			perror_exit("STACKBOX_BIN_TEE=%s", out->bin_path);
+		out->tee_path = getenv("STACKBOX_BIN_TEE");
+		out->tee = fopen(out->tee_path, "w");
+		if (!out->tee)
+			perror_exit("STACKBOX_BIN_TEE=%s", out->tee_path);
 	}
-	if (ENABLE_FORMAT_BIN && out->bin_f)
+	if (ENABLE_FORMAT_BIN && (out->tee || out->format == FORMAT_BIN))
 		out->bin = bin_writer_new(BIN_KEY_EVERY);
+	status_say("writing %s to %s",
+		   out->format == FORMAT_BIN	  ? "bin"
+		   : out->format == FORMAT_FOLDED ? "folded"
+						  : "text",
+		   out->path);
 	return out;
 }
 
@@ -253,11 +257,35 @@ static const char *bin_cgroup(void *ctx, __u64 id)
 	return ((struct output *)ctx)->cgroup_name(id);
 }
 
+/* A whole snapshot to the sink. A failure is counted, said once, and
+ * said again with the count when the sink works again. */
+static int emit(struct output *out, const void *p, size_t len)
+{
+	if (sink_write(out->sink, p, len)) {
+		if (!out->unwritten++) {
+			perror_msg("writing %s (collection goes on; counting "
+				   "the snapshots that cannot be written)",
+				   out->path);
+			status_say("writing %s failed: %s", out->path,
+				   strerror(errno));
+		}
+		return -1;
+	}
+	if (out->unwritten) {
+		error_msg("%s works again: %llu snapshots were not written",
+			  out->path, (unsigned long long)out->unwritten);
+		status_say("%s works again: %llu snapshots were not written",
+			   out->path, (unsigned long long)out->unwritten);
+		out->unwritten = 0;
+	}
+	return 0;
+}
+
 /*
  * The snapshot as BPF gave it, before resolving (which adds stacks gone
  * from the cache to the lost counts): the reader resolves it the same
- * way. A failed write is counted, and the next snapshot that gets through
- * starts with a key frame and says how many were lost.
+ * way. It carries how many snapshots before it were not written; after
+ * a failure, or in a new file, it starts with a key frame.
  */
 static int write_bin(struct output *out, const struct snapshot *s)
 {
@@ -272,36 +300,48 @@ static int write_bin(struct output *out, const struct snapshot *s)
 	struct bbuf b = {0};
 	int err = 0;
 
-	bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
-	if (fwrite(b.p, 1, b.len, out->bin_f) != b.len || fflush(out->bin_f)) {
-		if (!out->unwritten++)
-			perror_msg("writing %s (counting the snapshots that "
-				   "cannot be written)",
-				   out->bin_path);
-		clearerr(out->bin_f);
-		bin_writer_rekey(out->bin);
-		err = -1;
-	} else if (out->unwritten) {
-		error_msg("%s works again: %llu snapshots were not written",
-			  out->bin_path, (unsigned long long)out->unwritten);
-		out->unwritten = 0;
+	if (out->tee) {
+		bin_encode_snapshot(out->bin, s, &src, 0, &b);
+		if (fwrite(b.p, 1, b.len, out->tee) != b.len ||
+		    fflush(out->tee)) {
+			perror_msg("writing %s", out->tee_path);
+			err = -1;
+		}
+		free(b.p);
+		return err;
 	}
+	bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
+	if (sink_rotates(out->sink, b.len)) {
+		/* the new file must decode on its own */
+		b.len = 0;
+		bin_writer_rekey(out->bin);
+		bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
+	}
+	err = emit(out, b.p, b.len);
+	if (err)
+		bin_writer_rekey(out->bin);
 	free(b.p);
 	return err;
 }
 
 int output_snapshot(struct output *out, struct snapshot *s)
 {
+	char *text = NULL;
+	size_t len = 0;
+	int err = 0;
+
 	cgroup_names_refresh();
 	if (ENABLE_FORMAT_BIN && out->bin) {
-		int err = write_bin(out, s);
-
+		err = write_bin(out, s);
 		if (out->format == FORMAT_BIN) {
 			if (ENABLE_SYMBOLIZE && out->procs)
 				proc_syms_gc(out->procs);
 			return err;
 		}
 	}
+	out->f = open_memstream(&text, &len);
+	if (!out->f)
+		error_exit("out of memory");
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct row *r = &s->rows[i];
 
@@ -331,19 +371,20 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	out->nstrings = 0;
 	if (ENABLE_SYMBOLIZE && out->procs)
 		proc_syms_gc(out->procs);
-	if (fflush(out->f) || ferror(out->f)) {
-		perror_msg("writing %s", out->path);
-		return -1;
-	}
-	return 0;
+	if (fclose(out->f))
+		error_exit("out of memory");
+	out->f = NULL;
+	if (len && emit(out, text, len))
+		err = -1;
+	free(text);
+	return err;
 }
 
 int output_close(struct output *out)
 {
 	int err = 0;
 
-	if (fflush(out->f) || ferror(out->f) ||
-	    (out->f != stdout && fclose(out->f))) {
+	if (sink_close(out->sink)) {
 		perror_msg("writing %s", out->path);
 		err = -1;
 	}
@@ -351,13 +392,15 @@ int output_close(struct output *out)
 		ksyms_free(out->ksyms);
 		proc_syms_free(out->procs);
 	}
-	if (out->bin_f && out->bin_f != out->f && fclose(out->bin_f)) {
-		perror_msg("writing %s", out->bin_path);
+	if (out->tee && fclose(out->tee)) {
+		perror_msg("writing %s", out->tee_path);
 		err = -1;
 	}
 	if (out->unwritten) {
 		error_msg("%s: the last %llu snapshots were not written",
-			  out->bin_path, (unsigned long long)out->unwritten);
+			  out->path, (unsigned long long)out->unwritten);
+		status_say("%s: the last %llu snapshots were not written",
+			   out->path, (unsigned long long)out->unwritten);
 		err = -1;
 	}
 	if (ENABLE_FORMAT_BIN)
