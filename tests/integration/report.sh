@@ -24,22 +24,23 @@ same() {
 # 1. round trip, one run: folded and text identical to the collector's
 for fmt in folded text; do
 	STACKBOX_BIN_TEE=$T/on-$fmt.bin "$STACKBOX" oncpu -F 199 -i 500ms \
-		-f $fmt -- "$BURN" 2 >"$T/on.$fmt" 2>"$T/on.$fmt.err"
+		-f $fmt -- "$BURN" 3 >"$T/on.$fmt" 2>"$T/on.$fmt.err"
 	check "oncpu -f $fmt with the bin tee exits 0" [ $? = 0 ]
 	"$STACKBOX" report -f $fmt "$T/on-$fmt.bin" >"$T/on-r.$fmt" 2>"$T/on-r.$fmt.err"
 	check "report -f $fmt of oncpu exits 0" [ $? = 0 ]
 	same "report -f $fmt is byte for byte oncpu's -f $fmt" "$T/on.$fmt" "$T/on-r.$fmt"
 	echo "size oncpu: bin $(size "$T/on-$fmt.bin") bytes, $fmt $(size "$T/on.$fmt") bytes"
 done
+# the ratio itself is oncpu.sh's to assert; here only that it survives
 set -- $(share "$T/on-r.folded")
-check "report: burn_two_thirds share $1 of $2 samples is 2/3 +- 0.08" \
-	fcmp "$1 > 0.587 && $1 < 0.747 && $2 >= 200"
+check "report: burn_two_thirds has most of burn's $2 samples ($1)" \
+	fcmp "$1 > 0.5 && $2 >= 100"
 check "report: several snapshots in the stream" \
 	[ "$(grep -c '^=== oncpu snapshot' "$T/on-r.text")" -ge 3 ]
 ratio=$(awk -v b="$(size "$T/on-text.bin")" -v t="$(size "$T/on.text")" 'BEGIN { printf "%.3f", b / t }')
 check "oncpu: bin is $ratio of text for the same intervals (at most 0.2)" fcmp "$ratio <= 0.2"
 
-STACKBOX_BIN_TEE=$T/off.bin "$STACKBOX" offcpu -w -i 500ms -- "$BLOCK" >"$T/off.text" 2>&1
+STACKBOX_BIN_TEE=$T/off.bin "$STACKBOX" offcpu -w -i 100ms -- "$BLOCK" >"$T/off.text" 2>&1
 "$STACKBOX" report "$T/off.bin" >"$T/off-r.text" 2>"$T/off-r.err"
 same "report of offcpu -w (states, wakers) is byte for byte offcpu's text" "$T/off.text" "$T/off-r.text"
 ratio=$(awk -v b="$(size "$T/off.bin")" -v t="$(size "$T/off.text")" 'BEGIN { printf "%.3f", b / t }')
@@ -50,12 +51,12 @@ STACKBOX_BIN_TEE=$T/offf.bin "$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/off.f
 same "report -f folded of offcpu is byte for byte offcpu's folded" "$T/off.folded" "$T/off-r.folded"
 
 # 2. -f bin -o FILE, filters and time slices
-"$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 2 2>"$T/b.err"
+"$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 2>"$T/b.err"
 check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]
 "$STACKBOX" report -f folded "$T/b.bin" >"$T/b.folded"
 set -- $(share "$T/b.folded")
-check "oncpu -f bin, report: share $1 of $2 samples is 2/3 +- 0.08" \
-	fcmp "$1 > 0.587 && $1 < 0.747 && $2 >= 200"
+check "oncpu -f bin, report: burn_two_thirds has most of $2 samples ($1)" \
+	fcmp "$1 > 0.5 && $2 >= 100"
 pid=$(awk '/^=== /{ next } / pid [0-9]+/ { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$T/on-r.text")
 "$STACKBOX" report -f folded --pid 1 "$T/b.bin" >"$T/pid1" 2>/dev/null
 check "report --pid of another process: no rows" test ! -s "$T/pid1"
@@ -115,3 +116,53 @@ check "oncpu -o /dev/full: collection runs to the end of CMD (its status, 0)" [ 
 check "oncpu -o /dev/full: says the write failed" grep -q 'writing /dev/full' "$T/full.err"
 check "oncpu -o /dev/full: counts the snapshots not written" \
 	grep -qE 'the last [4-9][0-9]* snapshots were not written|the last [1-9][0-9]+ snapshots were not written' "$T/full.err"
+
+# 6. a serial line: a pseudo-terminal pair stands in for /dev/ttyS0.
+# In cooked mode the tty would turn every 0x0a into 0x0d 0x0a.
+"$WORKLOADS/ptyread" "$T/serial.bin" 6 >"$T/pty" &
+far=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty" ] && break; sleep 0.1; done
+pty=$(cat "$T/pty")
+"$STACKBOX" oncpu -F 199 -i 250ms -f bin -o "$pty" --baud 115200 -- "$BURN" 2 2>"$T/serial.err"
+check "oncpu -o PTY --baud 115200 exits 0" [ $? = 0 ]
+sleep 0.5
+kill $far 2>/dev/null; wait $far 2>/dev/null
+"$STACKBOX" report -f folded "$T/serial.bin" >"$T/serial.folded" 2>"$T/serial.rerr"
+check "the stream through the tty decodes intact (nothing skipped)" \
+	test -s "$T/serial.folded" -a ! -s "$T/serial.rerr"
+set -- $(share "$T/serial.folded")
+check "through the tty: burn_two_thirds has most of $2 samples ($1)" \
+	fcmp "$1 > 0.5 && $2 >= 100"
+"$STACKBOX" oncpu -F 49 -o "$T/tty-check" --baud 9600 -d 100ms >/dev/null 2>"$T/baud.err"
+check "--baud on a file that is not a terminal is refused" grep -q 'is not a terminal' "$T/baud.err"
+
+# the far end goes away mid-run: collection goes on, losses counted
+"$WORKLOADS/ptyread" "$T/serial2.bin" 1 3 >"$T/pty2" &
+far=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty2" ] && break; sleep 0.1; done
+"$STACKBOX" oncpu -F 199 -i 200ms -f bin -o "$(cat "$T/pty2")" -- "$BURN" 3 2>"$T/pulled.err"
+rc=$?
+wait $far 2>/dev/null
+check "serial far end closed mid-run: the collector runs to the end (status $rc)" [ $rc = 0 ]
+check "serial far end closed mid-run: the snapshots not written are counted" \
+	grep -qE 'the last [1-9][0-9]* snapshots were not written' "$T/pulled.err"
+check "serial far end closed mid-run: what arrived before decodes" \
+	sh -c "'$STACKBOX' report -f folded '$T/serial2.bin' | grep -q burn_two_thirds"
+
+# 7. rotation: sizes and counts respected, the newest file decodes alone
+mkdir "$T/rot"
+"$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/rot/r.bin" --rotate 1k,2 -- "$BURN" 3 2>/dev/null
+check "--rotate 1k,2: FILE, FILE.1 and FILE.2, no more" \
+	[ -f "$T/rot/r.bin" -a -f "$T/rot/r.bin.1" -a -f "$T/rot/r.bin.2" -a ! -e "$T/rot/r.bin.3" ]
+# a file over SIZE may only hold one snapshot bigger than SIZE by itself
+big=0
+for f in $(find "$T/rot" -name 'r.bin*' -size +1024c); do
+	[ "$("$STACKBOX" report "$f" 2>/dev/null | grep -c '^=== ')" = 1 ] || big=$((big + 1))
+done
+check "--rotate 1k,2: no file is over 1 KiB but for a lone bigger snapshot" [ "$big" = 0 ]
+"$STACKBOX" report "$T/rot/r.bin" >"$T/rot.text" 2>"$T/rot.err"
+check "--rotate: the newest file decodes on its own, nothing skipped" \
+	test -s "$T/rot.text" -a ! -s "$T/rot.err"
+"$STACKBOX" oncpu -F 199 -i 100ms -o "$T/rot/t.txt" --rotate 4k,1 -- "$BURN" 2 2>/dev/null
+check "--rotate 4k,1 on text: FILE and FILE.1, each under 4 KiB" \
+	[ -f "$T/rot/t.txt.1" -a ! -e "$T/rot/t.txt.2" -a "$(wc -c <"$T/rot/t.txt.1")" -le 4096 ]
