@@ -18,8 +18,16 @@
 //usage:next key frame; what was skipped is counted on standard error.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
-//usage:                   collector prints them
+//usage:                   collector prints them; pprof: one gzipped
+//usage:                   profile.proto of all snapshots (go tool pprof);
+//usage:                   svg: one flame graph of all snapshots
 //usage:  -o FILE          write to FILE, not standard output
+//usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
+//usage:                   before: red grew, blue shrank (more: --base F --base G)
+//usage:  --title TEXT     svg: the title (default: applet, metric, host)
+//usage:  --push URL       send the profile (pprof) to a Pyroscope server:
+//usage:                   POST URL/ingest (http only); --app NAME names it
+//usage:  --app NAME       the application name for --push (stackbox.APPLET)
 //usage:  --top N          text: only the N biggest stacks
 //usage:  --from TIME      only snapshots that end after TIME
 //usage:  --to TIME        only snapshots that start before TIME
@@ -45,13 +53,23 @@
 #include "bin_read.h"
 #include "binfmt.h"
 #include "collect.h"
+#include "flame.h"
+#include "pprof.h"
+#include "push.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
 #include "syms.h"
 
+enum { REPORT_PPROF = 100, REPORT_SVG };
+
 struct report_args {
 	int format;
+	struct {
+		const char **file;
+		size_t n;
+	} base;
+	const char *title, *push, *app;
 	const char *output;
 	long long top;
 	const char *from, *to;
@@ -71,8 +89,14 @@ static const char *opt_report_format(const struct opt *o, const char *arg,
 		*(int *)dst = FORMAT_TEXT;
 	else if (!strcmp(arg, "folded"))
 		*(int *)dst = FORMAT_FOLDED;
+	else if (!strcmp(arg, "pprof"))
+		*(int *)dst = REPORT_PPROF;
+	else if (!strcmp(arg, "svg"))
+		*(int *)dst = REPORT_SVG;
 	else
-		return "unknown format (text, folded)";
+		return "unknown format (text, folded, pprof, svg)";
+	if (*(int *)dst == REPORT_SVG && !ENABLE_FORMAT_FOLDED)
+		return "svg needs the folded format in the build";
 	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
 	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
 		return "not in this build (see its configuration)";
@@ -98,8 +122,22 @@ static const char *opt_report_pids(const struct opt *o, const char *arg,
 	return p->n ? NULL : "no process id given";
 }
 
+static const char *opt_files(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct report_args *)0)->base) *b = dst;
+	size_t cap = b->n;
+
+	b->file = grow_array(b->file, &cap, b->n + 1, sizeof(*b->file));
+	b->file[b->n++] = arg;
+	return NULL;
+}
+
 #define R struct report_args
 static const struct opt report_opts[] = {
+	OPT_CUSTOM(0, "base", "FILE", opt_files, R, base, NULL),
+	OPT_STRING(0, "title", "TEXT", R, title, NULL),
+	OPT_STRING(0, "push", "URL", R, push, NULL),
+	OPT_STRING(0, "app", "NAME", R, app, NULL),
 	OPT_CUSTOM('f', "format", "FORMAT", opt_report_format, R, format,
 		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	OPT_STRING('o', "output", "FILE", R, output, NULL),
@@ -163,6 +201,15 @@ struct report {
 	bool have_first;
 	unsigned long written;
 	int failed;
+	/* -f pprof, -f svg, --push: one profile of every snapshot */
+	struct pprof *pp;
+	bool cpu_time;	/* oncpu: samples, and cpu nanoseconds */
+	int64_t period; /* ns per sample */
+	struct flame *fl;
+	bool base_mode; /* reading --base inputs */
+	char applet[32], metric[32], host[64];
+	enum metric_kind kind;
+	int64_t t0, t1; /* first start, last end, ns */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
@@ -289,12 +336,178 @@ static void sync_dictionaries(struct report *rp, const struct bin_state *st)
 	aux_state = cgroup_state = st;
 }
 
+/* ---- one profile of all snapshots: pprof, SVG, push ---- */
+static const char *unit_of(enum metric_kind k)
+{
+	return k == METRIC_NS	   ? "nanoseconds"
+	       : k == METRIC_BYTES ? "bytes"
+				   : "count";
+}
+
+/* oncpu's header says "at N Hz": a sample is 1/N s of CPU time */
+static int64_t period_of(const char *describe)
+{
+	const char *p = strstr(describe, " at ");
+	long long hz;
+
+	return p && sscanf(p, " at %lld Hz", &hz) == 1 && hz > 0
+		       ? (int64_t)(NS_PER_SEC / hz)
+		       : 0;
+}
+
+static void start_pprof(struct report *rp, const struct snapshot *s)
+{
+	const char *types[SB_MAX_VALUES + 1], *units[SB_MAX_VALUES + 1];
+	unsigned n = 0;
+
+	for (unsigned m = 0; m < s->nmetrics; m++) {
+		/* Pyroscope files any sample type containing "cpu" as CPU:
+		 * only oncpu's may (offcpu's is "blocked") */
+		types[n] = s->metrics[m].name;
+		units[n++] = unit_of(s->metrics[m].kind);
+	}
+	rp->period = period_of(s->describe);
+	rp->cpu_time = !strcmp(s->applet, "oncpu") && rp->period;
+	if (rp->cpu_time) {
+		types[n] = "cpu";
+		units[n++] = "nanoseconds";
+	}
+	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
+			   rp->period);
+}
+
+static const struct proc_map *map_of(const struct proc_map *m, size_t n,
+				     uint64_t ip)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ip >= m[i].start && ip < m[i].end)
+			return &m[i];
+	return NULL;
+}
+
+/* Frames of one stack, leaf first, with addresses when the names line up
+ * with the recorded stack one to one. */
+static unsigned add_frames(struct report *rp, struct pprof_frame *out,
+			   const char **names, unsigned n, __u64 ref,
+			   const struct proc_map *maps, size_t nmaps)
+{
+	const struct bin_stack *st =
+		ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
+			? &rp->st->stacks[ref - BIN_REF0]
+			: NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* names are root first and may stop early (kernel stacks
+		 * end at our own programs): name i is address depth-1-i */
+		uint64_t ip = st && n <= st->n ? st->ip[st->n - 1 - i] : 0;
+
+		out[n - 1 - i] = (struct pprof_frame){
+			names[i], ip,
+			ip && maps ? map_of(maps, nmaps, ip) : NULL};
+	}
+	return n;
+}
+
+static void add_pprof(struct report *rp, const struct snapshot *s)
+{
+	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 1) * sizeof(*f));
+	struct proc_syms *ps = output_procs(rp->out);
+
+	if (!rp->pp)
+		start_pprof(rp, s);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
+		struct proc_map *maps = NULL;
+		size_t nmaps = ENABLE_SYMBOLIZE && ps
+				       ? proc_syms_maps(ps, r->key.tgid, &maps)
+				       : 0;
+		int64_t v[SB_MAX_VALUES + 1];
+		const char *labels[9] = {"comm", r->key.comm};
+		unsigned n = 0, nl = 2;
+		char tid[16];
+
+		n += add_frames(rp, f, r->kstack, r->nk, r->key.kern_stack,
+				NULL, 0);
+		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
+				maps, nmaps);
+		for (unsigned m = 0; m < s->nmetrics; m++)
+			v[m] = r->v[m];
+		if (rp->cpu_time)
+			v[s->nmetrics] = r->v[0] * rp->period;
+		if (s->per_thread) {
+			snprintf(tid, sizeof(tid), "%u", r->key.pid);
+			labels[nl++] = "thread";
+			labels[nl++] = tid;
+		}
+		if (s->aux_name) {
+			labels[nl++] = "state";
+			labels[nl++] = s->aux_name(r->key.aux);
+		}
+		if (r->key.other_tgid) {
+			labels[nl++] = "waker";
+			labels[nl++] = r->key.other_comm;
+		}
+		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
+		free(maps);
+	}
+	free(f);
+}
+
+static void add_flame(struct report *rp, const struct snapshot *s)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		error_exit("out of memory");
+	if (ENABLE_FORMAT_FOLDED)
+		format_folded(f, s);
+	fclose(f);
+	if (!rp->fl)
+		rp->fl = flame_new();
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		flame_add_folded(rp->fl, line, rp->base_mode);
+	free(buf);
+}
+
+/* output.c hands each resolved snapshot here instead of text/folded */
+static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
+{
+	struct report *rp = ctx;
+	int64_t start =
+		s->start.tv_sec * (int64_t)NS_PER_SEC + s->start.tv_nsec;
+	int64_t end = s->end.tv_sec * (int64_t)NS_PER_SEC + s->end.tv_nsec;
+
+	if (!rp->applet[0]) {
+		snprintf(rp->applet, sizeof(rp->applet), "%s", s->applet);
+		snprintf(rp->metric, sizeof(rp->metric), "%s",
+			 s->metrics[0].name);
+		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
+		rp->kind = s->metrics[0].kind;
+	}
+	if (rp->base_mode) {
+		add_flame(rp, s);
+		return;
+	}
+	if (!rp->t0 || start < rp->t0)
+		rp->t0 = start;
+	if (end > rp->t1)
+		rp->t1 = end;
+	if (rp->a->format == REPORT_SVG)
+		add_flame(rp, s);
+	if (rp->a->format == REPORT_PPROF || rp->a->push)
+		add_pprof(rp, s);
+}
+
 static void on_snapshot(void *ctx, const struct bin_state *st,
 			struct snapshot *s)
 {
 	struct report *rp = ctx;
 	size_t n = 0;
 
+	rp->st = st;
 	if (!in_time(rp, s))
 		return;
 	for (size_t i = 0; i < s->nrows; i++)
@@ -369,30 +582,113 @@ static int read_input(struct report *rp, const char *name)
 	return err;
 }
 
+static enum flame_palette palette_of(const char *applet)
+{
+	if (!strcmp(applet, "oncpu"))
+		return PALETTE_CPU;
+	if (!strcmp(applet, "memstack"))
+		return PALETTE_MEM;
+	return PALETTE_IO; /* offcpu, iostack, rastack: waiting on something */
+}
+
+/* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
+static int write_profile(struct report *rp)
+{
+	struct report_args *a = rp->a;
+	FILE *f = a->output && strcmp(a->output, "-") ? fopen(a->output, "w")
+						      : stdout;
+	char title[256];
+	int err = 0;
+
+	if (!f)
+		perror_exit("-o %s", a->output);
+	if (a->format == REPORT_PPROF && f == stdout && isatty(1))
+		error_exit("-f pprof: standard output is a terminal; use -o "
+			   "FILE");
+	if (a->format == REPORT_PPROF && rp->pp) {
+		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+		err = pprof_write(rp->pp, f);
+	} else if (a->format == REPORT_SVG && rp->fl) {
+		snprintf(title, sizeof(title), "%s: %s%s on %s", rp->applet,
+			 rp->metric, a->base.n ? " (differential)" : "",
+			 rp->host);
+		flame_write_svg(rp->fl, f, a->title ? a->title : title,
+				palette_of(rp->applet),
+				rp->kind == METRIC_NS	   ? "us"
+				: rp->kind == METRIC_BYTES ? "bytes"
+							   : rp->metric);
+	}
+	if (fflush(f) || ferror(f) || (f != stdout && fclose(f))) {
+		perror_msg("writing %s",
+			   a->output ? a->output : "standard output");
+		err = -1;
+	}
+	return err ? 1 : 0;
+}
+
+static int push(struct report *rp)
+{
+	char *app = rp->a->app ? xstrdup(rp->a->app)
+			       : xasprintf("stackbox.%s", rp->applet);
+	size_t len;
+	unsigned char *gz;
+	int err;
+
+	if (!rp->pp) {
+		error_msg("--push: no snapshot to send");
+		free(app);
+		return 1;
+	}
+	pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+	gz = pprof_encode(rp->pp, &len);
+	err = push_pyroscope(rp->a->push, app, rp->host, rp->t0 / NS_PER_SEC,
+			     (rp->t1 + NS_PER_SEC - 1) / NS_PER_SEC,
+			     rp->period ? NS_PER_SEC / rp->period : 0, gz, len);
+	free(gz);
+	free(app);
+	return err ? 1 : 0;
+}
+
 static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
-	struct collect_opts o = {
-		.format = a->format, .output = a->output, .top = a->top};
+	bool profile = a->format == REPORT_PPROF || a->format == REPORT_SVG;
+	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
+				 .output = profile ? NULL : a->output,
+				 .top = a->top};
 	struct report rp = {.a = a};
 	int err = 0;
 
 	verbose_level = a->verbose;
+	if (a->base.n && a->format != REPORT_SVG)
+		help_exit("--base: only for -f svg");
 	rp.from = parse_when("--from", a->from);
 	rp.to = parse_when("--to", a->to);
 	rp.out = output_open(&o);
 	output_set_cgroup_names(rp.out, recorded_cgroup);
+	if (profile || a->push)
+		output_set_writer(rp.out, profile_writer, &rp);
 	if (ENABLE_SYMBOLIZE && output_procs(rp.out))
 		proc_syms_set_finder(output_procs(rp.out), find_file, &rp);
 	rp.stacks = stack_cache_new(-1);
 	output_set_stacks(rp.out, rp.stacks);
+	rp.base_mode = true;
+	for (size_t i = 0; i < a->base.n; i++)
+		err |= read_input(&rp, a->base.file[i]);
+	rp.base_mode = false;
 	if (!argc)
 		err |= read_input(&rp, "-");
 	for (int i = 0; i < argc; i++)
 		err |= read_input(&rp, argv[i]);
+	if (profile)
+		err |= write_profile(&rp);
+	if (a->push)
+		err |= push(&rp);
 	if (output_close(rp.out))
 		err = 1;
 	stack_cache_free(rp.stacks);
+	pprof_free(rp.pp);
+	flame_free(rp.fl);
 	return err || rp.failed;
 }
 

@@ -166,3 +166,67 @@ check "--rotate: the newest file decodes on its own, nothing skipped" \
 "$STACKBOX" oncpu -F 199 -i 100ms -o "$T/rot/t.txt" --rotate 4k,1 -- "$BURN" 2 2>/dev/null
 check "--rotate 4k,1 on text: FILE and FILE.1, each under 4 KiB" \
 	[ -f "$T/rot/t.txt.1" -a ! -e "$T/rot/t.txt.2" -a "$(wc -c <"$T/rot/t.txt.1")" -le 4096 ]
+
+# 8. pprof: go tool pprof reads it; the hot function first
+"$STACKBOX" report -f pprof -o "$T/p.pb.gz" "$T/b.bin"
+check "report -f pprof writes gzip" sh -c "head -c 2 '$T/p.pb.gz' | od -An -tx1 | grep -q '1f 8b'"
+if command -v go >/dev/null; then
+	go tool pprof -top "$T/p.pb.gz" >"$T/top" 2>&1
+	first=$(awk '/flat%/ { getline; print $NF; exit }' "$T/top")
+	check "go tool pprof -top lists the hot function first ($first)" [ "$first" = spin_until ]
+	check "pprof: sample type cpu, build-id of the mapping" \
+		sh -c "grep -q '^Type: cpu' '$T/top' && grep -q '^Build ID: [0-9a-f]' '$T/top'"
+	cum=$(awk '$NF == "burn_two_thirds" { sub("%", "", $5); print $5 }' "$T/top")
+	check "pprof: burn_two_thirds has most of the time (${cum}%)" fcmp "${cum:-0} > 50"
+	"$STACKBOX" report -f pprof -o "$T/off.pb.gz" "$T/offf.bin"
+	go tool pprof -top "$T/off.pb.gz" >"$T/offtop" 2>&1
+	check "pprof of offcpu: sample type blocked (not cpu), in nanoseconds" \
+		sh -c "grep -q '^Type: blocked' '$T/offtop' && grep -q 'nap_thread' '$T/offtop'"
+else
+	skip "go tool pprof reads our pprof" "go not installed (Debian golang-go; make setup installs it)"
+fi
+
+# 9. SVG flame graphs: well-formed, the hot function with its share
+"$STACKBOX" report -f svg -o "$T/f.svg" "$T/b.bin"
+if command -v xmllint >/dev/null; then
+	check "report -f svg is well-formed XML" xmllint --noout "$T/f.svg"
+else
+	skip "SVG is well-formed XML" "xmllint not installed (libxml2-utils)"
+fi
+pct=$(sed -n 's/.*<title>burn_two_thirds ([0-9]* samples, \([0-9.]*\)%).*/\1/p' "$T/f.svg" | head -1)
+check "SVG: burn_two_thirds with its share (${pct}%)" fcmp "${pct:-0} > 50 && ${pct:-0} < 85"
+check "SVG: search, zoom and tooltips are in the file" \
+	sh -c "grep -q 'function search' '$T/f.svg' && grep -q 'function zoom' '$T/f.svg' && grep -q '<title>' '$T/f.svg'"
+"$STACKBOX" report -f svg -o "$T/off.svg" "$T/offf.bin"
+check "SVG palettes: oncpu warm, offcpu blue" \
+	sh -c "grep -q 'fill=\"rgb(2[0-5][0-9],' '$T/f.svg' && grep -q 'nap_thread' '$T/off.svg' && ! grep -q 'fill=\"rgb(2[0-5][0-9],[0-9]*,[0-9])\"' '$T/off.svg'"
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/even.bin" -- "$BURN" 3 1 1 2>/dev/null
+"$STACKBOX" report -f svg --base "$T/b.bin" -o "$T/diff.svg" "$T/even.bin"
+check "differential SVG: titled so, burn_one_third grew against the base" \
+	sh -c "grep -q '(differential)' '$T/diff.svg' && grep -qE '<title>burn_one_third \([0-9]+ samples, [0-9.]+%; base [0-9]+, \+[0-9.]+%\)' '$T/diff.svg'"
+
+# 10. --push to Pyroscope's ingest API (0.37's /ingest, also in Grafana
+# Pyroscope 1.x): a receiver here checks the request
+"$WORKLOADS/httprecv" "$T/h" >"$T/h.port" &
+recv=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h.port" ] && break; sleep 0.1; done
+"$STACKBOX" report --push "http://127.0.0.1:$(cat "$T/h.port")" "$T/b.bin" >/dev/null 2>"$T/push.err"
+check "report --push exits 0 on 200" [ $? = 0 ]
+wait $recv
+line=$(head -1 "$T/h.head")
+check "push: POST /ingest with name, from, until, format=pprof, sampleRate" \
+	sh -c "echo '$line' | grep -qE '^POST /ingest\?name=stackbox\.oncpu%7Bhost%3D[^&]+%7D&from=[0-9]+&until=[0-9]+&format=pprof&spyName=stackbox&sampleRate=199 HTTP/1.1'"
+check "push: multipart/form-data body" grep -qi '^Content-Type: multipart/form-data; boundary=' "$T/h.head"
+check "push: the profile part is gzip" sh -c "head -c 2 '$T/h.profile' | od -An -tx1 | grep -q '1f 8b'"
+if command -v go >/dev/null; then
+	check "push: the profile part is the pprof profile" \
+		sh -c "go tool pprof -top '$T/h.profile' 2>&1 | grep -q burn_two_thirds"
+fi
+"$WORKLOADS/httprecv" "$T/h2" "400 Bad Request" >"$T/h2.port" &
+recv=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h2.port" ] && break; sleep 0.1; done
+"$STACKBOX" report --push "http://127.0.0.1:$(cat "$T/h2.port")" "$T/b.bin" >/dev/null 2>"$T/push2.err"
+rc=$?
+wait $recv
+check "push: a 400 answer is an error that says so" \
+	sh -c "[ $rc = 1 ] && grep -q '400 Bad Request' '$T/push2.err'"
