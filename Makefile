@@ -60,7 +60,7 @@ core-y += collect stacks output cgroup sink
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
-core-$(CONFIG_REPORT) += bin_read
+core-$(CONFIG_REPORT) += bin_read pprof flame push
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
