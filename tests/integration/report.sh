@@ -230,3 +230,18 @@ rc=$?
 wait $recv
 check "push: a 400 answer is an error that says so" \
 	sh -c "[ $rc = 1 ] && grep -q '400 Bad Request' '$T/push2.err'"
+
+# 11. --status kmsg: one-line records in the kernel log
+"$STACKBOX" oncpu -F 49 -d 300ms --status kmsg -o /dev/null -- "$BURN" 1 2>/dev/null &
+sb=$!
+wait $sb
+sleep 0.2
+if dmesg >/dev/null 2>&1; then
+	dmesg | grep "stackbox oncpu\[$sb\]:" >"$T/kmsg"
+	check "--status kmsg: start, sink and stop records" \
+		sh -c "grep -q 'writing text to /dev/null' '$T/kmsg' && grep -q 'started' '$T/kmsg' && grep -q 'stopped after [0-9]* snapshots' '$T/kmsg'"
+else
+	skip "--status kmsg" "dmesg cannot read the kernel log here"
+fi
+"$STACKBOX" oncpu --status email -d 100ms >/dev/null 2>"$T/status.err"
+check "--status of an unknown kind is refused, naming the kinds" grep -q 'kmsg, syslog' "$T/status.err"
