@@ -27,10 +27,10 @@ static const struct {
 	long long baud;
 	speed_t speed;
 } speeds[] = {
-	{1200, B1200},	   {2400, B2400},     {4800, B4800},
-	{9600, B9600},	   {19200, B19200},   {38400, B38400},
-	{57600, B57600},   {115200, B115200}, {230400, B230400},
-	{460800, B460800}, {921600, B921600}, {1000000, B1000000},
+	{1200, B1200},	     {2400, B2400},	  {4800, B4800},
+	{9600, B9600},	     {19200, B19200},	  {38400, B38400},
+	{57600, B57600},     {115200, B115200},	  {230400, B230400},
+	{460800, B460800},   {921600, B921600},	  {1000000, B1000000},
 	{1500000, B1500000}, {2000000, B2000000}, {3000000, B3000000},
 	{4000000, B4000000},
 };
@@ -73,7 +73,8 @@ static int open_path(struct sink *s, bool truncate)
 	if (s->terminal && make_raw(s))
 		perror_msg("-o %s: cannot switch the terminal to raw mode",
 			   s->path);
-	s->size = s->device || truncate ? 0 : (uint64_t)lseek(s->fd, 0, SEEK_END);
+	s->size =
+		s->device || truncate ? 0 : (uint64_t)lseek(s->fd, 0, SEEK_END);
 	return 0;
 }
 
@@ -226,8 +227,13 @@ void status_say(const char *fmt, ...)
 	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
 	if (status_kind == STATUS_KMSG) {
-		/* a record is one write; a failure here is not worth a word */
-		if (write(kmsg_fd, line, strlen(line)) < 0)
+		/* one write is one record; without its newline the kernel
+		 * holds it open for a continuation. A failure here is not
+		 * worth a word. */
+		n = strlen(line);
+		if (n < (int)sizeof(line) - 1)
+			line[n++] = '\n';
+		if (write(kmsg_fd, line, n) < 0)
 			return;
 	} else {
 		syslog(LOG_INFO, "%s", line + n);

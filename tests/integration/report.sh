@@ -235,9 +235,13 @@ check "push: a 400 answer is an error that says so" \
 "$STACKBOX" oncpu -F 49 -d 300ms --status kmsg -o /dev/null -- "$BURN" 1 2>/dev/null &
 sb=$!
 wait $sb
-sleep 0.2
 if dmesg >/dev/null 2>&1; then
-	dmesg | grep "stackbox oncpu\[$sb\]:" >"$T/kmsg"
+	# records reach the log buffer a moment later on a busy machine
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		dmesg | grep "stackbox oncpu\[$sb\]:" >"$T/kmsg"
+		grep -q 'stopped after' "$T/kmsg" && break
+		sleep 0.5
+	done
 	check "--status kmsg: start, sink and stop records" \
 		sh -c "grep -q 'writing text to /dev/null' '$T/kmsg' && grep -q 'started' '$T/kmsg' && grep -q 'stopped after [0-9]* snapshots' '$T/kmsg'"
 else
