@@ -50,6 +50,13 @@ STACKBOX_BIN_TEE=$T/offf.bin "$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/off.f
 "$STACKBOX" report -f folded "$T/offf.bin" >"$T/off-r.folded" 2>&1
 same "report -f folded of offcpu is byte for byte offcpu's folded" "$T/off.folded" "$T/off-r.folded"
 
+# across key frames (one every 16 snapshots): 30 snapshots
+STACKBOX_BIN_TEE=$T/keys.bin "$STACKBOX" oncpu -F 199 -i 100ms -- "$BURN" 3 >"$T/keys.text" 2>&1
+"$STACKBOX" report "$T/keys.bin" >"$T/keys-r.text" 2>&1
+check "30 snapshots, across key frames: more than 16 in the text" \
+	[ "$(grep -c '^=== oncpu snapshot' "$T/keys.text")" -gt 16 ]
+same "report across key frames is byte for byte oncpu's text" "$T/keys.text" "$T/keys-r.text"
+
 # 2. -f bin -o FILE, filters and time slices
 "$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 2>"$T/b.err"
 check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]
@@ -249,3 +256,24 @@ else
 fi
 "$STACKBOX" oncpu --status email -d 100ms >/dev/null 2>"$T/status.err"
 check "--status of an unknown kind is refused, naming the kinds" grep -q 'kmsg, syslog' "$T/status.err"
+
+# 12. a full disk that frees up again: counted, said, carried in the stream
+mkdir "$T/small"
+if mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null; then
+	head -c 250k /dev/zero >"$T/small/filler" 2>/dev/null
+	head -c 8k /dev/zero >>"$T/small/filler" 2>/dev/null # to the last block
+	( sleep 1.2; rm -f "$T/small/filler" ) &
+	"$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/small/s.bin" -- "$BURN" 3 2>"$T/small.err"
+	rc=$?
+	wait
+	check "full tmpfs that frees up: the collector runs to the end (status $rc)" [ $rc = 0 ]
+	check "full tmpfs: says when the sink works again, with the count" \
+		grep -qE 'works again: [1-9][0-9]* snapshots were not written' "$T/small.err"
+	"$STACKBOX" report -f folded "$T/small/s.bin" >"$T/small.folded" 2>"$T/small.rerr"
+	check "full tmpfs: report tells how many snapshots the collector could not write" \
+		grep -qE 'could not write [1-9][0-9]* snapshots' "$T/small.rerr"
+	check "full tmpfs: what was written afterwards decodes" grep -q burn_two_thirds "$T/small.folded"
+	umount "$T/small"
+else
+	skip "sink on a full tmpfs" "cannot mount a tmpfs here"
+fi
