@@ -213,13 +213,47 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	return f;
 }
 
+static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
+{
+	for (unsigned i = 0; i < nx && i < ny; i++) {
+		int c = strcmp(x[i], y[i]);
+
+		if (c)
+			return c;
+	}
+	return nx < ny ? -1 : nx > ny;
+}
+
+/*
+ * Biggest first; equal values in an order of their own (process,
+ * thread, split, then frames), never the order qsort leaves ties in:
+ * that differs between libcs, and report on a glibc host must print
+ * what the collector printed with musl.
+ */
 static int by_value(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
+	int c;
 
 	if (x->v[0] != y->v[0])
 		return x->v[0] < y->v[0] ? 1 : -1;
-	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	if (x->key.aux != y->key.aux)
+		return x->key.aux < y->key.aux ? -1 : 1;
+	if ((c = by_frames(x->ustack, x->nu, y->ustack, y->nu)) ||
+	    (c = by_frames(x->kstack, x->nk, y->kstack, y->nk)) ||
+	    (c = by_frames(x->other_ustack, x->other_nu, y->other_ustack,
+			   y->other_nu)) ||
+	    (c = by_frames(x->other_kstack, x->other_nk, y->other_kstack,
+			   y->other_nk)))
+		return c;
+	for (unsigned m = 1; m < SB_MAX_VALUES; m++)
+		if (x->v[m] != y->v[m])
+			return x->v[m] < y->v[m] ? 1 : -1;
+	return strcmp(x->key.comm, y->key.comm);
 }
 
 /* ---- the bin stream's view of the same caches ---- */
