@@ -16,7 +16,7 @@
 struct sink {
 	int fd; /* -1: failed, open again at the next write */
 	char *path;
-	bool is_stdout, terminal, device;
+	bool is_stdout, terminal, device, binary;
 	uint64_t size; /* of the current file */
 	uint64_t rotate_size;
 	unsigned rotate_count;
@@ -53,6 +53,8 @@ static int make_raw(struct sink *s)
 			cfsetospeed(&t, speeds[i].speed);
 		}
 	t.c_cflag |= CLOCAL; /* no modem control lines on a bare UART */
+	if (!s->binary) /* text on a serial console: lines start at column 0 */
+		t.c_oflag |= OPOST | ONLCR;
 	return tcsetattr(s->fd, TCSANOW, &t);
 }
 
@@ -79,11 +81,12 @@ static int open_path(struct sink *s, bool truncate)
 }
 
 struct sink *sink_open(const char *path, uint64_t rotate_size,
-		       unsigned rotate_count, long long baud)
+		       unsigned rotate_count, long long baud, bool binary)
 {
 	struct sink *s = xzalloc(sizeof(*s));
 	bool known = !baud;
 
+	s->binary = binary;
 	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
 		known |= speeds[i].baud == baud;
 	if (!known)

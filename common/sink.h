@@ -16,10 +16,11 @@
 struct sink;
 
 /* path NULL or "-": standard output. rotate_size 0: never rotate; baud
- * 0: leave a tty's speed alone. Exits with a one-line error when path
- * cannot be opened or baud is not a speed. */
+ * 0: leave a tty's speed alone; binary: a tty passes bytes untouched,
+ * else it still turns "\n" into "\r\n" for a terminal's sake. Exits with
+ * a one-line error when path cannot be opened or baud is not a speed. */
 struct sink *sink_open(const char *path, uint64_t rotate_size,
-		       unsigned rotate_count, long long baud);
+		       unsigned rotate_count, long long baud, bool binary);
 const char *sink_name(const struct sink *s);
 bool sink_is_terminal(const struct sink *s);
 /* Would len more bytes start a new file? Then the caller may want to

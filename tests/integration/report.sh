@@ -143,6 +143,16 @@ check "through the tty: burn_two_thirds has most of $2 samples ($1)" \
 "$STACKBOX" oncpu -F 49 -o "$T/tty-check" --baud 9600 -d 100ms >/dev/null 2>"$T/baud.err"
 check "--baud on a file that is not a terminal is refused" grep -q 'is not a terminal' "$T/baud.err"
 
+# text on a serial console keeps its line ends readable there: \r\n
+"$WORKLOADS/ptyread" "$T/serial-text" 4 >"$T/pty3" &
+far=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty3" ] && break; sleep 0.1; done
+"$STACKBOX" oncpu -F 99 -o "$(cat "$T/pty3")" -- "$BURN" 1 2>/dev/null
+sleep 0.5
+kill $far 2>/dev/null; wait $far 2>/dev/null
+check "text to a tty: lines end in CR LF, the rest untouched" \
+	sh -c "grep -q \"\$(printf '^=== oncpu snapshot.*\r\$')\" '$T/serial-text'"
+
 # the far end goes away mid-run: collection goes on, losses counted
 "$WORKLOADS/ptyread" "$T/serial2.bin" 1 3 >"$T/pty2" &
 far=$!
