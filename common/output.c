@@ -46,8 +46,9 @@ struct output *output_open(const struct collect_opts *o)
 {
 	struct output *out = xzalloc(sizeof(*out));
 
-	out->sink = sink_open(ENABLE_SINK_FILE ? o->output : NULL,
-			      o->rotate.size, o->rotate.count, o->baud);
+	out->sink =
+		sink_open(ENABLE_SINK_FILE ? o->output : NULL, o->rotate.size,
+			  o->rotate.count, o->baud, o->format == FORMAT_BIN);
 	out->path = sink_name(out->sink);
 	out->format = o->format;
 	if (out->format == FORMAT_BIN && !o->output &&
