@@ -287,7 +287,7 @@ static void on_key(void *ctx, const struct bin_state *st)
 	output_set_stacks(rp->out, rp->stacks);
 }
 
-static void on_maps(void *ctx, uint32_t tgid, const struct proc_map *m,
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m,
 		    size_t n)
 {
 	struct report *rp = ctx;
@@ -376,7 +376,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 			   rp->period);
 }
 
-static const struct proc_map *map_of(const struct proc_map *m, size_t n,
+static const struct rec_map *map_of(const struct rec_map *m, size_t n,
 				     uint64_t ip)
 {
 	for (size_t i = 0; i < n; i++)
@@ -389,7 +389,7 @@ static const struct proc_map *map_of(const struct proc_map *m, size_t n,
  * with the recorded stack one to one. */
 static unsigned add_frames(struct report *rp, struct pprof_frame *out,
 			   const char **names, unsigned n, __u64 ref,
-			   const struct proc_map *maps, size_t nmaps)
+			   const struct rec_map *maps, size_t nmaps)
 {
 	const struct bin_stack *st =
 		ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
@@ -417,7 +417,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 		start_pprof(rp, s);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
-		struct proc_map *maps = NULL;
+		struct rec_map *maps = NULL;
 		size_t nmaps = ENABLE_SYMBOLIZE && ps
 				       ? proc_syms_maps(ps, r->key.tgid, &maps)
 				       : 0;

@@ -194,7 +194,7 @@ static bool read_maps(struct bin_reader *r, struct bcur *c)
 	for (size_t i = 0; i < n && !c->bad; i++) {
 		uint32_t tgid = bc_varint(c);
 		size_t nm = bc_count(c);
-		struct proc_map *m = xmalloc((nm + 1) * sizeof(*m));
+		struct rec_map *m = xmalloc((nm + 1) * sizeof(*m));
 
 		for (size_t j = 0; j < nm; j++) {
 			m[j].start = bc_varint(c);

@@ -61,7 +61,7 @@ struct bin_reader_ops {
 	/* a key frame: the dictionaries start empty */
 	void (*key)(void *ctx, const struct bin_state *st);
 	/* a process's mappings (replace what was known of it) */
-	void (*maps)(void *ctx, uint32_t tgid, const struct proc_map *m,
+	void (*maps)(void *ctx, uint32_t tgid, const struct rec_map *m,
 		     size_t n);
 	/* a whole snapshot; rows' stack ids are dictionary references
 	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i) */

@@ -196,8 +196,9 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 		diff_colour(fill, sizeof(fill), n, d->scale, d->max);
 	else
 		colour(fill, sizeof(fill), d->pal, n->name);
-	fprintf(d->f, "<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" "
-		       "data-d=\"%u\"><title>",
+	fprintf(d->f,
+		"<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" "
+		"data-d=\"%u\"><title>",
 		x, w, depth);
 	xml_text(d->f, n->name);
 	fprintf(d->f, " (%" PRIu64 " %s, %.2f%%", n->v, d->unit, 100 * w);
@@ -205,11 +206,12 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 		fprintf(d->f, "; base %" PRIu64 ", %+.2f%%", n->base,
 			d->total ? 100 * (n->v - n->base * d->scale) / d->total
 				 : 0);
-	fprintf(d->f, ")</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
-		       "height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" "
-		       "y=\"%u\"></text></g>\n",
-		x * WIDTH, d->height - BOTTOM - (depth + 1) * FRAME_H, w * WIDTH,
-		FRAME_H - 1, fill, x * WIDTH + 3,
+	fprintf(d->f,
+		")</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
+		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" "
+		"y=\"%u\"></text></g>\n",
+		x * WIDTH, d->height - BOTTOM - (depth + 1) * FRAME_H,
+		w * WIDTH, FRAME_H - 1, fill, x * WIDTH + 3,
 		d->height - BOTTOM - depth * FRAME_H - 4);
 	for (struct node *c = n->child; c; c = c->next)
 		nc++;
@@ -229,7 +231,9 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
  * expression turn magenta, and the share they cover is shown. */
 static const char script[] =
 	"<script><![CDATA[\n"
-	"var W=" "1200" ",fs=[].slice.call(document.querySelectorAll('g.f'));\n"
+	"var W="
+	"1200"
+	",fs=[].slice.call(document.querySelectorAll('g.f'));\n"
 	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text'),"
 	"n=g.querySelector('title').textContent.replace(/ \\([^()]*\\)$/,'');"
 	"r.setAttribute('x',x*W);r.setAttribute('width',w*W);t.setAttribute('x',x*W+3);"
@@ -263,22 +267,24 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 	d.scale = fl->root.base ? (double)fl->root.v / fl->root.base : 1;
 	d.max = max_delta(&fl->root, d.scale);
 	d.height = TOP + BOTTOM + (fl->depth + 1) * FRAME_H;
-	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		   "<svg version=\"1.1\" width=\"%d\" height=\"%u\" "
-		   "xmlns=\"http://www.w3.org/2000/svg\" "
-		   "font-family=\"monospace\" font-size=\"12\">\n"
-		   "<style>g.f:hover rect{stroke:black;stroke-width:0.5}"
-		   "g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
-		   "<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
-		   "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
-		   "font-size=\"16\">",
+	fprintf(f,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" "
+		"font-family=\"monospace\" font-size=\"12\">\n"
+		"<style>g.f:hover rect{stroke:black;stroke-width:0.5}"
+		"g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
+		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
+		"font-size=\"16\">",
 		WIDTH, d.height, fl->diff ? "#fff" : "#f8f8f0", WIDTH / 2);
 	xml_text(f, title);
-	fprintf(f, "</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "
-		   "y=\"20\">Reset zoom</text>\n<text id=\"search\" class=\"b\" "
-		   "x=\"%d\" y=\"20\">Search</text>\n<text id=\"matched\" "
-		   "x=\"%d\" y=\"%u\"></text>\n<text id=\"details\" x=\"10\" "
-		   "y=\"%u\"></text>\n",
+	fprintf(f,
+		"</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "
+		"y=\"20\">Reset zoom</text>\n<text id=\"search\" class=\"b\" "
+		"x=\"%d\" y=\"20\">Search</text>\n<text id=\"matched\" "
+		"x=\"%d\" y=\"%u\"></text>\n<text id=\"details\" x=\"10\" "
+		"y=\"%u\"></text>\n",
 		WIDTH - 60, WIDTH - 160, d.height - 6, d.height - 6);
 	draw(&d, &fl->root, 0, 0);
 	fputs(script, f);

@@ -413,7 +413,7 @@ static uint64_t stack_ref(struct bin_writer *w, const struct bin_source *src,
 	return BIN_REF0 + idx;
 }
 
-static uint64_t maps_signature(const struct proc_map *m, size_t n)
+static uint64_t maps_signature(const struct rec_map *m, size_t n)
 {
 	uint64_t h = 0x84222325cbf29ce4ULL + n;
 
@@ -439,7 +439,7 @@ static int uip_cmp(const void *a, const void *b)
  * of libraries and uses a few); once used, a mapping stays listed until
  * the next key frame. Returns how many of m[] remain, in place. */
 static size_t used_maps(struct bin_writer *w, struct pending *p, __u32 tgid,
-			struct proc_map *m, size_t n)
+			struct rec_map *m, size_t n)
 {
 	size_t kept = 0, lo = 0, hi = p->nuip, mid;
 
@@ -466,7 +466,7 @@ static size_t used_maps(struct bin_writer *w, struct pending *p, __u32 tgid,
 static void add_maps(struct bin_writer *w, const struct bin_source *src,
 		     struct pending *p, __u32 tgid)
 {
-	struct proc_map *m = NULL;
+	struct rec_map *m = NULL;
 	size_t n = src->maps ? src->maps(src->ctx, tgid, &m) : 0;
 	uint64_t sig, old;
 

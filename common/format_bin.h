@@ -22,7 +22,7 @@ struct bin_source {
 	/* look ip up as the text output would (captures the process) */
 	void (*touch)(void *ctx, __u32 tgid, __u64 ip);
 	/* the process's mappings now; *maps is malloc'ed */
-	size_t (*maps)(void *ctx, __u32 tgid, struct proc_map **maps);
+	size_t (*maps)(void *ctx, __u32 tgid, struct rec_map **maps);
 	const char *(*cgroup)(void *ctx, __u64 id);
 };
 

@@ -277,7 +277,7 @@ static void bin_touch(void *ctx, __u32 tgid, __u64 ip)
 		proc_syms_lookup(out->procs, tgid, ip, &u);
 }
 
-static size_t bin_maps(void *ctx, __u32 tgid, struct proc_map **maps)
+static size_t bin_maps(void *ctx, __u32 tgid, struct rec_map **maps)
 {
 	struct output *out = ctx;
 

@@ -156,7 +156,7 @@ static uint64_t function_id(struct pprof *p, const char *name)
 	return id;
 }
 
-static uint64_t mapping_id(struct pprof *p, const struct proc_map *pm)
+static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 {
 	int64_t key[3] = {str(p, pm->path), str(p, pm->build_id),
 			  (int64_t)pm->start};

@@ -23,8 +23,8 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 
 struct pprof_frame {
 	const char *name;
-	uint64_t addr;		   /* 0: unknown */
-	const struct proc_map *map; /* NULL: none */
+	uint64_t addr;		    /* 0: unknown */
+	const struct rec_map *map; /* NULL: none */
 };
 /* One sample: frames leaf first; labels are NULL-terminated key/value
  * string pairs ("comm", "burn", ...); pid a numeric label when > 0. */

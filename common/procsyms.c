@@ -442,7 +442,7 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 }
 
 size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
-		      struct proc_map **maps)
+		      struct rec_map **maps)
 {
 	const struct sproc *pr = *proc_slot(ps, tgid);
 
@@ -453,7 +453,7 @@ size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
 	for (size_t i = 0; i < pr->nmaps; i++) {
 		const struct smap *m = &pr->maps[i];
 
-		(*maps)[i] = (struct proc_map){
+		(*maps)[i] = (struct rec_map){
 			.start = m->start,
 			.end = m->end,
 			.pgoff = m->pgoff,
@@ -478,7 +478,7 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 #define RECORDED_DEV UINT64_MAX
 
 static struct sfile *recorded_file(struct proc_syms *ps,
-				   const struct proc_map *pm)
+				   const struct rec_map *pm)
 {
 	uint64_t ino = 0xcbf29ce484222325ULL;
 	struct sfile **head, *f;
@@ -506,7 +506,7 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 }
 
 void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
-		      const struct proc_map *maps, size_t n)
+		      const struct rec_map *maps, size_t n)
 {
 	struct sproc **slot = proc_slot(ps, tgid), *pr;
 

@@ -38,8 +38,7 @@ static void put_str(struct bbuf *b, const char *s)
 }
 
 /* "http://host[:port][/prefix]" into its parts; false if not that. */
-static bool parse_url(const char *url, char **host, char **port,
-		      char **prefix)
+static bool parse_url(const char *url, char **host, char **port, char **prefix)
 {
 	const char *h, *slash, *colon;
 
@@ -135,16 +134,16 @@ int push_pyroscope(const char *url, const char *app, const char *host,
 	put_str(&req, "/ingest?name=");
 	put_escaped(&req, name);
 	put_str(&req, "&from=");
-	bb_put(&req, status, snprintf(status, sizeof(status), "%lld",
-				      (long long)from));
+	bb_put(&req, status,
+	       snprintf(status, sizeof(status), "%lld", (long long)from));
 	put_str(&req, "&until=");
-	bb_put(&req, status, snprintf(status, sizeof(status), "%lld",
-				      (long long)until));
+	bb_put(&req, status,
+	       snprintf(status, sizeof(status), "%lld", (long long)until));
 	put_str(&req, "&format=pprof&spyName=stackbox");
 	if (sample_rate > 0)
-		bb_put(&req, status, snprintf(status, sizeof(status),
-					      "&sampleRate=%lld",
-					      (long long)sample_rate));
+		bb_put(&req, status,
+		       snprintf(status, sizeof(status), "&sampleRate=%lld",
+				(long long)sample_rate));
 	bb_put(&req, status,
 	       snprintf(status, sizeof(status),
 			" HTTP/1.1\r\nHost: %s:%s\r\nUser-Agent: stackbox\r\n"
@@ -170,7 +169,8 @@ int push_pyroscope(const char *url, const char *app, const char *host,
 		close(fd);
 	}
 	if (!ret)
-		verbose("--push: %zu bytes of pprof to %s as %s", len, url, name);
+		verbose("--push: %zu bytes of pprof to %s as %s", len, url,
+			name);
 	free(name);
 	free(req.p);
 	free(body.p);

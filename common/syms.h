@@ -65,16 +65,16 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 void proc_syms_free(struct proc_syms *ps);
 
 /* ---- processes known from a recording (report, offline) ---- */
-struct proc_map {
+/* A mapping as a recording carries it. */
+struct rec_map {
 	uint64_t start, end, pgoff;
-	const char
-		*path; /* as /proc/PID/maps names it: "/usr/bin/x", "[vdso]" */
+	const char *path;     /* as maps names it: /usr/bin/x, [vdso] */
 	const char *build_id; /* hex, "" when unknown */
 };
 /* The executable mappings captured for tgid, sorted by start; the strings
  * stay valid as struct usym's do. *maps is malloc'ed; 0 when none. */
 size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
-		      struct proc_map **maps);
+		      struct rec_map **maps);
 /* Opens the file of a recorded mapping (report: --symfs, --debug-dir). */
 typedef struct elf_symtab *(*proc_syms_finder)(void *ctx, const char *path,
 					       const char *build_id);
@@ -84,7 +84,7 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
  * from procfs again nor dropped by gc. Files are opened through the finder
  * and shared by (path, build-id). */
 void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
-		      const struct proc_map *maps, size_t n);
+		      const struct rec_map *maps, size_t n);
 
 /* Kernel symbols known from a recording: exactly these addresses resolve,
  * each to its name; any other address to nothing. */

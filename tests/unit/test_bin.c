@@ -70,12 +70,12 @@ static const char *src_ksym(void *ctx, __u64 ip)
 		 (unsigned long long)ip % 0x10000);
 	return buf;
 }
-static size_t src_maps(void *ctx, __u32 tgid, struct proc_map **m)
+static size_t src_maps(void *ctx, __u32 tgid, struct rec_map **m)
 {
 	*m = xmalloc(2 * sizeof(**m));
-	(*m)[0] = (struct proc_map){0x400000, 0x401000, 0, "/usr/bin/w",
+	(*m)[0] = (struct rec_map){0x400000, 0x401000, 0, "/usr/bin/w",
 				    "abcdef01"};
-	(*m)[1] = (struct proc_map){0x7f0000000000, 0x7f0000001000, 0x1000,
+	(*m)[1] = (struct rec_map){0x7f0000000000, 0x7f0000001000, 0x1000,
 				    "/lib/libc.so", ""};
 	return 2;
 }
@@ -233,7 +233,7 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 }
 
 static unsigned maps_seen;
-static void on_maps(void *ctx, uint32_t tgid, const struct proc_map *m,
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m,
 		    size_t n)
 {
 	/* only the mapping frames fall in travels */

@@ -40,8 +40,8 @@ static void save_part(const char *out, const char *head, const char *body,
 
 	if (!b)
 		return;
-	snprintf(delim, sizeof(delim), "\r\n--%.*s", (int)strcspn(b + 9, "\r\n;"),
-		 b + 9);
+	snprintf(delim, sizeof(delim), "\r\n--%.*s",
+		 (int)strcspn(b + 9, "\r\n;"), b + 9);
 	p = memmem(body, len, "name=\"profile\"", 14);
 	if (!p)
 		return;
@@ -93,9 +93,10 @@ int main(int argc, char **argv)
 	save(argv[1], "body", hend + 4, len - (hend + 4 - buf));
 	*hend = 0;
 	save_part(argv[1], buf, hend + 4, len - (hend + 4 - buf));
-	snprintf(reply, sizeof(reply),
-		 "HTTP/1.1 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-		 argc > 2 ? argv[2] : "200 OK");
+	snprintf(
+		reply, sizeof(reply),
+		"HTTP/1.1 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+		argc > 2 ? argv[2] : "200 OK");
 	if (write(c, reply, strlen(reply)) < 0)
 		return 1;
 	close(c);
