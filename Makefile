@@ -23,8 +23,10 @@ BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
 DEFCONFIG ?= $(ARCH)_defconfig
 
 # Configuration targets write .config: they must not create it first.
+# make reads the resolved symbols, so one missing from an older .config
+# takes its Kconfig default here as in autoconf.h.
 ifeq ($(filter %config,$(MAKECMDGOALS)),)
--include $(KCONFIG_CONFIG)
+-include $(O)/gen/config.mk
 endif
 
 # Libraries: the system's libbpf by default; a static build (STATIC=1)
@@ -50,18 +52,20 @@ LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
 # -mcpu=v3: atomic xchg/cmpxchg (offcpu), programs gate their use at run time
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
-	-I$(srctree)/bpf $(BPF_INCLUDES)
+	-I$(srctree)/bpf $(BPF_INCLUDES) \
+	$(if $(CONFIG_UNWIND_EH_FRAME),-DSB_WITH_UNWIND)
 
 # ---- what the configuration selects ----
 APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
 BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
 core-y := main lib opts
-core-y += collect stacks output cgroup sink
+core-y += collect entry stacks output cgroup kbtf sink
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
 core-$(CONFIG_REPORT) += bin_read pprof flame push
-core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms
+core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
+core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
@@ -90,7 +94,7 @@ else
 # The object is embedded in the binary: drop its DWARF. .BTF (maps) and
 # .BTF.ext (func info, which callbacks such as bpf_for_each_map_elem's
 # need) stay.
-$(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) | $(O)/obj/bpf
+$(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)/gen/config.mk | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
 		$(LLVM_STRIP) -g $@
 
@@ -132,7 +136,10 @@ $(KCONFIG_CONFIG):
 	else $(srctree)/scripts/config.sh defaults $(srctree) > $@; fi
 	@echo "  CONFIG   $@ from configs/$(DEFCONFIG)"
 
-$(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/applets/Config.in | $(O)/gen
+$(O)/gen/config.mk: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(wildcard $(srctree)/applets/*.c) | $(O)/gen
+	$(Q)$(srctree)/scripts/config.sh make $(srctree) $< > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(srctree)/applets/Config.in | $(O)/gen
 	$(call quiet,GEN,$@)$(srctree)/scripts/config.sh header $(srctree) $< > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "kbtf.h"
 #include "offcpu.h"
 #include "offcpu.skel.h"
 
@@ -74,17 +75,6 @@ static const struct metric offcpu_metrics[] = {
 	{"blocked", METRIC_NS},
 };
 
-static bool have_btf(void)
-{
-	char c;
-	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY);
-	bool ok = fd >= 0 && read(fd, &c, 1) == 1;
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 static bool have_tracepoint(void)
 {
 	return collect_tracepoint_exists("sched", "sched_switch");
@@ -96,15 +86,15 @@ static bool have_wakeup_tracepoint(void)
 }
 
 static const struct attach_alt switch_alts[] = {
-	{"offcpu_tp_btf", "tp_btf", have_btf},
-	{"offcpu_raw_tp", "raw_tp", have_btf},
+	{"offcpu_tp_btf", "tp_btf", kbtf_available},
+	{"offcpu_raw_tp", "raw_tp", kbtf_available},
 	{"offcpu_tracepoint", "tracepoint", have_tracepoint},
 	{NULL},
 };
 
 static const struct attach_alt wakeup_alts[] = {
-	{"offcpu_wakeup_tp_btf", "tp_btf", have_btf},
-	{"offcpu_wakeup_raw_tp", "raw_tp", have_btf},
+	{"offcpu_wakeup_tp_btf", "tp_btf", kbtf_available},
+	{"offcpu_wakeup_raw_tp", "raw_tp", kbtf_available},
 	{"offcpu_wakeup_tracepoint", "tracepoint", have_wakeup_tracepoint},
 	{NULL},
 };
@@ -122,22 +112,6 @@ static const struct attach_hook offcpu_hooks[] = {
 	{NULL},
 };
 
-/* Byte offset and size of a task_struct member, or -1. */
-static int member(const struct btf *btf, int task, const char *name,
-		  unsigned *size)
-{
-	const struct btf_type *t = btf__type_by_id(btf, task);
-	const struct btf_member *m = btf_members(t);
-
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		if (strcmp(btf__name_by_offset(btf, m->name_off), name))
-			continue;
-		*size = btf__resolve_size(btf, m->type);
-		return btf_member_bit_offset(t, i) / 8;
-	}
-	return -1;
-}
-
 /*
  * What the BTF paths need from kernel BTF: where task_struct keeps pid
  * and the state (__state since 5.14, state before), and whether
@@ -146,18 +120,17 @@ static int member(const struct btf *btf, int task, const char *name,
  */
 static void probe_task_layout(struct offcpu_bpf *s)
 {
-	struct btf *btf = have_btf() ? btf__load_vmlinux_btf() : NULL;
+	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
 	const struct btf_type *t;
 	unsigned size = 0;
-	int task, off, id;
+	int off, id;
 
 	if (!btf)
 		return; /* the tracepoint path needs none of it */
-	task = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (task > 0 && (off = member(btf, task, "pid", &size)) >= 0)
+	if ((off = kbtf_member(btf, "task_struct", "pid", NULL)) >= 0)
 		s->rodata->task_pid_off = off;
-	if (task > 0 && ((off = member(btf, task, "__state", &size)) >= 0 ||
-			 (off = member(btf, task, "state", &size)) >= 0)) {
+	if ((off = kbtf_member(btf, "task_struct", "__state", &size)) >= 0 ||
+	    (off = kbtf_member(btf, "task_struct", "state", &size)) >= 0) {
 		s->rodata->task_state_off = off;
 		s->rodata->task_state_size = size;
 	}

@@ -250,11 +250,17 @@ static struct elf_symtab *open_checked(const char *path, const char *root,
 	return t;
 }
 
+/*
+ * Symbols from the debug file by build-id, else from the binary (under
+ * --symfs, or this machine's when no --symfs): the binary also gives
+ * leaf repair the code bytes it reads, as on the device.
+ */
 static struct elf_symtab *find_file(void *ctx, const char *path,
-				    const char *build_id)
+				    const char *build_id, int *code_fd)
 {
 	struct report *rp = ctx;
-	struct elf_symtab *t = NULL;
+	const char *root = rp->a->symfs ? rp->a->symfs : "";
+	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
 
 	if (rp->a->debug_dir && strlen(build_id) > 2) {
 		char *p = xasprintf("%s/.build-id/%.2s/%s.debug",
@@ -263,10 +269,16 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		t = open_checked(p, "", "");
 		free(p);
 	}
-	if (!t && rp->a->symfs)
-		t = open_checked(path, rp->a->symfs, build_id);
-	if (!t && !rp->a->symfs)
-		t = open_checked(path, "", build_id);
+	if (bin) {
+		char *p = xasprintf("%s%s", root, path);
+
+		*code_fd = open(p, O_RDONLY | O_CLOEXEC);
+		free(p);
+	}
+	if (!t)
+		t = bin;
+	else
+		elf_symtab_free(bin);
 	if (!t)
 		verbose("%s (build-id %s): no file found, frames stay "
 			"[module+offset]",
@@ -287,8 +299,7 @@ static void on_key(void *ctx, const struct bin_state *st)
 	output_set_stacks(rp->out, rp->stacks);
 }
 
-static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m,
-		    size_t n)
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m, size_t n)
 {
 	struct report *rp = ctx;
 	struct proc_syms *ps = output_procs(rp->out);
@@ -377,7 +388,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 }
 
 static const struct rec_map *map_of(const struct rec_map *m, size_t n,
-				     uint64_t ip)
+				    uint64_t ip)
 {
 	for (size_t i = 0; i < n; i++)
 		if (ip >= m[i].start && ip < m[i].end)

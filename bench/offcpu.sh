@@ -118,26 +118,6 @@ ready() {
 	done
 }
 
-# bpf_stat PID: "RUN_TIME_NS RUN_CNT" of the BPF programs PID holds: time
-# summed over its programs (each counted once, by id), runs of the
-# busiest one (the sched_switch program). Needs kernel.bpf_stats_enabled.
-bpf_stat() {
-	for f in /proc/"$1"/fdinfo/*; do
-		cat "$f" 2>/dev/null || :
-		echo "--"
-	done | awk '$1 == "--" {
-			if (id != "" && seen) { ns[id] = t; cnt[id] = c }
-			id = ""; seen = t = c = 0; next
-		}
-		$1 == "prog_id:" { id = $2 }
-		$1 == "run_time_ns:" { t = $2; seen = 1 }
-		$1 == "run_cnt:" { c = $2 }
-		END {
-			for (i in ns) { s += ns[i]; if (cnt[i] > m) m = cnt[i] }
-			print s + 0, m + 0
-		}'
-}
-
 # sysstat: "CTXT BUSY STEAL" since boot: context switches, busy and stolen
 # CPU time of all CPUs in clock ticks.
 sysstat() {

@@ -37,7 +37,10 @@ $(foreach a,$(MUSL_ARCHES),musl-$(a)): musl-%:
 # functions are the ground truth the board tests look for.
 MUSL_WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,%,$(wildcard $(srctree)/tests/workloads/*.c))
 define musl_workload_rules
-musl-workloads-$(1): $(patsubst %,$(MUSL_OUT)/musl-$(1)/workloads/%,$(MUSL_WORKLOADS))
+musl-workloads-$(1): $(patsubst %,$(MUSL_OUT)/musl-$(1)/workloads/%,$(MUSL_WORKLOADS) libcall-nofp)
+$(MUSL_OUT)/musl-$(1)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c
+	$(Q)mkdir -p $$(@D)
+	$$(call quiet,CC,$$@)$(MUSL_CC_$(1)) -static $$(NOFP_CFLAGS) $$(WARN) -o $$@ $$<
 $(MUSL_OUT)/musl-$(1)/workloads/%: $(srctree)/tests/workloads/%.c
 	$(Q)mkdir -p $$(@D)
 	$$(call quiet,CC,$$@)$(MUSL_CC_$(1)) -static -O1 -fno-omit-frame-pointer \

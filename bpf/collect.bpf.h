@@ -101,6 +101,10 @@ static __always_inline void sb_event(__u32 type, __u32 tgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
+#ifdef SB_WITH_UNWIND
+#include "unwind.bpf.h"
+#endif
+
 /* Filters run here, in BPF, before any work is done for an event. */
 static __always_inline int sb_wanted(__u32 tgid)
 {
@@ -114,7 +118,8 @@ static __always_inline int sb_wanted(__u32 tgid)
 /*
  * The one place stacks are captured. Returns a stack id: a hash of the
  * frames, SB_STACK_NONE or SB_STACK_LOST. A better unwinder replaces
- * this function and nothing else.
+ * this function and nothing else (unwind.bpf.h does, for --unwind
+ * eh_frame).
  */
 static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 {
@@ -126,10 +131,15 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 
 	if (!st)
 		return SB_STACK_LOST;
-	/* 0: no stack of this kind (kernel thread, a user-mode sample's
+		/* 0: no stack of this kind (kernel thread, a user-mode sample's
 	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
 	 * kernel had no callchain buffer free (nested capture): lost. */
-	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+#ifdef SB_WITH_UNWIND
+	if ((flags & BPF_F_USER_STACK) && sb_cfg.unwind == SB_UNWIND_EH_FRAME)
+		len = sb_unwind_user(st);
+	else
+#endif
+		len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
 	if (len == 0)
 		return SB_STACK_NONE;
 	if (len < 0)

@@ -36,6 +36,11 @@ struct sb_key {
 	char other_comm[SB_COMM_LEN];
 };
 
+enum sb_unwind_mode {
+	SB_UNWIND_FP,	    /* frame pointers: bpf_get_stack() */
+	SB_UNWIND_EH_FRAME, /* .eh_frame rows, frame pointers where none */
+};
+
 /* Knobs common to every applet, set in .rodata before load. */
 struct sb_config {
 	__u64 cgroup_id;  /* 0 = any cgroup */
@@ -44,7 +49,49 @@ struct sb_config {
 	__u8 kern_stacks;
 	__u8 track_procs; /* report new/exec/exit tgids to user space */
 	__u8 per_thread;  /* key by thread id as well as tgid */
-	__u8 pad[3];
+	__u8 unwind;	  /* enum sb_unwind_mode */
+	__u8 pad[2];
+};
+
+/*
+ * --unwind eh_frame: one row of a file's call frame table (see
+ * common/ehframe.h), keyed by file offset. All files' rows share one
+ * array; sb_unwind_files says where each file's rows are.
+ */
+enum sb_cfa { SB_CFA_NONE, SB_CFA_SP, SB_CFA_FP, SB_CFA_OTHER, SB_CFA_END };
+#define SB_SAVED_FP 0x01 /* the caller's frame pointer is at CFA + fp_off */
+#define SB_SAVED_RA 0x02 /* the return address is at CFA + ra_off */
+struct sb_unwind_row {
+	__u32 off; /* first file offset the row covers */
+	__s16 cfa_off, fp_off, ra_off;
+	__u8 cfa;   /* enum sb_cfa */
+	__u8 saved; /* SB_SAVED_* */
+};
+
+struct sb_unwind_file_key {
+	__u64 ino;
+	__u32 dev; /* the kernel's encoding: major << 20 | minor */
+	__u32 pad;
+};
+
+/* A file's rows are [first, first + count); count 0: none (no table,
+ * or no room), so frame pointers. */
+struct sb_unwind_file {
+	__u32 first, count;
+};
+
+/* A process's executable file mappings, sorted by start, as user space
+ * read them from /proc/PID/maps (SB_EV_NEW_TGID, SB_EV_EXEC). */
+#define SB_UNWIND_MAPS 64
+struct sb_unwind_map {
+	__u64 start, end;
+	__u64 offset; /* file offset of start */
+	struct sb_unwind_file_key file;
+};
+struct sb_unwind_proc {
+	__u32 n;
+	__u32 stale; /* BPF met an address outside them: read them again */
+	struct sb_unwind_map maps[SB_UNWIND_MAPS];
 };
 
 /* Per-CPU counters, read as deltas every interval. */
@@ -53,6 +100,8 @@ enum sb_stat {
 	SB_STAT_KSTACK_LOST,	/* kernel stack could not be stored */
 	SB_STAT_ROWS_DROPPED,	/* the counts map was full: event not counted */
 	SB_STAT_EVENTS_DROPPED, /* the process event ring was full */
+	SB_STAT_UNWIND_UNKNOWN, /* eh_frame: a stack walked by frame pointer
+				 * before its process's mappings were read */
 	SB_STAT_APPLET0,	/* first of the applet's own counters */
 	SB_STAT_MAX = SB_STAT_APPLET0 + 8,
 };
@@ -61,6 +110,7 @@ enum sb_event_type {
 	SB_EV_NEW_TGID = 1, /* first sample of a process: capture its maps */
 	SB_EV_EXEC,	    /* its mappings changed */
 	SB_EV_EXIT,	    /* it is gone: keep what was captured */
+	SB_EV_UNWIND_MAPS,  /* code outside its known mappings (dlopen) */
 };
 
 struct sb_event {

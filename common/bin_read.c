@@ -270,7 +270,7 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 {
 	struct bin_state *st = &r->st;
 	struct snapshot s = {0};
-	uint64_t key, dict_frames;
+	uint64_t key, dict_frames, unwind;
 	size_t nstat;
 	bool ok;
 
@@ -291,6 +291,12 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 		if (i < ARRAY_SIZE(s.applet_stats))
 			s.applet_stats[i] = v;
 	}
+	unwind = bc_varint(c);
+	s.unwind_unknown = bc_varint(c);
+	if (unwind > st->nstr)
+		c->bad = true;
+	else if (unwind)
+		s.unwind = st->str[unwind - 1];
 	r->stats.unwritten += bc_varint(c);
 	key = bc_varint(c);
 	dict_frames = bc_varint(c);

@@ -23,6 +23,7 @@
 #include "sink.h"
 #include "stacks.h"
 #include "syms.h"
+#include "unwind.h"
 
 #define MAX_HOOKS	     8
 #define STACK_KEEP_INTERVALS 4	     /* unused stacks stay cached this long */
@@ -113,6 +114,19 @@ static const char *opt_status(const struct opt *o, const char *arg, void *dst)
 	return NULL;
 }
 
+static const char *opt_unwind(const struct opt *o, const char *arg, void *dst)
+{
+	if (!strcmp(arg, "fp"))
+		*(int *)dst = SB_UNWIND_FP;
+	else if (!strcmp(arg, "eh_frame"))
+		*(int *)dst = SB_UNWIND_EH_FRAME;
+	else
+		return "unknown unwinder (fp, eh_frame)";
+	if (*(int *)dst == SB_UNWIND_EH_FRAME && !ENABLE_UNWIND_EH_FRAME)
+		return "not in this build (CONFIG_UNWIND_EH_FRAME)";
+	return NULL;
+}
+
 /* IF_X() entries stand on lines of their own: keep clang-format out. */
 /* clang-format off */
 #define C struct collect_opts
@@ -135,6 +149,8 @@ const struct opt collect_options[] = {
 	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
 	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
 	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
+	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
+	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
 	OPT_FLAG('v', "verbose", C, verbose),
 	OPT_END,
 };
@@ -168,6 +184,12 @@ const char collect_usage[] =
 	"counted as lost\n"
 	"  --rows N         count N rows per interval (10240); more are "
 	"counted as dropped\n"
+	"  --unwind HOW     user stacks by fp: frame pointers (default), or "
+	"eh_frame:\n"
+	"                   .eh_frame tables, for code without frame "
+	"pointers (5.17+)\n"
+	"  --unwind-rows N  eh_frame: table rows for all files (262144, 12 "
+	"bytes each)\n"
 	"  -v               say which attach path was chosen, what fell back, "
 	"what was dropped\n"
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
@@ -193,6 +215,7 @@ struct collector {
 	struct stack_cache *stacks;
 	struct output *out;
 	struct proc_syms *procs;
+	struct unwind *unwind;
 	__u64 stats_prev[SB_STAT_MAX];
 	pid_t child;
 	int child_status;
@@ -399,6 +422,11 @@ static void fill_config(struct collector *c)
 		bpf_object__find_map_by_name(c->obj, "sb_counts0"), o->rows);
 	bpf_map__set_max_entries(
 		bpf_object__find_map_by_name(c->obj, "sb_counts1"), o->rows);
+	unwind_free(c->unwind); /* a new object on each attempt */
+	c->unwind = ENABLE_UNWIND_EH_FRAME && cfg->user_stacks
+			    ? unwind_configure(c->obj, cfg, o->unwind,
+					       o->unwind_rows)
+			    : NULL;
 }
 
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
@@ -496,6 +524,7 @@ static void open_load_attach(struct collector *c)
 			destroy_bpf(c);
 			continue;
 		}
+		unwind_loaded(c->unwind);
 		if (attach_plan(c)) { /* it fell back: load again */
 			destroy_bpf(c);
 			continue;
@@ -574,6 +603,8 @@ static void start_child(struct collector *c, int go, const char *name)
 {
 	int st;
 
+	if (!ENABLE_SYMBOLIZE) /* it is not stopped at its exec */
+		add_tgid(c, c->child);
 	if (write(go, "g", 1) != 1)
 		perror_exit("starting %s", name);
 	close(go);
@@ -586,11 +617,21 @@ static void start_child(struct collector *c, int go, const char *name)
 		c->child = -1;
 		return;
 	}
+	/* profiled from its exec: before it, it was this program waiting */
+	add_tgid(c, c->child);
+	/* its libraries too: their symbols and unwind tables are read
+	 * before it runs */
+	if (collect_run_to_entry(c->child, &st) < 0) {
+		c->child_status = st;
+		c->child = -1;
+		return;
+	}
 	/* events from before the exec first, so none is handled after this */
 	if (c->events)
 		ring_buffer__consume(c->events);
 	if (c->procs)
 		proc_syms_capture(c->procs, c->child);
+	unwind_process(c->unwind, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);
 }
 
@@ -654,6 +695,7 @@ static int snapshot(struct collector *c, bool final)
 	__u64 stats[SB_STAT_MAX];
 	const char *map;
 	struct timespec grace = {0, FLIP_GRACE_NS};
+	char unwind[256];
 	int err;
 
 	struct timespec flip_wall;
@@ -688,6 +730,11 @@ static int snapshot(struct collector *c, bool final)
 	s.lost_kstacks = stats[SB_STAT_KSTACK_LOST];
 	s.dropped_rows = stats[SB_STAT_ROWS_DROPPED];
 	s.dropped_events = stats[SB_STAT_EVENTS_DROPPED];
+	if (c->unwind) {
+		unwind_describe(c->unwind, unwind, sizeof(unwind));
+		s.unwind = unwind;
+		s.unwind_unknown = stats[SB_STAT_UNWIND_UNKNOWN];
+	}
 	s.applet_stat_names = c->ops->stat_names;
 	for (unsigned i = 0; i < ARRAY_SIZE(s.applet_stats); i++)
 		s.applet_stats[i] = stats[SB_STAT_APPLET0 + i];
@@ -717,7 +764,21 @@ static int on_event(void *ctx, void *data, size_t len)
 	struct collector *c = ctx;
 	const struct sb_event *e = data;
 
-	if (!ENABLE_SYMBOLIZE || len < sizeof(*e) || !c->procs)
+	if (len < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case SB_EV_EXEC:
+		unwind_exit(c->unwind, e->tgid); /* nothing of it stays */
+						 /* fall through */
+	case SB_EV_NEW_TGID:
+	case SB_EV_UNWIND_MAPS:
+		unwind_process(c->unwind, e->tgid);
+		break;
+	case SB_EV_EXIT:
+		unwind_exit(c->unwind, e->tgid);
+		break;
+	}
+	if (!ENABLE_SYMBOLIZE || !c->procs)
 		return 0;
 	switch (e->type) {
 	case SB_EV_NEW_TGID:
@@ -725,6 +786,9 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case SB_EV_EXEC:
 		proc_syms_exec(c->procs, e->tgid);
+		break;
+	case SB_EV_UNWIND_MAPS: /* its code moved since the capture */
+		proc_syms_capture(c->procs, e->tgid);
 		break;
 	case SB_EV_EXIT:
 		proc_syms_exit(c->procs, e->tgid);
@@ -877,9 +941,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		add_tgid(&c, o->pids.pid[i]);
 		if (ENABLE_SYMBOLIZE && c.procs) /* now, while they live */
 			proc_syms_capture(c.procs, o->pids.pid[i]);
+		unwind_process(c.unwind, o->pids.pid[i]);
 	}
-	if (c.child)
-		add_tgid(&c, c.child);
 	add_events(&c);
 	if (ops->describe)
 		ops->describe(args, c.describe, sizeof(c.describe));
@@ -893,6 +956,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 
 	ring_buffer__free(c.events);
 	destroy_bpf(&c);
+	unwind_free(c.unwind);
 	stack_cache_free(c.stacks);
 	if (output_close(c.out))
 		status = 1;

@@ -42,6 +42,8 @@ struct collect_opts {
 	long long top;
 	long long stacks; /* sb_stacks entries: new stacks per interval */
 	long long rows;	  /* entries of each counts map */
+	int unwind;	  /* enum sb_unwind_mode */
+	long long unwind_rows;
 	int verbose;
 };
 extern const struct opt collect_options[];
@@ -129,6 +131,11 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 void collect_keep_link(struct collector *c, struct bpf_link *link);
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
 bool collect_tracepoint_exists(const char *category, const char *name);
+/* A traced child stopped at its exec: run it to its program's entry
+ * point, where ld.so has mapped its libraries. 1 when it stopped there,
+ * -1 when it exited (*status), 0 when it could not be done (it is
+ * stopped, at the exec or elsewhere). */
+int collect_run_to_entry(pid_t pid, int *status);
 /* Online CPUs, for per-CPU perf events. */
 int collect_ncpus(struct collector *c, int **cpus);
 

@@ -62,6 +62,7 @@ struct elf_symtab {
 	struct eload *loads;
 	size_t nloads;
 	char build_id[2 * BUILD_ID_MAX + 1];
+	uint16_t machine; /* e_machine: how to decode its code */
 };
 
 /* An Elf handle and the descriptor under it, closed together. */
@@ -574,6 +575,7 @@ struct elf_symtab *elf_symtab_open(const char *path, const char *root)
 	t = xzalloc(sizeof(*t));
 	if (!gelf_getehdr(ef.elf, &eh) || read_loads(t, ef.elf) < 0)
 		goto bad;
+	t->machine = eh.e_machine;
 	read_build_id(ef.elf, t->build_id);
 	if (load_symbols(t, ef.elf, path, root) < 0)
 		goto bad;
@@ -615,6 +617,11 @@ const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
 const char *elf_symtab_build_id(const struct elf_symtab *t)
 {
 	return t->build_id;
+}
+
+unsigned elf_symtab_machine(const struct elf_symtab *t)
+{
+	return t->machine;
 }
 
 /*

@@ -567,8 +567,8 @@ static void put_all_maps(struct bin_writer *w, const struct snapshot *s,
 }
 
 static void put_samples(const struct bin_writer *w, const struct snapshot *s,
-			__u64 unwritten, const struct bbuf *rows,
-			struct bbuf *out)
+			__u64 unwritten, uint64_t unwind_ref,
+			const struct bbuf *rows, struct bbuf *out)
 {
 	struct bbuf b = {0};
 	unsigned nstat = 0;
@@ -588,6 +588,8 @@ static void put_samples(const struct bin_writer *w, const struct snapshot *s,
 	bb_varint(&b, nstat);
 	for (unsigned i = 0; i < nstat; i++)
 		bb_varint(&b, s->applet_stats[i]);
+	bb_varint(&b, unwind_ref);
+	bb_varint(&b, s->unwind_unknown);
 	bb_varint(&b, unwritten);
 	bb_varint(&b, w->keys);
 	bb_varint(&b, w->dict_frames);
@@ -603,6 +605,7 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 {
 	struct pending p = {0};
 	struct bbuf rows = {0};
+	uint64_t unwind_ref;
 
 	if (w->need_key || w->since_key >= w->key_every) {
 		forget_all(w);
@@ -615,6 +618,8 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	for (size_t i = 0; i < s->nrows; i++)
 		put_row(w, s, src, &p, &s->rows[i], &rows);
 	put_all_maps(w, s, src, &p);
+	/* the unwinder's header line: 0 none, else string index + 1 */
+	unwind_ref = s->unwind ? str_ref(w, s->unwind) + 1 : 0;
 	/* strings first: every later frame may refer to them */
 	if (w->strs.len) {
 		struct bbuf f = {0};
@@ -649,7 +654,7 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	entries_flush(w, out, BIN_MAPS, &p.maps);
 	entries_flush(w, out, BIN_CGROUPS, &p.cgroups);
 	entries_flush(w, out, BIN_AUX, &p.aux);
-	put_samples(w, s, unwritten, &rows, out);
+	put_samples(w, s, unwritten, unwind_ref, &rows, out);
 	free(rows.p);
 	free(p.uip);
 }

@@ -60,6 +60,11 @@ static void print_header(FILE *f, const struct snapshot *s)
 	fprintf(f, " (%.3f s)\n", secs);
 	if (s->describe && *s->describe)
 		fprintf(f, "%s\n", s->describe);
+	if (s->unwind)
+		fprintf(f,
+			"%s; %llu stacks walked by frame pointer before "
+			"their process's mappings were read\n",
+			s->unwind, (unsigned long long)s->unwind_unknown);
 	fputs("total:", f);
 	for (unsigned m = 0; m < s->nmetrics; m++)
 		fprintf(f, "%s %s %s", m ? "," : "",

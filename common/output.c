@@ -178,6 +178,27 @@ static const char *user_frame(struct output *out, __u32 tgid, __u64 ip)
 	return keep(out, xasprintf("[0x%llx]", (unsigned long long)ip));
 }
 
+/*
+ * A frame-pointer walk through code without frame pointers reads data as
+ * return addresses. Where the process's code is known, a return address
+ * outside it ends the stack: nothing past it is real.
+ */
+static unsigned user_depth(struct output *out, __u32 tgid, const __u64 *ip,
+			   unsigned depth)
+{
+	struct usym u;
+
+	proc_syms_lookup(out->procs, tgid, ip[0], &u);
+	if (!u.module)
+		return depth; /* nothing known of it: keep what there is */
+	for (unsigned i = 1; i < depth; i++) {
+		proc_syms_lookup(out->procs, tgid, ip[i], &u);
+		if (!u.module)
+			return i;
+	}
+	return depth;
+}
+
 /* Frames root to leaf for one stack id; *n = 0 when there is none. */
 static const char **frames(struct output *out, __u64 id, __u32 tgid,
 			   bool kernel, unsigned *n, __u64 *lost)
@@ -185,6 +206,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	const __u64 *ip;
 	const char **f;
 	unsigned depth;
+	uint64_t caller;
+	bool repair;
 
 	*n = 0;
 	if (id == SB_STACK_NONE)
@@ -200,6 +223,11 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 		*n = 1;
 		return f;
 	}
+	if (ENABLE_SYMBOLIZE && !kernel && out->procs)
+		depth = user_depth(out, tgid, ip, depth);
+	repair =
+		ENABLE_SYMBOLIZE && !kernel && out->procs && depth >= 2 &&
+		!proc_syms_lost_caller(out->procs, tgid, ip[0], ip[1], &caller);
 	f = xmalloc((depth + 1) * sizeof(*f));
 	keep(out, (char *)f);
 	/* ip[] is leaf first; frames are root first */
@@ -209,6 +237,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 			       : user_frame(out, tgid, ip[depth - 1 - i]);
 		if (kernel && own_frame(name))
 			break;
+		if (repair && i == depth - 1)
+			f[(*n)++] = user_frame(out, tgid, caller);
 		f[(*n)++] = name;
 	}
 	return f;

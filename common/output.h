@@ -36,6 +36,10 @@ struct snapshot {
 	__u64 total[SB_MAX_VALUES];
 	/* what could not be counted in this interval */
 	__u64 lost_ustacks, lost_kstacks, dropped_rows, dropped_events;
+	/* --unwind eh_frame: its tables, and the user stacks walked by frame
+	 * pointer before their process's code was known; NULL: fp */
+	const char *unwind;
+	__u64 unwind_unknown;
 	const char *const *applet_stat_names; /* and their counts: */
 	__u64 applet_stats[SB_STAT_MAX - SB_STAT_APPLET0];
 };

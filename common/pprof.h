@@ -23,7 +23,7 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 
 struct pprof_frame {
 	const char *name;
-	uint64_t addr;		    /* 0: unknown */
+	uint64_t addr;		   /* 0: unknown */
 	const struct rec_map *map; /* NULL: none */
 };
 /* One sample: frames leaf first; labels are NULL-terminated key/value

@@ -15,9 +15,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "stackbox.h"
 #include "syms.h"
@@ -30,6 +32,7 @@ struct sfile {
 	struct sfile *next;
 	uint64_t dev, ino;
 	struct elf_symtab *t; /* NULL: could not be read, do not retry */
+	int fd;		      /* the file again, for its code; -1: none */
 	unsigned int refs;
 };
 
@@ -96,6 +99,8 @@ static void file_put(struct proc_syms *ps, struct sfile *f)
 		}
 	}
 	elf_symtab_free(f->t);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f);
 }
 
@@ -106,28 +111,34 @@ static void file_put(struct proc_syms *ps, struct sfile *f)
  * on the host will do if it is the same inode.
  */
 static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
-				    const struct mline *m)
+				    const struct mline *m, int *fd)
 {
 	struct elf_symtab *t;
 	struct stat st;
-	char *p;
+	char *root, *p;
 
 	if (m->deleted) {
 		p = xasprintf("%s/%u/map_files/%llx-%llx", ps->procfs, tgid,
 			      (unsigned long long)m->start,
 			      (unsigned long long)m->end);
 		t = elf_symtab_open(p, "");
-		free(p);
-		return t;
+	} else {
+		root = xasprintf("%s/%u/root", ps->procfs, tgid);
+		p = xasprintf("%s%s", root, m->path);
+		t = elf_symtab_open(m->path, root);
+		free(root);
+		if (!t && !stat(m->path, &st) && st.st_ino == m->ino) {
+			free(p);
+			p = xstrdup(m->path);
+			t = elf_symtab_open(p, "");
+		}
 	}
-	p = xasprintf("%s/%u/root", ps->procfs, tgid);
-	t = elf_symtab_open(m->path, p);
-	free(p);
-	if (!t && !stat(m->path, &st) && st.st_ino == m->ino)
-		t = elf_symtab_open(m->path, "");
 	if (!t)
 		verbose("no symbols for %s in %u: %s", m->path, tgid,
 			strerror(errno));
+	/* kept open: its code is read after the process may be gone */
+	*fd = t ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	free(p);
 	return t;
 }
 
@@ -148,7 +159,7 @@ static struct sfile *file_get(struct proc_syms *ps, uint32_t tgid,
 	f->dev = m->dev;
 	f->ino = m->ino;
 	f->refs = 1;
-	f->t = file_open(ps, tgid, m);
+	f->t = file_open(ps, tgid, m, &f->fd);
 	f->next = *head;
 	*head = f;
 	return f;
@@ -199,6 +210,46 @@ static bool parse_maps_line(char *line, struct mline *m)
 	if (m->deleted)
 		p[len - strlen(DELETED)] = 0;
 	return m->start < m->end;
+}
+
+int proc_maps_each_exec(const char *procfs, uint32_t tgid,
+			void (*fn)(const struct proc_map *m, void *arg),
+			void *arg)
+{
+	char *path = xasprintf("%s/%u/maps", procfs, tgid);
+	char *buf = read_file(path, NULL), *line, *nl;
+	struct mline m;
+	int err = errno;
+
+	free(path);
+	if (!buf) {
+		errno = err;
+		return -1;
+	}
+	for (line = buf; *line; line = nl) {
+		struct proc_map pm;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		else
+			nl = line + strlen(line);
+		if (!parse_maps_line(line, &m) || !m.exec)
+			continue;
+		pm = (struct proc_map){m.start, m.end, m.pgoff, m.dev, m.ino};
+		path = m.path[0] != '/' ? NULL
+		       : m.deleted
+			       ? xasprintf("%s/%u/map_files/%llx-%llx", procfs,
+					   tgid, (unsigned long long)m.start,
+					   (unsigned long long)m.end)
+			       : xasprintf("%s/%u/root%s", procfs, tgid,
+					   m.path);
+		pm.path = path;
+		fn(&pm, arg);
+		free(path);
+	}
+	free(buf);
+	return 0;
 }
 
 static void add_map(struct proc_syms *ps, struct sproc *pr, size_t *cap,
@@ -498,7 +549,8 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 	f->dev = RECORDED_DEV;
 	f->ino = ino;
 	f->refs = 1;
-	f->t = ps->find ? ps->find(ps->find_ctx, pm->path, pm->build_id)
+	f->fd = -1;
+	f->t = ps->find ? ps->find(ps->find_ctx, pm->path, pm->build_id, &f->fd)
 			: elf_symtab_open(pm->path, "");
 	f->next = *head;
 	*head = f;
@@ -536,6 +588,39 @@ void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 	free(files);
 	if (pr->nmaps)
 		qsort(pr->maps, pr->nmaps, sizeof(*pr->maps), smap_cmp);
+}
+
+int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
+			  uint64_t ret, uint64_t *entry)
+{
+	const struct smap *m;
+	struct usym lu, tu;
+	uint8_t code[8];
+	uint64_t off, target;
+	bool leaf_known;
+
+	leaf_known = !proc_syms_lookup(ps, tgid, leaf, &lu);
+	m = find_map(*proc_slot(ps, tgid), ret); /* captured by the lookup */
+	if (!m || !m->file || !m->file->t || m->file->fd < 0)
+		return -1;
+	off = ret - m->start + m->pgoff;
+	if (off < sizeof(code) ||
+	    pread(m->file->fd, code, sizeof(code), off - sizeof(code)) !=
+		    sizeof(code) ||
+	    !callsite_target(elf_symtab_machine(m->file->t), code, sizeof(code),
+			     ret, &target))
+		return -1;
+	/* a function's entry, not a PLT stub or garbage from a stack that
+	 * only looked like frame records */
+	if (proc_syms_lookup(ps, tgid, target, &tu) || tu.sym_off)
+		return -1;
+	/* the leaf in that very function: its frame record was there */
+	if (leaf_known ? leaf - lu.sym_off == target
+		       : find_map(*proc_slot(ps, tgid), leaf) ==
+				 find_map(*proc_slot(ps, tgid), target))
+		return -1;
+	*entry = target;
+	return 0;
 }
 
 void proc_syms_free(struct proc_syms *ps)

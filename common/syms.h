@@ -6,6 +6,8 @@
 #ifndef STACKBOX_SYMS_H
 #define STACKBOX_SYMS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- kernel ---- */
@@ -34,11 +36,33 @@ const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
 			      uint64_t *offset);
 /* Hex build-id, or "" when the file has none. */
 const char *elf_symtab_build_id(const struct elf_symtab *t);
+/* Its ELF e_machine (EM_X86_64, EM_AARCH64). */
+unsigned elf_symtab_machine(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
 void elf_symtab_free(struct elf_symtab *t);
 
+/* ---- call sites ---- */
+/* The target of the direct call whose return address is ret; code holds
+ * the n bytes before ret, machine is the ELF e_machine. */
+bool callsite_target(unsigned machine, const uint8_t *code, size_t n,
+		     uint64_t ret, uint64_t *target);
+
 /* ---- processes ---- */
+/* An executable mapping, as /proc/PID/maps lists it. */
+struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev; /* major << 32 | minor */
+	uint64_t ino;
+	const char *path; /* opens it from here: under /proc/PID/root, or
+			   * map_files/ when the file was deleted; NULL
+			   * when no file is mapped ([vdso], JIT code) */
+};
+/* fn for each executable mapping of tgid; 0, or -1 with errno. */
+int proc_maps_each_exec(const char *procfs, uint32_t tgid,
+			void (*fn)(const struct proc_map *m, void *arg),
+			void *arg);
+
 struct proc_syms;
 struct usym {
 	const char *sym; /* NULL when no symbol covers the address */
@@ -62,6 +86,17 @@ void proc_syms_gc(struct proc_syms *ps);
  * was found, -1 otherwise (u->module may still be set). */
 int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		     struct usym *u);
+/*
+ * Leaf repair. Code without frame records (libc, a function's prologue)
+ * is invisible to a frame-pointer walk, and so is the function that
+ * called it: the walk's first return address, ret, returns into the
+ * leaf's caller's caller. The direct call just before ret names the
+ * function that owns the frame record; when that function is not the
+ * leaf's own, it is the lost caller: *entry is set to its entry address
+ * and 0 returned. -1 when nothing is known for certain.
+ */
+int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
+			  uint64_t ret, uint64_t *entry);
 void proc_syms_free(struct proc_syms *ps);
 
 /* ---- processes known from a recording (report, offline) ---- */
@@ -75,9 +110,11 @@ struct rec_map {
  * stay valid as struct usym's do. *maps is malloc'ed; 0 when none. */
 size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
 		      struct rec_map **maps);
-/* Opens the file of a recorded mapping (report: --symfs, --debug-dir). */
+/* Opens the file of a recorded mapping (report: --symfs, --debug-dir),
+ * and in *code_fd the file that holds its code (for leaf repair), or -1. */
 typedef struct elf_symtab *(*proc_syms_finder)(void *ctx, const char *path,
-					       const char *build_id);
+					       const char *build_id,
+					       int *code_fd);
 void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 			  void *ctx);
 /* tgid's mappings are these (replacing what was known): it is never read

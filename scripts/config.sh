@@ -4,6 +4,7 @@
 #   config.sh defaults SRCTREE            full .config from Kconfig defaults
 #   config.sh header SRCTREE CONFIG       autoconf.h on stdout
 #   config.sh enabled SRCTREE CONFIG      names of the applets configured in
+#   config.sh make SRCTREE CONFIG         the resolved symbols, for make
 # Symbols missing from CONFIG take their Kconfig default, so an old
 # .config still builds. Only unconditional defaults are understood.
 set -eu
@@ -86,6 +87,10 @@ header)
 			echo "#define CONFIG_$sym $val"
 		fi
 	done
+	;;
+make)
+	echo "# Generated from $3 by scripts/config.sh: do not edit."
+	resolved "$3" | awk '$1 != "bool" || $3 == "y" { print "CONFIG_" $2 "=" $3 }'
 	;;
 enabled)
 	resolved "$3" | awk '$1 == "bool" && $3 == "y" { print $2 }' |

@@ -9,6 +9,9 @@ UNIT_BINS := $(patsubst $(srctree)/tests/unit/%.c,$(TESTS_O)/unit/%,$(UNIT_SRCS)
 UNIT_OBJS := $(filter-out $(O)/obj/common/main.o $(O)/obj/applets/%,$(OBJS))
 WORKLOAD_SRCS := $(wildcard $(srctree)/tests/workloads/*.c)
 WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(WORKLOAD_SRCS))
+# libcall again as -O2 code usually is: no frame pointers (user stacks)
+WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # Fixtures the unit tests need (ELF files to symbolise, ...).
 UNIT_FIXTURES :=
 -include $(srctree)/tests/unit/*.mk
@@ -19,6 +22,9 @@ $(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c $(UNIT_OBJS) | $(TESTS_O)/unit
 # Workloads keep frame pointers so their named functions are ground truth.
 $(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) $(NOFP_CFLAGS) $(WARN) -o $@ $<
 
 $(TESTS_O)/unit $(TESTS_O)/workloads:
 	$(Q)mkdir -p $@
@@ -33,7 +39,7 @@ check: check-build board-prereqs
 
 check-unit check-integration: check-build
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
-		$(srctree)/tests/run.sh $(@:check-%=%)
+		OUT=$(srctree)/out $(srctree)/tests/run.sh $(@:check-%=%)
 check-board: board-prereqs
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
 		OUT=$(srctree)/out $(srctree)/tests/run.sh board

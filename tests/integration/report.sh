@@ -57,6 +57,18 @@ check "30 snapshots, across key frames: more than 16 in the text" \
 	[ "$(grep -c '^=== oncpu snapshot' "$T/keys.text")" -gt 16 ]
 same "report across key frames is byte for byte oncpu's text" "$T/keys.text" "$T/keys-r.text"
 
+# leaf repair (libc's direct caller, from the call site's code) and
+# --unwind eh_frame go through the same resolver: same text from report
+STACKBOX_BIN_TEE=$T/leaf.bin "$STACKBOX" offcpu -i 200ms -- "$WORKLOADS/libcall" nap 4 100 >"$T/leaf.text" 2>&1
+"$STACKBOX" report "$T/leaf.bin" >"$T/leaf-r.text" 2>&1
+check "leaf repair: zeta_nap, nanosleep's direct caller, is in offcpu's text" grep -q zeta_nap "$T/leaf.text"
+same "leaf repair: report is byte for byte offcpu's text" "$T/leaf.text" "$T/leaf-r.text"
+if [ -x "$WORKLOADS/libcall-nofp" ]; then
+	STACKBOX_BIN_TEE=$T/eh.bin "$STACKBOX" offcpu --unwind eh_frame -i 200ms -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/eh.text" 2>&1
+	"$STACKBOX" report "$T/eh.bin" >"$T/eh-r.text" 2>&1
+	same "--unwind eh_frame: report is byte for byte offcpu's text (its header line too)" "$T/eh.text" "$T/eh-r.text"
+fi
+
 # 2. -f bin -o FILE, filters and time slices
 "$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 2>"$T/b.err"
 check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]

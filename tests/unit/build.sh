@@ -63,7 +63,7 @@ else
 fi
 
 # make dist: a tarball that builds without clang and bpftool (Buildroot)
-if [ -d .git ] && make -s O="$T/d" dist >"$T/dist.log" 2>&1; then
+if [ -e .git ] && make -s O="$T/d" dist >"$T/dist.log" 2>&1; then
 	mkdir -p "$T/x" && tar -xzf "$T"/d/stackbox-*.tar.gz -C "$T/x"
 	src=$(echo "$T"/x/stackbox-*)
 	check "dist: skeletons for x86_64 and arm64" \
@@ -94,7 +94,7 @@ else
 fi
 
 # One style for the whole tree
-if command -v clang-format >/dev/null && [ -d .git ]; then
+if command -v clang-format >/dev/null && [ -e .git ]; then
 	bad=$(for f in $(git ls-files '*.c' '*.h'); do
 		clang-format "$f" | cmp -s "$f" - || echo "$f"; done)
 	check "sources follow .clang-format (make format): ${bad:-all}" test -z "$bad"

@@ -74,9 +74,9 @@ static size_t src_maps(void *ctx, __u32 tgid, struct rec_map **m)
 {
 	*m = xmalloc(2 * sizeof(**m));
 	(*m)[0] = (struct rec_map){0x400000, 0x401000, 0, "/usr/bin/w",
-				    "abcdef01"};
+				   "abcdef01"};
 	(*m)[1] = (struct rec_map){0x7f0000000000, 0x7f0000001000, 0x1000,
-				    "/lib/libc.so", ""};
+				   "/lib/libc.so", ""};
 	return 2;
 }
 static const char *src_cgroup(void *ctx, __u64 id)
@@ -233,8 +233,7 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 }
 
 static unsigned maps_seen;
-static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m,
-		    size_t n)
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m, size_t n)
 {
 	/* only the mapping frames fall in travels */
 	if (n == 1 && m[0].start == 0x400000 &&

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --unwind eh_frame: walk a user stack with the call frame tables user
+ * space extracted from each file's .eh_frame (common/unwind.c), so code
+ * without frame pointers unwinds. Per frame: the process's mappings
+ * (sb_unwind_procs, from /proc/PID/maps) give the file and offset of
+ * the code address, a binary search the file's row, and the row where
+ * the CFA, the caller's frame pointer and the return address are.
+ * Where a process's mappings are not known yet, a file has no table, or
+ * a table has a gap (code without CFI: musl, hand-written assembly),
+ * the frame is walked by frame pointer, checked to stay on the stack.
+ *
+ * bpf_find_vma() would name the file without user space's help, but
+ * where interrupts are off (perf_event, sched_switch) it works once per
+ * program run: its deferred unlock keeps the next call busy.
+ *
+ * Included by collect.bpf.h; needs Linux 5.17+ and BTF (bpf_loop,
+ * bpf_task_pt_regs) when it runs, and 5.13+ to load at all (callbacks):
+ * CONFIG_UNWIND_EH_FRAME.
+ */
+#ifndef STACKBOX_UNWIND_BPF_H
+#define STACKBOX_UNWIND_BPF_H
+
+/* Fixed by the ABI (asm/ptrace.h): where pt_regs keeps the user's
+ * registers. */
+#if defined(__TARGET_ARCH_x86)
+#define SB_REG_PC (16 * 8) /* ip */
+#define SB_REG_SP (19 * 8) /* sp */
+#define SB_REG_FP (4 * 8)  /* bp */
+#elif defined(__TARGET_ARCH_arm64)
+#define SB_REG_PC (32 * 8) /* pc */
+#define SB_REG_SP (31 * 8) /* sp */
+#define SB_REG_FP (29 * 8) /* x29 */
+#define SB_REG_LR (30 * 8) /* x30 */
+#else
+#error "the eh_frame unwinder knows x86 and arm64"
+#endif
+
+#define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
+#define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* user space sizes it: --unwind-rows */
+	__type(key, __u32);
+	__type(value, struct sb_unwind_row);
+} sb_unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct sb_unwind_file_key);
+	__type(value, struct sb_unwind_file);
+} sb_unwind_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, struct sb_unwind_proc);
+} sb_unwind_procs SEC(".maps");
+
+struct sb_unwinder {
+	struct sb_stack *st;
+	struct sb_unwind_proc *proc;
+	__u32 tgid;
+	__u64 pc, sp, fp, lr;
+	__u32 n; /* frames written */
+};
+
+static __always_inline __u64 sb_kread(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+static __always_inline __u64 sb_uread(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* Binary searches run as bpf_loop() callbacks: the verifier checks a
+ * step once, where an unrolled search would multiply its states. */
+struct sb_search {
+	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
+	__u64 key;
+	void *in; /* the process's mappings, for sb_map_step */
+};
+
+static long sb_map_step(__u32 i, void *ctx)
+{
+	struct sb_search *s = ctx;
+	struct sb_unwind_proc *p = s->in;
+	__u32 mid = s->lo + (s->hi - s->lo) / 2;
+
+	if (s->lo >= s->hi || mid >= SB_UNWIND_MAPS)
+		return 1;
+	if (p->maps[mid].start <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+static long sb_row_step(__u32 i, void *ctx)
+{
+	struct sb_search *s = ctx;
+	__u32 mid = s->lo + (s->hi - s->lo) / 2;
+	const struct sb_unwind_row *r;
+
+	if (s->lo >= s->hi)
+		return 1;
+	r = bpf_map_lookup_elem(&sb_unwind_rows, &mid);
+	if (!r)
+		return 1;
+	if (r->off <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* The mapping holding pc, or NULL; a miss asks user space, once, to
+ * read the process's mappings again. */
+static __always_inline const struct sb_unwind_map *
+sb_map_of(struct sb_unwinder *u, __u64 pc)
+{
+	struct sb_unwind_proc *p = u->proc;
+	struct sb_search s = {.key = pc, .in = p};
+	__u32 i;
+
+	if (!p)
+		return NULL;
+	s.hi = p->n < SB_UNWIND_MAPS ? p->n : SB_UNWIND_MAPS;
+	bpf_loop(8, sb_map_step, &s, 0); /* log2(SB_UNWIND_MAPS) + 2 */
+	i = s.lo - 1;
+	if (s.lo && i < SB_UNWIND_MAPS && pc < p->maps[i].end)
+		return &p->maps[i];
+	if (!__sync_val_compare_and_swap(&p->stale, 0, 1))
+		sb_event(SB_EV_UNWIND_MAPS, u->tgid);
+	return NULL;
+}
+
+/* The row covering off among a file's rows, or NULL. */
+static __always_inline const struct sb_unwind_row *
+sb_row_of(const struct sb_unwind_file *f, __u64 off)
+{
+	struct sb_search s = {f->first, f->first + f->count, off};
+	__u32 i;
+
+	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, &s, 0);
+	if (s.lo == f->first || s.lo < s.hi)
+		return NULL;
+	i = s.lo - 1;
+	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
+}
+
+/* The row for pc in mapping m: the file's table, then the row. */
+static __always_inline const struct sb_unwind_row *
+sb_row_for(const struct sb_unwind_map *m, __u64 pc)
+{
+	const struct sb_unwind_file *f;
+
+	f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
+	if (!f || !f->count)
+		return NULL;
+	return sb_row_of(f, pc - m->start + m->offset);
+}
+
+/* One frame: record pc, then find the caller's pc, sp and fp. */
+static long sb_unwind_step(__u32 i, void *ctx)
+{
+	struct sb_unwinder *u = ctx;
+	const struct sb_unwind_map *m;
+	const struct sb_unwind_row *r;
+	__u64 cfa, ra, fp;
+	__u32 n = u->n;
+
+	if (n >= SB_MAX_DEPTH || !u->pc)
+		return 1;
+	/* a return address is after its call: look up the call itself */
+	m = sb_map_of(u, n ? u->pc - 1 : u->pc);
+	/* a caller outside the process's code is garbage from a frame
+	 * pointer that was not one: stop before it */
+	if (!m && n && u->proc)
+		return 1;
+	u->st->ip[n] = u->pc;
+	u->n = n + 1;
+	r = m ? sb_row_for(m, n ? u->pc - 1 : u->pc) : NULL;
+	if (r && r->cfa == SB_CFA_END)
+		return 1;
+	if (r && (r->cfa == SB_CFA_SP || r->cfa == SB_CFA_FP)) {
+		cfa = (r->cfa == SB_CFA_SP ? u->sp : u->fp) + r->cfa_off;
+		fp = r->saved & SB_SAVED_FP ? sb_uread(cfa + r->fp_off) : u->fp;
+#if defined(__TARGET_ARCH_x86)
+		ra = sb_uread(cfa - 8);
+#else
+		if (r->saved & SB_SAVED_RA)
+			ra = sb_uread(cfa + r->ra_off);
+		else if (!n) /* a leaf that has not saved the link register */
+			ra = u->lr;
+		else
+			return 1;
+#endif
+	} else {
+		/* no row: a frame record, if fp looks like one */
+		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)
+			return 1;
+		cfa = u->fp + 16;
+		fp = sb_uread(u->fp);
+		ra = sb_uread(u->fp + 8);
+	}
+#if defined(__TARGET_ARCH_arm64)
+	ra &= 0x0000ffffffffffffULL; /* a pointer authentication code */
+#endif
+	/* callers' frames are above: anything else is a loop or garbage
+	 * (an arm64 leaf returning through x30 may use no stack at all) */
+	if (cfa < u->sp || (cfa == u->sp && n) || !ra)
+		return 1;
+	u->pc = ra;
+	u->sp = cfa;
+	u->fp = fp;
+	return 0;
+}
+
+/* The user stack of the current task into st; its length in bytes. */
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	struct sb_unwinder u = {.st = st};
+	__u64 regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	if (!regs)
+		return 0;
+	u.tgid = bpf_get_current_pid_tgid() >> 32;
+	u.proc = bpf_map_lookup_elem(&sb_unwind_procs, &u.tgid);
+	u.pc = sb_kread(regs + SB_REG_PC);
+	u.sp = sb_kread(regs + SB_REG_SP);
+	u.fp = sb_kread(regs + SB_REG_FP);
+#if defined(__TARGET_ARCH_arm64)
+	u.lr = sb_kread(regs + SB_REG_LR);
+#endif
+	if (!u.proc)
+		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
+	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, &u, 0);
+	if (u.n < SB_MAX_DEPTH)
+		st->ip[u.n] = 0; /* readers stop at the first zero */
+	return u.n * sizeof(__u64);
+}
+
+#endif

@@ -1,0 +1,113 @@
+#!/bin/sh
+# User stacks that are right (leaf repair): a named function that calls
+# libc directly is the caller in the stack, for glibc-dynamic and
+# musl-static programs, in every applet that captures user stacks.
+# Ground truth: tests/workloads/libcall.c, main -> outer_X -> NAMED -> libc.
+# What is checked is where the time goes; its amount only within a
+# loaded machine's sleep overshoot (offcpu.sh checks the amounts).
+. "$SRCTREE/tests/lib.sh"
+need_bpf "user stacks integration"
+
+# sum_us FILE PATTERN: folded values of the lines matching PATTERN
+sum_us() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
+
+# A named function may only appear right under its own outer function:
+# anything else is a frame made up by the unwinder.
+invented() {
+	grep -oE '[a-z_]+;(zeta_nap|kappa_read|iota_spin|theta_keep|sigma_write);' "$1" |
+		grep -vE '^(outer_nap;zeta_nap|late_writer;zeta_nap|outer_read;kappa_read|outer_spin;iota_spin|outer_alloc;theta_keep|outer_write;sigma_write);$'
+}
+
+# blocked LABEL WORKLOAD: offcpu, nanosleep and a pipe read
+blocked() {
+	"$STACKBOX" offcpu -f folded -- "$2" nap 4 100 >"$T/nap" 2>"$T/err"
+	# the named function's time, and any time where libc sits right
+	# under outer_X (the caller lost): none
+	set -- "$1" "$2" "$(sum_us "$T/nap" 'outer_nap;zeta_nap;')" \
+		"$(sum_us "$T/nap" 'outer_nap;(nanosleep|clock_nanosleep|sccp)')"
+	if fcmp "$3 >= 380000 && $3 <= 500000 && $4 == 0"; then
+		pass "offcpu $1: zeta_nap is nanosleep's caller ($3 us, want 400 ms; $4 us without it)"
+	else
+		fail "offcpu $1: zeta_nap is nanosleep's caller" "$3 us, want 400 ms; $4 us without it: $(sed 's/;-;.*;/;-;..;/' "$T/nap" | tr '\n' '|')"
+	fi
+	"$STACKBOX" offcpu -f folded -- "$2" read 300 >"$T/read" 2>"$T/err"
+	set -- "$1" "$2" "$(sum_us "$T/read" 'outer_read;kappa_read;')" \
+		"$(sum_us "$T/read" 'outer_read;(read|__read|sccp)')"
+	check "offcpu $1: kappa_read is read's caller ($3 us, want 300 ms; $4 us without it)" \
+		fcmp "$3 >= 285000 && $3 <= 400000 && $4 == 0"
+	check "offcpu $1: no invented frames" test -z "$(invented "$T/nap")$(invented "$T/read")"
+}
+
+# oncpu LABEL WORKLOAD: samples inside memset, called by iota_spin
+oncpu() {
+	"$STACKBOX" oncpu -F 199 -f folded -- "$2" spin 2 >"$T/spin" 2>"$T/err"
+	set -- "$1" "$2" "$(sum_us "$T/spin" 'outer_spin;iota_spin;')" "$(sum_us "$T/spin" 'outer_spin;')"
+	check "oncpu $1: iota_spin is memset's caller ($3 of $4 samples)" \
+		fcmp "$4 >= 60 && $3 >= 0.9 * $4"
+	check "oncpu $1: no invented frames" test -z "$(invented "$T/spin")"
+}
+
+blocked glibc "$WORKLOADS/libcall"
+oncpu glibc "$WORKLOADS/libcall"
+MUSL=${OUT:+$OUT/musl-x86_64/workloads/libcall}
+if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
+	blocked musl-static "$MUSL"
+	oncpu musl-static "$MUSL"
+else
+	skip "user stacks musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+fi
+
+# Without frame pointers the walk cannot know the callers: it must not
+# make one up (the leaf stays libc's, no named function appears).
+"$STACKBOX" offcpu -f folded -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/nofp" 2>"$T/err"
+check "offcpu no frame pointers: nothing invented" test -z "$(invented "$T/nofp")"
+check "offcpu no frame pointers: zeta_nap not guessed" test -z "$(grep zeta_nap "$T/nofp")"
+
+# --unwind eh_frame: code without frame pointers unwinds whole, through
+# glibc (which has .eh_frame) and the program's own code.
+"$STACKBOX" offcpu --unwind eh_frame -f folded -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/eh.nap" 2>"$T/err"
+set -- "$(sum_us "$T/eh.nap" '_start;__libc_start_main;__libc_start_call_main;main;outer_nap;zeta_nap;nanosleep;clock_nanosleep;')"
+check "eh_frame, no frame pointers: offcpu main..zeta_nap;nanosleep;clock_nanosleep ($1 us, want 400 ms)" \
+	fcmp "$1 >= 380000 && $1 <= 500000"
+"$STACKBOX" offcpu --unwind eh_frame -f folded -- "$WORKLOADS/libcall-nofp" read 300 >"$T/eh.read" 2>"$T/err"
+set -- "$(sum_us "$T/eh.read" ';main;outer_read;kappa_read;read;')"
+check "eh_frame, no frame pointers: offcpu main..kappa_read;read ($1 us, want 300 ms)" \
+	fcmp "$1 >= 285000 && $1 <= 400000"
+check "eh_frame, no frame pointers: offcpu nothing invented" test -z "$(invented "$T/eh.nap")$(invented "$T/eh.read")"
+
+# burn WORKLOAD UNWIND: share of samples with the whole chain to nu_leaf
+burn_share() {
+	"$STACKBOX" oncpu -F 199 --unwind "$2" -f folded -- "$1" burn 2 >"$T/burn" 2>"$T/err"
+	awk '/;main;outer_burn;mu_work;nu_leaf( |;-;)/ { a += $NF } / / { t += $NF }
+	     END { printf "%d %d\n", a, t }' "$T/burn"
+}
+set -- $(burn_share "$WORKLOADS/libcall-nofp" eh_frame)
+check "eh_frame, no frame pointers: oncpu main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
+	fcmp "$2 >= 60 && $1 >= 0.9 * $2"
+if [ -n "$MUSL" ]; then
+	set -- $(burn_share "$MUSL-nofp" eh_frame)
+	check "eh_frame, musl-static without frame pointers: oncpu whole chain ($1 of $2 samples)" \
+		fcmp "$2 >= 60 && $1 >= 0.9 * $2"
+fi
+# the frame-pointer walk of the same code: the leaf, and nothing made up
+set -- $(burn_share "$WORKLOADS/libcall-nofp" fp)
+check "fp, no frame pointers: no caller guessed ($1 of $2 samples with the chain)" \
+	fcmp "$2 >= 60 && $1 == 0"
+check "fp, no frame pointers: stacks end where the walk leaves the code" \
+	test -z "$(grep -E '\[0x[0-9a-f]+\]' "$T/burn")"
+
+# The tables are bounded: a budget libc does not fit says so, and the
+# stacks still come (frame pointers where the table is missing).
+"$STACKBOX" offcpu --unwind eh_frame --unwind-rows 1024 -f text -- "$WORKLOADS/libcall" nap 2 100 >"$T/small" 2>"$T/err"
+check "eh_frame --unwind-rows 1024: the header counts files without room" \
+	grep -qE 'user stacks: eh_frame tables of [0-9]+ files, [0-9]+ of 1024 rows .*, [1-9][0-9]* without room' "$T/small"
+check "eh_frame --unwind-rows 1024: zeta_nap still found (frame pointers, leaf repair)" grep -q zeta_nap "$T/small"
+
+# Without kernel BTF the unwinder cannot run: one line says so, frame
+# pointers are used, and the run goes on.
+: >"$T/empty"
+unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+	exec '$STACKBOX' offcpu --unwind eh_frame -f folded -- '$WORKLOADS/libcall' nap 2 100" >"$T/nobtf" 2>"$T/nobtf.err"
+check "eh_frame without BTF: says so in one line" \
+	grep -qx 'offcpu: --unwind eh_frame: this kernel lacks kernel BTF (/sys/kernel/btf/vmlinux): unwinding with frame pointers' "$T/nobtf.err"
+check "eh_frame without BTF: frame pointers and leaf repair still give zeta_nap" grep -q 'outer_nap;zeta_nap;' "$T/nobtf"

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ground truth for user stacks: named functions that call libc DIRECTLY,
+ * so the libc function (built without frame pointers) is the leaf and
+ * the named function is its direct caller, the frame a frame-pointer
+ * walk loses. Every chain is main -> outer_MODE -> NAMED -> libc, and no
+ * call is in tail position, so the chain is real at -O2 too.
+ *
+ *   libcall nap N MS     zeta_nap:   N x nanosleep(MS)
+ *   libcall read MS      kappa_read: read() of a pipe written after MS
+ *   libcall spin S       iota_spin:  memset() for S seconds (on CPU)
+ *   libcall alloc N SZ   theta_keep: N x malloc(SZ), kept until exit
+ *   libcall write N SZ   sigma_write: N x write(SZ) to /dev/null
+ *   libcall burn S       no libc: main -> outer_burn -> mu_work ->
+ *                        nu_leaf, a loop on CPU for S seconds
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAMED __attribute__((noinline, noclone))
+
+static volatile long sink; /* what keeps each result alive */
+static int fds[2];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+NAMED void zeta_nap(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+	sink += nanosleep(&ts, NULL);
+}
+
+NAMED void kappa_read(void)
+{
+	char c;
+
+	sink += read(fds[0], &c, 1);
+}
+
+NAMED void iota_spin(char *buf, size_t len)
+{
+	memset(buf, (int)sink, len);
+	sink += buf[len / 2];
+}
+
+NAMED void *theta_keep(size_t size)
+{
+	void *p = malloc(size);
+
+	sink += p != NULL;
+	return p;
+}
+
+NAMED void sigma_write(int fd, const char *buf, size_t len)
+{
+	sink += write(fd, buf, len);
+}
+
+NAMED long nu_leaf(long n)
+{
+	long x = sink;
+
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005L + i;
+	return x;
+}
+
+NAMED void mu_work(long n)
+{
+	sink += nu_leaf(n);
+	sink++;
+}
+
+static void *late_writer(void *arg)
+{
+	zeta_nap((long)arg);
+	sink += write(fds[1], "x", 1);
+	return NULL;
+}
+
+NAMED void outer_nap(int n, long ms)
+{
+	for (int i = 0; i < n; i++)
+		zeta_nap(ms);
+	sink++;
+}
+
+NAMED void outer_read(long ms)
+{
+	pthread_t t;
+
+	if (pipe(fds) || pthread_create(&t, NULL, late_writer, (void *)ms))
+		exit(1);
+	kappa_read();
+	pthread_join(t, NULL);
+	sink++;
+}
+
+NAMED void outer_spin(double seconds)
+{
+	static char buf[1 << 20];
+	double end = now() + seconds;
+
+	while (now() < end)
+		iota_spin(buf, sizeof(buf));
+	sink++;
+}
+
+NAMED void outer_alloc(long n, size_t size)
+{
+	for (long i = 0; i < n; i++)
+		theta_keep(size);
+	sink++;
+}
+
+NAMED void outer_write(long n, size_t size)
+{
+	static char buf[65536];
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0 || size > sizeof(buf))
+		exit(1);
+	for (long i = 0; i < n; i++)
+		sigma_write(fd, buf, size);
+	close(fd);
+	sink++;
+}
+
+NAMED void outer_burn(double seconds)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		mu_work(1000000);
+	sink++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+
+	if (!strcmp(mode, "nap"))
+		outer_nap(a, b);
+	else if (!strcmp(mode, "read"))
+		outer_read(a);
+	else if (!strcmp(mode, "spin"))
+		outer_spin(argc > 2 ? atof(argv[2]) : 1);
+	else if (!strcmp(mode, "alloc"))
+		outer_alloc(a, b);
+	else if (!strcmp(mode, "write"))
+		outer_write(a, b);
+	else if (!strcmp(mode, "burn"))
+		outer_burn(argc > 2 ? atof(argv[2]) : 1);
+	else
+		return 2;
+	return 0;
+}
