@@ -59,9 +59,11 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
 BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
 core-y := main lib opts
-core-y += collect entry stacks output cgroup kbtf
+core-y += collect entry stacks output cgroup kbtf sink
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
+core-$(CONFIG_FORMAT_BIN) += format_bin
+core-$(CONFIG_REPORT) += bin_read pprof flame push
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \

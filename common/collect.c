@@ -20,6 +20,7 @@
 #include "collect.h"
 #include "output.h"
 #include "output_sink.h"
+#include "sink.h"
 #include "stacks.h"
 #include "syms.h"
 #include "unwind.h"
@@ -58,11 +59,58 @@ static const char *opt_format(const struct opt *o, const char *arg, void *dst)
 		*(int *)dst = FORMAT_TEXT;
 	else if (!strcmp(arg, "folded"))
 		*(int *)dst = FORMAT_FOLDED;
+	else if (!strcmp(arg, "bin"))
+		*(int *)dst = FORMAT_BIN;
 	else
-		return "unknown format (text, folded)";
+		return "unknown format (text, folded, bin)";
 	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
-	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
+	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED) ||
+	    (*(int *)dst == FORMAT_BIN && !ENABLE_FORMAT_BIN))
 		return "not in this build (see its configuration)";
+	return NULL;
+}
+
+/* SIZE[,COUNT]: 10M, 512k, 100000; COUNT old files kept (default 2).
+ * Unused in a build without the file sink. */
+static __attribute__((unused)) const char *
+opt_rotate(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct collect_opts *)0)->rotate) *r = dst;
+	char *end;
+	double v = strtod(arg, &end);
+	long count = 2;
+
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1024, end++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1024 * 1024, end++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1024 * 1024 * 1024, end++;
+		break;
+	}
+	if (*end == ',') {
+		count = strtol(end + 1, &end, 10);
+		if (count < 1 || count > 1000)
+			return "COUNT is 1 to 1000";
+	}
+	if (*end || v < 1024 || v > 1e15)
+		return "not SIZE[,COUNT] (1M, 512k,4; at least 1k)";
+	r->size = v;
+	r->count = count;
+	return NULL;
+}
+
+static const char *opt_status(const struct opt *o, const char *arg, void *dst)
+{
+	if (strcmp(arg, "kmsg") && strcmp(arg, "syslog"))
+		return "not a status sink (kmsg, syslog)";
+	*(const char **)dst = arg;
 	return NULL;
 }
 
@@ -94,6 +142,10 @@ const struct opt collect_options[] = {
 	OPT_CUSTOM('f', "format", "FORMAT", opt_format, C, format,
 		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
+	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
+				rotate, NULL),)
+	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, baud, 50, 4000000, NULL),)
+	OPT_CUSTOM(0, "status", "kmsg|syslog", opt_status, C, status, NULL),
 	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
 	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
 	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
@@ -115,8 +167,18 @@ const char collect_usage[] =
 	"  -U, -K           user stacks only, kernel stacks only\n"
 	"  -f FORMAT        "
 	IF_FORMAT_TEXT("text (default)") IF_FORMAT_FOLDED(", folded: "
-	"comm;user frames;-;kernel frames COUNT") "\n"
-	IF_SINK_FILE("  -o FILE          write to FILE, not standard output\n")
+	"comm;user frames;-;kernel frames COUNT") IF_FORMAT_BIN(",\n"
+	"                   bin: framed stream for files and serial lines "
+	"(stackbox report)") "\n"
+	IF_SINK_FILE("  -o FILE          write to FILE, not standard output; a "
+	"terminal (serial\n"
+	"                   port) is switched to raw mode\n"
+	"  --rotate SIZE[,COUNT]  start FILE again past SIZE bytes (10M, "
+	"512k), keeping\n"
+	"                   COUNT older ones as FILE.1... (default 2)\n"
+	"  --baud N         the serial port's speed (115200)\n")
+	"  --status kmsg|syslog  one-line records: start, attach path, "
+	"drops, sink failures\n"
 	"  --top N          text: only the N biggest stacks\n"
 	"  --stacks N       keep N new stacks per interval (8192); more are "
 	"counted as lost\n"
@@ -387,6 +449,8 @@ static int attach_plan(struct collector *c)
 		collect_keep_link(c, l);
 		verbose("%s: attached with %s", hook(c, h)->what,
 			hook(c, h)->alts[c->choice[h]].label);
+		status_say("%s: attached with %s", hook(c, h)->what,
+			   hook(c, h)->alts[c->choice[h]].label);
 	}
 	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(core); i++) {
 		struct bpf_link *l = bpf_program__attach(
@@ -676,6 +740,14 @@ static int snapshot(struct collector *c, bool final)
 		s.applet_stats[i] = stats[SB_STAT_APPLET0 + i];
 	err = output_snapshot(c->out, &s);
 	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
+		status_say(
+			"snapshot %lu lost %llu user and %llu kernel stacks, "
+			"%llu events, %llu process events",
+			s.seq, (unsigned long long)s.lost_ustacks,
+			(unsigned long long)s.lost_kstacks,
+			(unsigned long long)s.dropped_rows,
+			(unsigned long long)s.dropped_events);
+	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
 		verbose("snapshot %lu lost %llu user and %llu kernel stacks, "
 			"%llu events, %llu process events",
 			s.seq, (unsigned long long)s.lost_ustacks,
@@ -837,12 +909,15 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	char **cmd = argc ? argv : NULL;
 	struct collector c = {.ops = ops, .o = o, .args = args, .child = 0};
 	int go = -1, status;
+	const char *why;
 
 	/* operands only after "--": argv[-1] is what opts_parse stopped at */
 	if (argc && strcmp(argv[-1], "--"))
 		help_exit("unexpected argument '%s'", argv[0]);
 	setup_wait(&c); /* first: a signal sent from now on is not lost */
 	verbose_level = o->verbose;
+	if ((why = status_open(o->status)))
+		error_exit("--status %s: %s", o->status, why);
 	libbpf_set_print(libbpf_print);
 	for (size_t i = 0; i < o->pids.n; i++) {
 		pid_t tgid = tgid_of(o->pids.pid[i]);
@@ -874,7 +949,10 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	clock_gettime(CLOCK_REALTIME, &c.interval_start);
 	if (go >= 0)
 		start_child(&c, go, cmd[0]);
+	status_say("started, pid filter %s, %s",
+		   c.child || o->pids.n ? "on" : "off", c.describe);
 	status = run_loop(&c) ? 1 : 0;
+	status_say("stopped after %lu snapshots", c.seq);
 
 	ring_buffer__free(c.events);
 	destroy_bpf(&c);

@@ -33,6 +33,12 @@ struct collect_opts {
 	int user_only, kernel_only;
 	int format; /* enum output_format */
 	const char *output;
+	struct {
+		uint64_t size; /* bytes; 0: never rotate */
+		unsigned count;
+	} rotate;
+	long long baud;
+	const char *status; /* kmsg, syslog */
 	long long top;
 	long long stacks; /* sb_stacks entries: new stacks per interval */
 	long long rows;	  /* entries of each counts map */

@@ -244,3 +244,20 @@ void ksyms_free(struct ksyms *ks)
 	free(ks->pool);
 	free(ks);
 }
+
+struct ksyms *ksyms_from_pairs(const uint64_t *addr, const char *const *name,
+			       size_t n)
+{
+	struct kload ld = {0};
+	struct ksyms *ks = xzalloc(sizeof(*ks));
+
+	for (size_t i = 0; i < n; i++) {
+		ksym_add(&ld, addr[i], 'T', name[i]);
+		/* a gap right after: no other address falls into it */
+		ksym_add(&ld, addr[i] + 1, 'd', "-");
+	}
+	ksym_build(ks, &ld);
+	free(ld.raw);
+	free(ld.pool);
+	return ks;
+}

@@ -10,13 +10,16 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "format_bin.h"
+#include "sink.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
 #include "syms.h"
 
 struct output {
-	FILE *f;
+	struct sink *sink;
+	FILE *f; /* this snapshot's text, then written whole to the sink */
 	const char *path;
 	int format;
 	long long top;
@@ -26,25 +29,71 @@ struct output {
 	struct proc_syms *procs;
 	char **strings; /* this snapshot's frame names */
 	size_t nstrings, strings_cap;
+	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
+	struct bin_writer *bin;
+	FILE *tee;
+	const char *tee_path;
+	__u64 unwritten; /* snapshots the sink could not take */
+	const char *(*cgroup_name)(__u64 id);
+	output_writer writer;
+	void *writer_ctx;
 };
+
+/* A key frame every this many snapshots (docs/bin-format.md). */
+#define BIN_KEY_EVERY 16
 
 struct output *output_open(const struct collect_opts *o)
 {
 	struct output *out = xzalloc(sizeof(*out));
 
-	out->f = stdout;
-	out->path = "standard output";
-	if (ENABLE_SINK_FILE && o->output && strcmp(o->output, "-")) {
-		out->f = fopen(o->output, "w");
-		if (!out->f)
-			perror_exit("-o %s", o->output);
-		out->path = o->output;
-	}
+	out->sink =
+		sink_open(ENABLE_SINK_FILE ? o->output : NULL, o->rotate.size,
+			  o->rotate.count, o->baud, o->format == FORMAT_BIN);
+	out->path = sink_name(out->sink);
 	out->format = o->format;
+	if (out->format == FORMAT_BIN && !o->output &&
+	    sink_is_terminal(out->sink))
+		help_exit("-f bin: standard output is a terminal; use -o FILE "
+			  "or a pipe");
 	out->top = o->top;
 	if (ENABLE_SYMBOLIZE)
 		out->procs = proc_syms_new("/proc");
+	out->cgroup_name = cgroup_path;
+	if (ENABLE_FORMAT_BIN && out->format != FORMAT_BIN &&
+	    getenv("STACKBOX_BIN_TEE")) {
+		/* the same snapshots as bin too: report's round-trip test */
+		out->tee_path = getenv("STACKBOX_BIN_TEE");
+		out->tee = fopen(out->tee_path, "w");
+		if (!out->tee)
+			perror_exit("STACKBOX_BIN_TEE=%s", out->tee_path);
+	}
+	if (ENABLE_FORMAT_BIN && (out->tee || out->format == FORMAT_BIN))
+		out->bin = bin_writer_new(BIN_KEY_EVERY);
+	status_say("writing %s to %s",
+		   out->format == FORMAT_BIN	  ? "bin"
+		   : out->format == FORMAT_FOLDED ? "folded"
+						  : "text",
+		   out->path);
 	return out;
+}
+
+void output_set_ksyms(struct output *out, struct ksyms *ks)
+{
+	if (ENABLE_SYMBOLIZE && out->ksyms != ks)
+		ksyms_free(out->ksyms);
+	out->ksyms = ks;
+	out->ksyms_tried = true;
+}
+
+void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
+{
+	out->cgroup_name = name;
+}
+
+void output_set_writer(struct output *out, output_writer fn, void *ctx)
+{
+	out->writer = fn;
+	out->writer_ctx = ctx;
 }
 
 void output_set_stacks(struct output *out, struct stack_cache *stacks)
@@ -87,10 +136,9 @@ static bool own_frame(const char *sym)
 	return false;
 }
 
-static const char *kernel_frame(struct output *out, __u64 ip)
+static const char *kernel_sym(struct output *out, __u64 ip)
 {
 	uint64_t off;
-	const char *sym = NULL;
 
 	/* loaded at the first kernel frame, not before CMD may start */
 	if (ENABLE_SYMBOLIZE && !out->ksyms_tried) {
@@ -101,7 +149,14 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 				   "addresses");
 	}
 	if (ENABLE_SYMBOLIZE && out->ksyms)
-		sym = ksyms_lookup(out->ksyms, ip, &off);
+		return ksyms_lookup(out->ksyms, ip, &off);
+	return NULL;
+}
+
+static const char *kernel_frame(struct output *out, __u64 ip)
+{
+	const char *sym = kernel_sym(out, ip);
+
 	return sym ? sym
 		   : keep(out,
 			  xasprintf("[kernel 0x%llx]", (unsigned long long)ip));
@@ -189,18 +244,169 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	return f;
 }
 
+static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
+{
+	for (unsigned i = 0; i < nx && i < ny; i++) {
+		int c = strcmp(x[i], y[i]);
+
+		if (c)
+			return c;
+	}
+	return nx < ny ? -1 : nx > ny;
+}
+
+/*
+ * Biggest first; equal values in an order of their own (process,
+ * thread, split, then frames), never the order qsort leaves ties in:
+ * that differs between libcs, and report on a glibc host must print
+ * what the collector printed with musl.
+ */
 static int by_value(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
+	int c;
 
 	if (x->v[0] != y->v[0])
 		return x->v[0] < y->v[0] ? 1 : -1;
-	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	if (x->key.aux != y->key.aux)
+		return x->key.aux < y->key.aux ? -1 : 1;
+	if ((c = by_frames(x->ustack, x->nu, y->ustack, y->nu)) ||
+	    (c = by_frames(x->kstack, x->nk, y->kstack, y->nk)) ||
+	    (c = by_frames(x->other_ustack, x->other_nu, y->other_ustack,
+			   y->other_nu)) ||
+	    (c = by_frames(x->other_kstack, x->other_nk, y->other_kstack,
+			   y->other_nk)))
+		return c;
+	for (unsigned m = 1; m < SB_MAX_VALUES; m++)
+		if (x->v[m] != y->v[m])
+			return x->v[m] < y->v[m] ? 1 : -1;
+	return strcmp(x->key.comm, y->key.comm);
+}
+
+/* ---- the bin stream's view of the same caches ---- */
+static const __u64 *bin_stack(void *ctx, __u64 id, unsigned *n)
+{
+	return stack_cache_get(((struct output *)ctx)->stacks, id, n);
+}
+
+static const char *bin_ksym(void *ctx, __u64 ip)
+{
+	return kernel_sym(ctx, ip);
+}
+
+static void bin_touch(void *ctx, __u32 tgid, __u64 ip)
+{
+	struct output *out = ctx;
+	struct usym u;
+
+	if (ENABLE_SYMBOLIZE && out->procs)
+		proc_syms_lookup(out->procs, tgid, ip, &u);
+}
+
+static size_t bin_maps(void *ctx, __u32 tgid, struct rec_map **maps)
+{
+	struct output *out = ctx;
+
+	*maps = NULL;
+	return ENABLE_SYMBOLIZE && out->procs
+		       ? proc_syms_maps(out->procs, tgid, maps)
+		       : 0;
+}
+
+static const char *bin_cgroup(void *ctx, __u64 id)
+{
+	return ((struct output *)ctx)->cgroup_name(id);
+}
+
+/* A whole snapshot to the sink. A failure is counted, said once, and
+ * said again with the count when the sink works again. */
+static int emit(struct output *out, const void *p, size_t len)
+{
+	if (sink_write(out->sink, p, len)) {
+		if (!out->unwritten++) {
+			perror_msg("writing %s (collection goes on; counting "
+				   "the snapshots that cannot be written)",
+				   out->path);
+			status_say("writing %s failed: %s", out->path,
+				   strerror(errno));
+		}
+		return -1;
+	}
+	if (out->unwritten) {
+		error_msg("%s works again: %llu snapshots were not written",
+			  out->path, (unsigned long long)out->unwritten);
+		status_say("%s works again: %llu snapshots were not written",
+			   out->path, (unsigned long long)out->unwritten);
+		out->unwritten = 0;
+	}
+	return 0;
+}
+
+/*
+ * The snapshot as BPF gave it, before resolving (which adds stacks gone
+ * from the cache to the lost counts): the reader resolves it the same
+ * way. It carries how many snapshots before it were not written; after
+ * a failure, or in a new file, it starts with a key frame.
+ */
+static int write_bin(struct output *out, const struct snapshot *s)
+{
+	const struct bin_source src = {
+		.ctx = out,
+		.stack = bin_stack,
+		.ksym = bin_ksym,
+		.touch = bin_touch,
+		.maps = bin_maps,
+		.cgroup = bin_cgroup,
+	};
+	struct bbuf b = {0};
+	int err = 0;
+
+	if (out->tee) {
+		bin_encode_snapshot(out->bin, s, &src, 0, &b);
+		if (fwrite(b.p, 1, b.len, out->tee) != b.len ||
+		    fflush(out->tee)) {
+			perror_msg("writing %s", out->tee_path);
+			err = -1;
+		}
+		free(b.p);
+		return err;
+	}
+	bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
+	if (sink_rotates(out->sink, b.len)) {
+		/* the new file must decode on its own */
+		b.len = 0;
+		bin_writer_rekey(out->bin);
+		bin_encode_snapshot(out->bin, s, &src, out->unwritten, &b);
+	}
+	err = emit(out, b.p, b.len);
+	if (err)
+		bin_writer_rekey(out->bin);
+	free(b.p);
+	return err;
 }
 
 int output_snapshot(struct output *out, struct snapshot *s)
 {
+	char *text = NULL;
+	size_t len = 0;
+	int err = 0;
+
 	cgroup_names_refresh();
+	if (ENABLE_FORMAT_BIN && out->bin) {
+		err = write_bin(out, s);
+		if (out->format == FORMAT_BIN) {
+			if (ENABLE_SYMBOLIZE && out->procs)
+				proc_syms_gc(out->procs);
+			return err;
+		}
+	}
+	out->f = open_memstream(&text, &len);
+	if (!out->f)
+		error_exit("out of memory");
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct row *r = &s->rows[i];
 
@@ -214,12 +420,14 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		r->other_kstack =
 			frames(out, r->key.other_kern_stack, r->key.other_tgid,
 			       true, &r->other_nk, &s->lost_kstacks);
-		r->cgroup = cgroup_path(r->key.cgroup);
+		r->cgroup = out->cgroup_name(r->key.cgroup);
 		for (unsigned m = 0; m < s->nmetrics; m++)
 			s->total[m] += r->v[m];
 	}
 	qsort(s->rows, s->nrows, sizeof(*s->rows), by_value);
-	if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)
+	if (out->writer)
+		out->writer(out->writer_ctx, out->f, s);
+	else if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)
 		format_text(out->f, s, out->top);
 	else if (ENABLE_FORMAT_FOLDED && out->format == FORMAT_FOLDED)
 		format_folded(out->f, s);
@@ -228,19 +436,20 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	out->nstrings = 0;
 	if (ENABLE_SYMBOLIZE && out->procs)
 		proc_syms_gc(out->procs);
-	if (fflush(out->f) || ferror(out->f)) {
-		perror_msg("writing %s", out->path);
-		return -1;
-	}
-	return 0;
+	if (fclose(out->f))
+		error_exit("out of memory");
+	out->f = NULL;
+	if (len && emit(out, text, len))
+		err = -1;
+	free(text);
+	return err;
 }
 
 int output_close(struct output *out)
 {
 	int err = 0;
 
-	if (fflush(out->f) || ferror(out->f) ||
-	    (out->f != stdout && fclose(out->f))) {
+	if (sink_close(out->sink)) {
 		perror_msg("writing %s", out->path);
 		err = -1;
 	}
@@ -248,6 +457,19 @@ int output_close(struct output *out)
 		ksyms_free(out->ksyms);
 		proc_syms_free(out->procs);
 	}
+	if (out->tee && fclose(out->tee)) {
+		perror_msg("writing %s", out->tee_path);
+		err = -1;
+	}
+	if (out->unwritten) {
+		error_msg("%s: the last %llu snapshots were not written",
+			  out->path, (unsigned long long)out->unwritten);
+		status_say("%s: the last %llu snapshots were not written",
+			   out->path, (unsigned long long)out->unwritten);
+		err = -1;
+	}
+	if (ENABLE_FORMAT_BIN)
+		bin_writer_free(out->bin);
 	free(out->strings);
 	free(out);
 	return err;

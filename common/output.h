@@ -7,7 +7,7 @@
 
 #include "collect.h"
 
-enum output_format { FORMAT_TEXT, FORMAT_FOLDED };
+enum output_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_BIN };
 
 struct row {
 	struct sb_key key;

@@ -19,4 +19,14 @@ struct proc_syms *output_procs(struct output *out);
 int output_snapshot(struct output *out, struct snapshot *s);
 int output_close(struct output *out);
 
+/* For report, which resolves recorded snapshots through this same path:
+ * kernel symbols and cgroup names from the recording, and a format of its
+ * own (pprof, SVG) called with each resolved snapshot instead of text or
+ * folded. */
+struct ksyms;
+void output_set_ksyms(struct output *out, struct ksyms *ks);
+void output_set_cgroup_names(struct output *out, const char *(*name)(__u64));
+typedef void (*output_writer)(void *ctx, FILE *f, const struct snapshot *s);
+void output_set_writer(struct output *out, output_writer fn, void *ctx);
+
 #endif

@@ -49,6 +49,7 @@ struct sproc {
 	uint32_t tgid;
 	bool exited;	    /* drop at the next gc */
 	bool reread;	    /* maps read again for a miss since the last gc */
+	bool recorded;	    /* from a recording: no procfs, no gc */
 	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown */
 	struct smap *maps;  /* sorted by start */
 	size_t nmaps;
@@ -56,6 +57,8 @@ struct sproc {
 
 struct proc_syms {
 	char *procfs;
+	proc_syms_finder find;
+	void *find_ctx;
 	struct sproc *procs[NBUCKETS];
 	struct sfile *files[NBUCKETS];
 };
@@ -416,6 +419,10 @@ void proc_syms_gc(struct proc_syms *ps)
 		slot = &ps->procs[b];
 		while (*slot) {
 			(*slot)->reread = false;
+			if ((*slot)->recorded) {
+				slot = &(*slot)->next;
+				continue;
+			}
 			if (!(*slot)->exited) {
 				st = read_starttime(ps, (*slot)->tgid);
 				if (!st)
@@ -464,7 +471,7 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 	else if (!pr)
 		pr = *proc_slot(ps, tgid);
 	m = find_map(pr, addr);
-	if (!m && !pr->exited && !pr->reread) {
+	if (!m && !pr->exited && !pr->reread && !pr->recorded) {
 		/* mapped since the capture (ld.so after exec, dlopen): read
 		 * the maps again, once per interval */
 		capture(ps, tgid, true);
@@ -483,6 +490,104 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 	vaddr = elf_symtab_offset_to_vaddr(m->file->t, u->module_off);
 	u->sym = elf_symtab_lookup(m->file->t, vaddr, &u->sym_off);
 	return u->sym ? 0 : -1;
+}
+
+size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
+		      struct rec_map **maps)
+{
+	const struct sproc *pr = *proc_slot(ps, tgid);
+
+	*maps = NULL;
+	if (!pr || !pr->nmaps)
+		return 0;
+	*maps = xmalloc(pr->nmaps * sizeof(**maps));
+	for (size_t i = 0; i < pr->nmaps; i++) {
+		const struct smap *m = &pr->maps[i];
+
+		(*maps)[i] = (struct rec_map){
+			.start = m->start,
+			.end = m->end,
+			.pgoff = m->pgoff,
+			.path = m->name,
+			.build_id = m->file && m->file->t
+					    ? elf_symtab_build_id(m->file->t)
+					    : "",
+		};
+	}
+	return pr->nmaps;
+}
+
+void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
+			  void *ctx)
+{
+	ps->find = find;
+	ps->find_ctx = ctx;
+}
+
+/* Recorded files have no (dev, inode): (path, build-id) stands for it,
+ * in a device number no real file has. */
+#define RECORDED_DEV UINT64_MAX
+
+static struct sfile *recorded_file(struct proc_syms *ps,
+				   const struct rec_map *pm)
+{
+	uint64_t ino = 0xcbf29ce484222325ULL;
+	struct sfile **head, *f;
+
+	for (const char *s = pm->path; *s; s++)
+		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
+	for (const char *s = pm->build_id; *s; s++)
+		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
+	head = file_bucket(ps, RECORDED_DEV, ino);
+	for (f = *head; f; f = f->next) {
+		if (f->dev == RECORDED_DEV && f->ino == ino) {
+			f->refs++;
+			return f;
+		}
+	}
+	f = xzalloc(sizeof(*f));
+	f->dev = RECORDED_DEV;
+	f->ino = ino;
+	f->refs = 1;
+	f->fd = -1;
+	f->t = ps->find ? ps->find(ps->find_ctx, pm->path, pm->build_id, &f->fd)
+			: elf_symtab_open(pm->path, "");
+	f->next = *head;
+	*head = f;
+	return f;
+}
+
+void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
+		      const struct rec_map *maps, size_t n)
+{
+	struct sproc **slot = proc_slot(ps, tgid), *pr;
+
+	/* the new files first, so one shared with the old maps stays open */
+	struct sfile **files = xmalloc((n + 1) * sizeof(*files));
+
+	for (size_t i = 0; i < n; i++)
+		files[i] = maps[i].path[0] == '/' ? recorded_file(ps, &maps[i])
+						  : NULL;
+	if (*slot)
+		proc_drop(ps, slot);
+	pr = proc_add(ps, tgid, false);
+	pr->recorded = true;
+	pr->maps = xmalloc((n + 1) * sizeof(*pr->maps));
+	for (size_t i = 0; i < n; i++) {
+		struct smap *s = &pr->maps[pr->nmaps++];
+		const char *slash;
+
+		s->start = maps[i].start;
+		s->end = maps[i].end;
+		s->pgoff = maps[i].pgoff;
+		s->name = xstrdup(maps[i].path);
+		slash = s->name[0] == '/' ? strrchr(s->name, '/') : NULL;
+		s->module = slash ? slash + 1 : s->name;
+		s->file = files[i];
+	}
+	free(files);
+	if (pr->nmaps)
+		qsort(pr->maps, pr->nmaps, sizeof(*pr->maps), smap_cmp);
 }
 
 int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,

@@ -77,6 +77,15 @@ static void insert(struct stack_cache *sc, __u64 id, const struct sb_stack *st)
 	sc->count++;
 }
 
+void stack_cache_put(struct stack_cache *sc, __u64 id, const __u64 *ip,
+		     unsigned n)
+{
+	struct sb_stack st = {0};
+
+	memcpy(st.ip, ip, (n < SB_MAX_DEPTH ? n : SB_MAX_DEPTH) * sizeof(*ip));
+	insert(sc, id, &st);
+}
+
 size_t stack_cache_drain(struct stack_cache *sc)
 {
 	struct sb_stack st;

@@ -20,6 +20,9 @@ size_t stack_cache_drain(struct stack_cache *sc);
 const __u64 *stack_cache_get(struct stack_cache *sc, __u64 id, unsigned *n);
 /* End of an interval: forget stacks unused for the last keep intervals. */
 void stack_cache_expire(struct stack_cache *sc, unsigned keep);
+/* Add a stack known otherwise (report: from a recording), leaf first. */
+void stack_cache_put(struct stack_cache *sc, __u64 id, const __u64 *ip,
+		     unsigned n);
 size_t stack_cache_size(const struct stack_cache *sc);
 void stack_cache_free(struct stack_cache *sc);
 

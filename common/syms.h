@@ -99,4 +99,33 @@ int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
 			  uint64_t ret, uint64_t *entry);
 void proc_syms_free(struct proc_syms *ps);
 
+/* ---- processes known from a recording (report, offline) ---- */
+/* A mapping as a recording carries it. */
+struct rec_map {
+	uint64_t start, end, pgoff;
+	const char *path;     /* as maps names it: /usr/bin/x, [vdso] */
+	const char *build_id; /* hex, "" when unknown */
+};
+/* The executable mappings captured for tgid, sorted by start; the strings
+ * stay valid as struct usym's do. *maps is malloc'ed; 0 when none. */
+size_t proc_syms_maps(struct proc_syms *ps, uint32_t tgid,
+		      struct rec_map **maps);
+/* Opens the file of a recorded mapping (report: --symfs, --debug-dir),
+ * and in *code_fd the file that holds its code (for leaf repair), or -1. */
+typedef struct elf_symtab *(*proc_syms_finder)(void *ctx, const char *path,
+					       const char *build_id,
+					       int *code_fd);
+void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
+			  void *ctx);
+/* tgid's mappings are these (replacing what was known): it is never read
+ * from procfs again nor dropped by gc. Files are opened through the finder
+ * and shared by (path, build-id). */
+void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
+		      const struct rec_map *maps, size_t n);
+
+/* Kernel symbols known from a recording: exactly these addresses resolve,
+ * each to its name; any other address to nothing. */
+struct ksyms *ksyms_from_pairs(const uint64_t *addr, const char *const *name,
+			       size_t n);
+
 #endif

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+/* report: bin streams in, text, folded, pprof or an SVG flame graph out.
+ *
+//config:config REPORT
+//config:	bool "report: turn bin streams into text, folded, pprof, SVG"
+//config:	default y
+//config:	help
+//config:	  Reads what a collector wrote with -f bin (files, stdin,
+//config:	  a serial capture), resyncs after corruption, resolves the
+//config:	  raw addresses (on this machine, or offline with --symfs and
+//config:	  --debug-dir) and writes text or folded exactly as the
+//config:	  collector would have, or pprof, or an SVG flame graph.
+//usage:usage: report [-f FORMAT] [-o FILE] [OPTIONS] [FILE]...
+//usage:
+//usage:Read bin streams (stackbox APPLET -f bin) from FILEs or standard
+//usage:input ("-"), one after the other, and write their snapshots. A
+//usage:corrupt or cut stream is read up to the damage and again from the
+//usage:next key frame; what was skipped is counted on standard error.
+//usage:
+//usage:  -f FORMAT        text (default), folded: per snapshot, as the
+//usage:                   collector prints them; pprof: one gzipped
+//usage:                   profile.proto of all snapshots (go tool pprof);
+//usage:                   svg: one flame graph of all snapshots
+//usage:  -o FILE          write to FILE, not standard output
+//usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
+//usage:                   before: red grew, blue shrank (more: --base F --base G)
+//usage:  --title TEXT     svg: the title (default: applet, metric, host)
+//usage:  --push URL       send the profile (pprof) to a Pyroscope server:
+//usage:                   POST URL/ingest (http only); --app NAME names it
+//usage:  --app NAME       the application name for --push (stackbox.APPLET)
+//usage:  --top N          text: only the N biggest stacks
+//usage:  --from TIME      only snapshots that end after TIME
+//usage:  --to TIME        only snapshots that start before TIME
+//usage:                   TIME: seconds since the epoch, "YYYY-MM-DD HH:MM:SS"
+//usage:                   (local), or +DURATION after the first snapshot
+//usage:  --pid PID[,PID...]  only rows of these processes
+//usage:  --comm NAME      only rows whose comm is NAME
+//usage:  --symfs DIR      find the profiled files under DIR (DIR/usr/bin/x)
+//usage:  --debug-dir DIR  find unstripped files by build-id:
+//usage:                   DIR/.build-id/xx/rest.debug (as /usr/lib/debug)
+//usage:  -v               what was skipped, which file each mapping used
+//usage:
+//usage:Without --symfs and --debug-dir, frames resolve against this
+//usage:machine's files, when their build-ids match the recording.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bin_read.h"
+#include "binfmt.h"
+#include "collect.h"
+#include "flame.h"
+#include "pprof.h"
+#include "push.h"
+#include "output.h"
+#include "output_sink.h"
+#include "stacks.h"
+#include "syms.h"
+
+enum { REPORT_PPROF = 100, REPORT_SVG };
+
+struct report_args {
+	int format;
+	struct {
+		const char **file;
+		size_t n;
+	} base;
+	const char *title, *push, *app;
+	const char *output;
+	long long top;
+	const char *from, *to;
+	struct {
+		pid_t *pid;
+		size_t n;
+	} pids;
+	const char *comm;
+	const char *symfs, *debug_dir;
+	int verbose;
+};
+
+static const char *opt_report_format(const struct opt *o, const char *arg,
+				     void *dst)
+{
+	if (!strcmp(arg, "text"))
+		*(int *)dst = FORMAT_TEXT;
+	else if (!strcmp(arg, "folded"))
+		*(int *)dst = FORMAT_FOLDED;
+	else if (!strcmp(arg, "pprof"))
+		*(int *)dst = REPORT_PPROF;
+	else if (!strcmp(arg, "svg"))
+		*(int *)dst = REPORT_SVG;
+	else
+		return "unknown format (text, folded, pprof, svg)";
+	if (*(int *)dst == REPORT_SVG && !ENABLE_FORMAT_FOLDED)
+		return "svg needs the folded format in the build";
+	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
+	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
+		return "not in this build (see its configuration)";
+	return NULL;
+}
+
+static const char *opt_report_pids(const struct opt *o, const char *arg,
+				   void *dst)
+{
+	typeof(((struct report_args *)0)->pids) *p = dst;
+	size_t cap = p->n;
+
+	for (const char *s = arg; *s;) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || (*end && *end != ',') || v <= 0)
+			return "not a process id (PID[,PID...])";
+		p->pid = grow_array(p->pid, &cap, p->n + 1, sizeof(*p->pid));
+		p->pid[p->n++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return p->n ? NULL : "no process id given";
+}
+
+static const char *opt_files(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct report_args *)0)->base) *b = dst;
+	size_t cap = b->n;
+
+	b->file = grow_array(b->file, &cap, b->n + 1, sizeof(*b->file));
+	b->file[b->n++] = arg;
+	return NULL;
+}
+
+#define R struct report_args
+static const struct opt report_opts[] = {
+	OPT_CUSTOM(0, "base", "FILE", opt_files, R, base, NULL),
+	OPT_STRING(0, "title", "TEXT", R, title, NULL),
+	OPT_STRING(0, "push", "URL", R, push, NULL),
+	OPT_STRING(0, "app", "NAME", R, app, NULL),
+	OPT_CUSTOM('f', "format", "FORMAT", opt_report_format, R, format,
+		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	OPT_STRING('o', "output", "FILE", R, output, NULL),
+	OPT_INT(0, "top", "N", R, top, 1, 1LL << 40, NULL),
+	OPT_STRING(0, "from", "TIME", R, from, NULL),
+	OPT_STRING(0, "to", "TIME", R, to, NULL),
+	OPT_CUSTOM(0, "pid", "PID[,PID...]", opt_report_pids, R, pids, NULL),
+	OPT_STRING(0, "comm", "NAME", R, comm, NULL),
+	OPT_STRING(0, "symfs", "DIR", R, symfs, NULL),
+	OPT_STRING(0, "debug-dir", "DIR", R, debug_dir, NULL),
+	OPT_FLAG('v', "verbose", R, verbose),
+	OPT_END,
+};
+#undef R
+
+/* ---- time slicing ---- */
+struct when {
+	bool set, relative;
+	double t; /* seconds: since the epoch, or after the first snapshot */
+};
+
+static struct when parse_when(const char *opt, const char *s)
+{
+	struct when w = {.set = s != NULL};
+	struct tm tm = {0};
+	uint64_t ns;
+	char *end;
+
+	if (!s)
+		return w;
+	if (*s == '+') {
+		if (parse_duration(s + 1, &ns))
+			help_exit("%s %s: not +DURATION (+10s, +2m)", opt, s);
+		w.relative = true;
+		w.t = ns / 1e9;
+		return w;
+	}
+	w.t = strtod(s, &end);
+	if (end != s && !*end)
+		return w;
+	end = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!end || *end)
+		help_exit("%s %s: not a time (seconds since the epoch, "
+			  "\"YYYY-MM-DD HH:MM:SS\" or +DURATION)",
+			  opt, s);
+	tm.tm_isdst = -1;
+	w.t = mktime(&tm);
+	return w;
+}
+
+/* ---- the report's state ---- */
+struct report {
+	struct report_args *a;
+	struct output *out;
+	struct stack_cache *stacks;
+	size_t stacks_put; /* dictionary entries already in the cache */
+	size_t ksyms_built;
+	const struct bin_state *st;
+	struct when from, to;
+	double first; /* start of the first snapshot, for +DURATION */
+	bool have_first;
+	unsigned long written;
+	int failed;
+	/* -f pprof, -f svg, --push: one profile of every snapshot */
+	struct pprof *pp;
+	bool cpu_time;	/* oncpu: samples, and cpu nanoseconds */
+	int64_t period; /* ns per sample */
+	struct flame *fl;
+	bool base_mode; /* reading --base inputs */
+	char applet[32], metric[32], host[64];
+	enum metric_kind kind;
+	int64_t t0, t1; /* first start, last end, ns */
+};
+
+/* The collector's aux_name() for this stream: from its dictionary. */
+static const struct bin_state *aux_state;
+static const char *recorded_aux_name(__u32 aux)
+{
+	for (size_t i = 0; aux_state && i < aux_state->naux; i++)
+		if (aux_state->aux_val[i] == aux)
+			return aux_state->aux_name[i];
+	return "?";
+}
+
+static const struct bin_state *cgroup_state;
+static const char *recorded_cgroup(__u64 id)
+{
+	for (size_t i = 0; cgroup_state && i < cgroup_state->ncgroups; i++)
+		if (cgroup_state->cgroup_id[i] == id)
+			return cgroup_state->cgroup_path[i];
+	return NULL;
+}
+
+/* ---- finding the profiled files ---- */
+static struct elf_symtab *open_checked(const char *path, const char *root,
+				       const char *build_id)
+{
+	struct elf_symtab *t = elf_symtab_open(path, root);
+
+	if (!t)
+		return NULL;
+	if (*build_id && *elf_symtab_build_id(t) &&
+	    strcmp(build_id, elf_symtab_build_id(t))) {
+		verbose("%s%s: build-id %s, the recording has %s: not used",
+			root, path, elf_symtab_build_id(t), build_id);
+		elf_symtab_free(t);
+		return NULL;
+	}
+	verbose("%s: symbols from %s%s", path, root, path);
+	return t;
+}
+
+/*
+ * Symbols from the debug file by build-id, else from the binary (under
+ * --symfs, or this machine's when no --symfs): the binary also gives
+ * leaf repair the code bytes it reads, as on the device.
+ */
+static struct elf_symtab *find_file(void *ctx, const char *path,
+				    const char *build_id, int *code_fd)
+{
+	struct report *rp = ctx;
+	const char *root = rp->a->symfs ? rp->a->symfs : "";
+	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
+
+	if (rp->a->debug_dir && strlen(build_id) > 2) {
+		char *p = xasprintf("%s/.build-id/%.2s/%s.debug",
+				    rp->a->debug_dir, build_id, build_id + 2);
+
+		t = open_checked(p, "", "");
+		free(p);
+	}
+	if (bin) {
+		char *p = xasprintf("%s%s", root, path);
+
+		*code_fd = open(p, O_RDONLY | O_CLOEXEC);
+		free(p);
+	}
+	if (!t)
+		t = bin;
+	else
+		elf_symtab_free(bin);
+	if (!t)
+		verbose("%s (build-id %s): no file found, frames stay "
+			"[module+offset]",
+			path, *build_id ? build_id : "unknown");
+	return t;
+}
+
+/* ---- from the reader ---- */
+static void on_key(void *ctx, const struct bin_state *st)
+{
+	struct report *rp = ctx;
+
+	/* dictionary indexes start again: so do the stack ids */
+	stack_cache_free(rp->stacks);
+	rp->stacks = stack_cache_new(-1);
+	rp->stacks_put = 0;
+	rp->ksyms_built = (size_t)-1;
+	output_set_stacks(rp->out, rp->stacks);
+}
+
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m, size_t n)
+{
+	struct report *rp = ctx;
+	struct proc_syms *ps = output_procs(rp->out);
+
+	if (ENABLE_SYMBOLIZE && ps)
+		proc_syms_record(ps, tgid, m, n);
+}
+
+static bool row_wanted(const struct report_args *a, const struct row *r)
+{
+	bool ok = !a->pids.n;
+
+	for (size_t i = 0; i < a->pids.n; i++)
+		ok |= (pid_t)r->key.tgid == a->pids.pid[i];
+	return ok && (!a->comm || !strcmp(a->comm, r->key.comm));
+}
+
+static bool in_time(struct report *rp, const struct snapshot *s)
+{
+	double start = s->start.tv_sec + s->start.tv_nsec / 1e9;
+	double end = s->end.tv_sec + s->end.tv_nsec / 1e9;
+	double from = rp->from.t, to = rp->to.t;
+
+	if (!rp->have_first) {
+		rp->first = start;
+		rp->have_first = true;
+	}
+	from += rp->from.relative ? rp->first : 0;
+	to += rp->to.relative ? rp->first : 0;
+	return (!rp->from.set || end > from) && (!rp->to.set || start < to);
+}
+
+static void sync_dictionaries(struct report *rp, const struct bin_state *st)
+{
+	for (; rp->stacks_put < st->nstacks; rp->stacks_put++)
+		stack_cache_put(rp->stacks, BIN_REF0 + rp->stacks_put,
+				st->stacks[rp->stacks_put].ip,
+				st->stacks[rp->stacks_put].n);
+	if (ENABLE_SYMBOLIZE && rp->ksyms_built != st->nksyms) {
+		output_set_ksyms(rp->out,
+				 ksyms_from_pairs(st->ksym_addr, st->ksym_name,
+						  st->nksyms));
+		rp->ksyms_built = st->nksyms;
+	}
+	aux_state = cgroup_state = st;
+}
+
+/* ---- one profile of all snapshots: pprof, SVG, push ---- */
+static const char *unit_of(enum metric_kind k)
+{
+	return k == METRIC_NS	   ? "nanoseconds"
+	       : k == METRIC_BYTES ? "bytes"
+				   : "count";
+}
+
+/* oncpu's header says "at N Hz": a sample is 1/N s of CPU time */
+static int64_t period_of(const char *describe)
+{
+	const char *p = strstr(describe, " at ");
+	long long hz;
+
+	return p && sscanf(p, " at %lld Hz", &hz) == 1 && hz > 0
+		       ? (int64_t)(NS_PER_SEC / hz)
+		       : 0;
+}
+
+static void start_pprof(struct report *rp, const struct snapshot *s)
+{
+	const char *types[SB_MAX_VALUES + 1], *units[SB_MAX_VALUES + 1];
+	unsigned n = 0;
+
+	for (unsigned m = 0; m < s->nmetrics; m++) {
+		/* Pyroscope files any sample type containing "cpu" as CPU:
+		 * only oncpu's may (offcpu's is "blocked") */
+		types[n] = s->metrics[m].name;
+		units[n++] = unit_of(s->metrics[m].kind);
+	}
+	rp->period = period_of(s->describe);
+	rp->cpu_time = !strcmp(s->applet, "oncpu") && rp->period;
+	if (rp->cpu_time) {
+		types[n] = "cpu";
+		units[n++] = "nanoseconds";
+	}
+	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
+			   rp->period);
+}
+
+static const struct rec_map *map_of(const struct rec_map *m, size_t n,
+				    uint64_t ip)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ip >= m[i].start && ip < m[i].end)
+			return &m[i];
+	return NULL;
+}
+
+/* Frames of one stack, leaf first, with addresses when the names line up
+ * with the recorded stack one to one. */
+static unsigned add_frames(struct report *rp, struct pprof_frame *out,
+			   const char **names, unsigned n, __u64 ref,
+			   const struct rec_map *maps, size_t nmaps)
+{
+	const struct bin_stack *st =
+		ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
+			? &rp->st->stacks[ref - BIN_REF0]
+			: NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* names are root first and may stop early (kernel stacks
+		 * end at our own programs): name i is address depth-1-i */
+		uint64_t ip = st && n <= st->n ? st->ip[st->n - 1 - i] : 0;
+
+		out[n - 1 - i] = (struct pprof_frame){
+			names[i], ip,
+			ip && maps ? map_of(maps, nmaps, ip) : NULL};
+	}
+	return n;
+}
+
+static void add_pprof(struct report *rp, const struct snapshot *s)
+{
+	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 1) * sizeof(*f));
+	struct proc_syms *ps = output_procs(rp->out);
+
+	if (!rp->pp)
+		start_pprof(rp, s);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
+		struct rec_map *maps = NULL;
+		size_t nmaps = ENABLE_SYMBOLIZE && ps
+				       ? proc_syms_maps(ps, r->key.tgid, &maps)
+				       : 0;
+		int64_t v[SB_MAX_VALUES + 1];
+		const char *labels[9] = {"comm", r->key.comm};
+		unsigned n = 0, nl = 2;
+		char tid[16];
+
+		n += add_frames(rp, f, r->kstack, r->nk, r->key.kern_stack,
+				NULL, 0);
+		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
+				maps, nmaps);
+		for (unsigned m = 0; m < s->nmetrics; m++)
+			v[m] = r->v[m];
+		if (rp->cpu_time)
+			v[s->nmetrics] = r->v[0] * rp->period;
+		if (s->per_thread) {
+			snprintf(tid, sizeof(tid), "%u", r->key.pid);
+			labels[nl++] = "thread";
+			labels[nl++] = tid;
+		}
+		if (s->aux_name) {
+			labels[nl++] = "state";
+			labels[nl++] = s->aux_name(r->key.aux);
+		}
+		if (r->key.other_tgid) {
+			labels[nl++] = "waker";
+			labels[nl++] = r->key.other_comm;
+		}
+		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
+		free(maps);
+	}
+	free(f);
+}
+
+static void add_flame(struct report *rp, const struct snapshot *s)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		error_exit("out of memory");
+	if (ENABLE_FORMAT_FOLDED)
+		format_folded(f, s);
+	fclose(f);
+	if (!rp->fl)
+		rp->fl = flame_new();
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		flame_add_folded(rp->fl, line, rp->base_mode);
+	free(buf);
+}
+
+/* output.c hands each resolved snapshot here instead of text/folded */
+static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
+{
+	struct report *rp = ctx;
+	int64_t start =
+		s->start.tv_sec * (int64_t)NS_PER_SEC + s->start.tv_nsec;
+	int64_t end = s->end.tv_sec * (int64_t)NS_PER_SEC + s->end.tv_nsec;
+
+	if (!rp->applet[0]) {
+		snprintf(rp->applet, sizeof(rp->applet), "%s", s->applet);
+		snprintf(rp->metric, sizeof(rp->metric), "%s",
+			 s->metrics[0].name);
+		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
+		rp->kind = s->metrics[0].kind;
+	}
+	if (rp->base_mode) {
+		add_flame(rp, s);
+		return;
+	}
+	if (!rp->t0 || start < rp->t0)
+		rp->t0 = start;
+	if (end > rp->t1)
+		rp->t1 = end;
+	if (rp->a->format == REPORT_SVG)
+		add_flame(rp, s);
+	if (rp->a->format == REPORT_PPROF || rp->a->push)
+		add_pprof(rp, s);
+}
+
+static void on_snapshot(void *ctx, const struct bin_state *st,
+			struct snapshot *s)
+{
+	struct report *rp = ctx;
+	size_t n = 0;
+
+	rp->st = st;
+	if (!in_time(rp, s))
+		return;
+	for (size_t i = 0; i < s->nrows; i++)
+		if (row_wanted(rp->a, &s->rows[i]))
+			s->rows[n++] = s->rows[i];
+	s->nrows = n;
+	s->aux_name = st->has_aux ? recorded_aux_name : NULL;
+	sync_dictionaries(rp, st);
+	if (output_snapshot(rp->out, s))
+		rp->failed = 1;
+	rp->written++;
+}
+
+/* ---- inputs ---- */
+static void say_skipped(const char *name, const struct bin_stats *st)
+{
+	if (st->bytes_skipped || st->bad_frames || st->frames_unsynced ||
+	    st->snapshots_broken || st->snapshots_missing)
+		error_msg("%s: skipped %llu bytes (%llu bad frames) and %llu "
+			  "frames before a key frame; %llu snapshots "
+			  "incomplete, %llu missing",
+			  name, (unsigned long long)st->bytes_skipped,
+			  (unsigned long long)st->bad_frames,
+			  (unsigned long long)st->frames_unsynced,
+			  (unsigned long long)st->snapshots_broken,
+			  (unsigned long long)st->snapshots_missing);
+	if (st->unwritten)
+		error_msg("%s: the collector could not write %llu snapshots "
+			  "(its sink failed)",
+			  name, (unsigned long long)st->unwritten);
+	if (!st->snapshots)
+		error_msg("%s: no complete snapshot", name);
+}
+
+static int read_input(struct report *rp, const char *name)
+{
+	const struct bin_reader_ops ops = {
+		.ctx = rp,
+		.key = on_key,
+		.maps = on_maps,
+		.snapshot = on_snapshot,
+	};
+	struct bin_reader *r = bin_reader_new(&ops);
+	bool is_stdin = !strcmp(name, "-");
+	int fd = is_stdin ? 0 : open(name, O_RDONLY | O_CLOEXEC);
+	char buf[65536];
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0) {
+		perror_msg("%s", name);
+		bin_reader_free(r);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror_msg("reading %s", name);
+			err = 1;
+			break;
+		}
+		bin_reader_feed(r, buf, n);
+	}
+	bin_reader_end(r);
+	say_skipped(is_stdin ? "standard input" : name, bin_reader_stats(r));
+	if (!bin_reader_stats(r)->snapshots)
+		err = 1;
+	if (!is_stdin)
+		close(fd);
+	bin_reader_free(r);
+	return err;
+}
+
+static enum flame_palette palette_of(const char *applet)
+{
+	if (!strcmp(applet, "oncpu"))
+		return PALETTE_CPU;
+	if (!strcmp(applet, "memstack"))
+		return PALETTE_MEM;
+	return PALETTE_IO; /* offcpu, iostack, rastack: waiting on something */
+}
+
+/* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
+static int write_profile(struct report *rp)
+{
+	struct report_args *a = rp->a;
+	FILE *f = a->output && strcmp(a->output, "-") ? fopen(a->output, "w")
+						      : stdout;
+	char title[256];
+	int err = 0;
+
+	if (!f)
+		perror_exit("-o %s", a->output);
+	if (a->format == REPORT_PPROF && f == stdout && isatty(1))
+		error_exit("-f pprof: standard output is a terminal; use -o "
+			   "FILE");
+	if (a->format == REPORT_PPROF && rp->pp) {
+		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+		err = pprof_write(rp->pp, f);
+	} else if (a->format == REPORT_SVG && rp->fl) {
+		snprintf(title, sizeof(title), "%s: %s%s on %s", rp->applet,
+			 rp->metric, a->base.n ? " (differential)" : "",
+			 rp->host);
+		flame_write_svg(rp->fl, f, a->title ? a->title : title,
+				palette_of(rp->applet),
+				rp->kind == METRIC_NS	   ? "us"
+				: rp->kind == METRIC_BYTES ? "bytes"
+							   : rp->metric);
+	}
+	if (fflush(f) || ferror(f) || (f != stdout && fclose(f))) {
+		perror_msg("writing %s",
+			   a->output ? a->output : "standard output");
+		err = -1;
+	}
+	return err ? 1 : 0;
+}
+
+static int push(struct report *rp)
+{
+	char *app = rp->a->app ? xstrdup(rp->a->app)
+			       : xasprintf("stackbox.%s", rp->applet);
+	size_t len;
+	unsigned char *gz;
+	int err;
+
+	if (!rp->pp) {
+		error_msg("--push: no snapshot to send");
+		free(app);
+		return 1;
+	}
+	pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+	gz = pprof_encode(rp->pp, &len);
+	err = push_pyroscope(rp->a->push, app, rp->host, rp->t0 / NS_PER_SEC,
+			     (rp->t1 + NS_PER_SEC - 1) / NS_PER_SEC,
+			     rp->period ? NS_PER_SEC / rp->period : 0, gz, len);
+	free(gz);
+	free(app);
+	return err ? 1 : 0;
+}
+
+static int report_main(void *args, int argc, char **argv)
+{
+	struct report_args *a = args;
+	bool profile = a->format == REPORT_PPROF || a->format == REPORT_SVG;
+	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
+				 .output = profile ? NULL : a->output,
+				 .top = a->top};
+	struct report rp = {.a = a};
+	int err = 0;
+
+	verbose_level = a->verbose;
+	if (a->base.n && a->format != REPORT_SVG)
+		help_exit("--base: only for -f svg");
+	rp.from = parse_when("--from", a->from);
+	rp.to = parse_when("--to", a->to);
+	rp.out = output_open(&o);
+	output_set_cgroup_names(rp.out, recorded_cgroup);
+	if (profile || a->push)
+		output_set_writer(rp.out, profile_writer, &rp);
+	if (ENABLE_SYMBOLIZE && output_procs(rp.out))
+		proc_syms_set_finder(output_procs(rp.out), find_file, &rp);
+	rp.stacks = stack_cache_new(-1);
+	output_set_stacks(rp.out, rp.stacks);
+	rp.base_mode = true;
+	for (size_t i = 0; i < a->base.n; i++)
+		err |= read_input(&rp, a->base.file[i]);
+	rp.base_mode = false;
+	if (!argc)
+		err |= read_input(&rp, "-");
+	for (int i = 0; i < argc; i++)
+		err |= read_input(&rp, argv[i]);
+	if (profile)
+		err |= write_profile(&rp);
+	if (a->push)
+		err |= push(&rp);
+	if (output_close(rp.out))
+		err = 1;
+	stack_cache_free(rp.stacks);
+	pprof_free(rp.pp);
+	flame_free(rp.fl);
+	return err || rp.failed;
+}
+
+APPLET_DEFINE(report, report_main, report_opts, struct report_args);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading the bin stream (docs/bin-format.md): bytes in, snapshots out.
+ * The reader finds frames by their sync marker and CRC, so it can start
+ * anywhere; after a bad or missing frame it waits for the next key frame
+ * and counts what it skipped.
+ */
+#ifndef STACKBOX_BIN_READ_H
+#define STACKBOX_BIN_READ_H
+
+#include "collect.h"
+#include "output.h"
+#include "syms.h"
+
+/* What the stream said since its last key frame. */
+struct bin_state {
+	/* the header */
+	unsigned version;
+	uint64_t key;
+	char *applet, *describe, *host, *release, *machine;
+	uint64_t boot_ns;
+	bool per_thread, has_aux;
+	unsigned nmetrics;
+	struct metric metrics[SB_MAX_VALUES];
+	char **stat_names; /* NULL-terminated */
+	/* dictionaries */
+	char **str;
+	size_t nstr, str_cap;
+	struct bin_stack {
+		__u64 *ip; /* leaf first */
+		unsigned n;
+	} * stacks;
+	size_t nstacks, stacks_cap;
+	uint64_t *ksym_addr;
+	const char **ksym_name;
+	size_t nksyms, ksyms_cap;
+	uint64_t ksym_prev; /* addresses come as deltas to the last one */
+	uint64_t *cgroup_id;
+	const char **cgroup_path;
+	size_t ncgroups, cgroups_cap;
+	uint32_t *aux_val;
+	const char **aux_name;
+	size_t naux, aux_cap;
+	unsigned long dict_frames;
+	bool synced; /* a key frame was read and nothing since was lost */
+};
+
+struct bin_stats {
+	uint64_t frames;	    /* good frames */
+	uint64_t bytes_skipped;	    /* bytes outside good frames */
+	uint64_t bad_frames;	    /* sync markers with a bad frame behind */
+	uint64_t frames_unsynced;   /* good frames read before a key frame */
+	uint64_t snapshots;	    /* delivered */
+	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
+	uint64_t snapshots_missing; /* gaps in the sequence numbers */
+	uint64_t unwritten;	    /* the writer's sink dropped these */
+};
+
+struct bin_reader_ops {
+	void *ctx;
+	/* a key frame: the dictionaries start empty */
+	void (*key)(void *ctx, const struct bin_state *st);
+	/* a process's mappings (replace what was known of it) */
+	void (*maps)(void *ctx, uint32_t tgid, const struct rec_map *m,
+		     size_t n);
+	/* a whole snapshot; rows' stack ids are dictionary references
+	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i) */
+	void (*snapshot)(void *ctx, const struct bin_state *st,
+			 struct snapshot *s);
+};
+
+struct bin_reader;
+struct bin_reader *bin_reader_new(const struct bin_reader_ops *ops);
+/* Bytes in any pieces; complete frames are handled at once. */
+void bin_reader_feed(struct bin_reader *r, const void *data, size_t len);
+/* End of input: what is left is an unfinished frame. */
+void bin_reader_end(struct bin_reader *r);
+const struct bin_stats *bin_reader_stats(const struct bin_reader *r);
+void bin_reader_free(struct bin_reader *r);
+
+#endif

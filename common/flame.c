@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flame graph: a tree of frames from folded lines, laid out root at
+ * the bottom, children sorted by name, widths by value; drawn as SVG
+ * with a small script for zoom and search. Everything is in the one
+ * file, so it opens anywhere a browser is.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+#include "stackbox.h"
+
+#define WIDTH	 1200
+#define FRAME_H	 16
+#define TOP	 40
+#define BOTTOM	 24
+#define MIN_FRAC 0.0002 /* narrower frames are not drawn */
+
+struct node {
+	char *name;
+	uint64_t v, base; /* this profile's value, the base profile's */
+	struct node *child, *next;
+};
+
+struct flame {
+	struct node root;
+	unsigned depth;
+	bool diff;
+};
+
+struct flame *flame_new(void)
+{
+	struct flame *fl = xzalloc(sizeof(*fl));
+
+	fl->root.name = xstrdup("all");
+	return fl;
+}
+
+static struct node *child(struct node *n, const char *name, size_t len)
+{
+	struct node **pp = &n->child;
+
+	for (; *pp; pp = &(*pp)->next)
+		if (!strncmp((*pp)->name, name, len) && !(*pp)->name[len])
+			return *pp;
+	*pp = xzalloc(sizeof(**pp));
+	(*pp)->name = xmalloc(len + 1);
+	memcpy((*pp)->name, name, len);
+	(*pp)->name[len] = 0;
+	return *pp;
+}
+
+void flame_add_folded(struct flame *fl, const char *line, bool base)
+{
+	const char *sp = strrchr(line, ' '), *p = line;
+	uint64_t v;
+	struct node *n = &fl->root;
+	unsigned depth = 0;
+
+	if (!sp || !(v = strtoull(sp + 1, NULL, 10)))
+		return;
+	fl->diff |= base;
+	for (;;) {
+		const char *semi = memchr(p, ';', sp - p);
+		size_t len = (semi ? semi : sp) - p;
+
+		if (base)
+			n->base += v;
+		else
+			n->v += v;
+		if (!len && !semi)
+			break;
+		n = child(n, p, len);
+		depth++;
+		if (!semi) {
+			if (base)
+				n->base += v;
+			else
+				n->v += v;
+			break;
+		}
+		p = semi + 1;
+	}
+	if (depth > fl->depth)
+		fl->depth = depth;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name,
+		      (*(struct node *const *)b)->name);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, f);
+		}
+	}
+}
+
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* A colour from the palette, varied by the name so neighbours differ. */
+static void colour(char *buf, size_t len, enum flame_palette pal,
+		   const char *name)
+{
+	unsigned h = name_hash(name);
+	double a = (h & 0xff) / 255.0, b = (h >> 8 & 0xff) / 255.0;
+
+	switch (pal) {
+	case PALETTE_IO:
+		snprintf(buf, len, "rgb(%d,%d,%d)", (int)(60 + 60 * a),
+			 (int)(120 + 80 * b), (int)(200 + 55 * a));
+		break;
+	case PALETTE_MEM:
+		snprintf(buf, len, "rgb(%d,%d,%d)", (int)(40 + 60 * a),
+			 (int)(160 + 80 * b), (int)(50 + 60 * a));
+		break;
+	default:
+		snprintf(buf, len, "rgb(%d,%d,%d)", (int)(205 + 50 * a),
+			 (int)(60 + 170 * b), (int)(40 * a));
+	}
+}
+
+/* Red where the frame grew against the base (scaled to the same
+ * total), blue where it shrank, white where it stayed. */
+static void diff_colour(char *buf, size_t len, const struct node *n,
+			double scale, double max)
+{
+	double d = n->v - n->base * scale;
+	int c = max > 0 ? (int)(255 * (1 - (d < 0 ? -d : d) / max)) : 255;
+
+	if (d >= 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", c, c);
+	else
+		snprintf(buf, len, "rgb(%d,%d,255)", c, c);
+}
+
+static double max_delta(const struct node *n, double scale)
+{
+	double d = n->v - n->base * scale, m = d < 0 ? -d : d;
+
+	for (const struct node *c = n->child; c; c = c->next) {
+		double cm = max_delta(c, scale);
+
+		if (cm > m)
+			m = cm;
+	}
+	return m;
+}
+
+struct draw {
+	FILE *f;
+	const struct flame *fl;
+	enum flame_palette pal;
+	const char *unit;
+	double total, scale, max;
+	unsigned height;
+};
+
+static void draw(struct draw *d, struct node *n, double x, unsigned depth)
+{
+	double w = d->total ? n->v / d->total : 0;
+	size_t nc = 0, i = 0;
+	struct node **kids;
+	char fill[32];
+
+	if (w < MIN_FRAC && depth)
+		return;
+	if (d->fl->diff)
+		diff_colour(fill, sizeof(fill), n, d->scale, d->max);
+	else
+		colour(fill, sizeof(fill), d->pal, n->name);
+	fprintf(d->f,
+		"<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" "
+		"data-d=\"%u\"><title>",
+		x, w, depth);
+	xml_text(d->f, n->name);
+	fprintf(d->f, " (%" PRIu64 " %s, %.2f%%", n->v, d->unit, 100 * w);
+	if (d->fl->diff)
+		fprintf(d->f, "; base %" PRIu64 ", %+.2f%%", n->base,
+			d->total ? 100 * (n->v - n->base * d->scale) / d->total
+				 : 0);
+	fprintf(d->f,
+		")</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
+		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" "
+		"y=\"%u\"></text></g>\n",
+		x * WIDTH, d->height - BOTTOM - (depth + 1) * FRAME_H,
+		w * WIDTH, FRAME_H - 1, fill, x * WIDTH + 3,
+		d->height - BOTTOM - depth * FRAME_H - 4);
+	for (struct node *c = n->child; c; c = c->next)
+		nc++;
+	kids = xmalloc((nc + 1) * sizeof(*kids));
+	for (struct node *c = n->child; c; c = c->next)
+		kids[i++] = c;
+	qsort(kids, nc, sizeof(*kids), by_name);
+	for (i = 0; i < nc; i++) {
+		draw(d, kids[i], x, depth + 1);
+		x += d->total ? kids[i]->v / d->total : 0;
+	}
+	free(kids);
+}
+
+/* Zoom: a click makes a frame the full width; its ancestors stay full
+ * width, frames beside it are hidden. Search: frames matching a regular
+ * expression turn magenta, and the share they cover is shown. */
+static const char script[] =
+	"<script><![CDATA[\n"
+	"var W="
+	"1200"
+	",fs=[].slice.call(document.querySelectorAll('g.f'));\n"
+	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text'),"
+	"n=g.querySelector('title').textContent.replace(/ \\([^()]*\\)$/,'');"
+	"r.setAttribute('x',x*W);r.setAttribute('width',w*W);t.setAttribute('x',x*W+3);"
+	"var c=Math.floor((w*W-6)/7);t.textContent=c<3?'':n.length<=c?n:n.slice(0,c-2)+'..';}\n"
+	"function zoom(z){var zx=+z.dataset.x,zw=+z.dataset.w,zd=+z.dataset.d;"
+	"fs.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w,d=+g.dataset.d;"
+	"if(d<zd&&x<=zx+1e-9&&x+w>=zx+zw-1e-9){g.style.display='';fit(g,0,1);}"
+	"else if(d>=zd&&x>=zx-1e-9&&x+w<=zx+zw+1e-9){g.style.display='';fit(g,(x-zx)/zw,w/zw);}"
+	"else g.style.display='none';});}\n"
+	"function reset(){fs.forEach(function(g){g.style.display='';fit(g,+g.dataset.x,+g.dataset.w);});}\n"
+	"function search(){var re=prompt('Search (regular expression)');if(!re)return;"
+	"var rx=new RegExp(re),m=[];fs.forEach(function(g){var r=g.querySelector('rect'),"
+	"n=g.querySelector('title').textContent;if(!r.dataset.c)r.dataset.c=r.getAttribute('fill');"
+	"if(rx.test(n.replace(/ \\([^()]*\\)$/,''))){r.setAttribute('fill','rgb(230,0,230)');m.push(g);}"
+	"else r.setAttribute('fill',r.dataset.c);});var s=0,e=-1;m.sort(function(a,b){return a.dataset.x-b.dataset.x;});"
+	"m.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w;if(x>=e){s+=w;e=x+w;}});"
+	"document.getElementById('matched').textContent='Matched: '+(100*s).toFixed(2)+'%';}\n"
+	"fs.forEach(function(g){g.onclick=function(){zoom(g);};"
+	"g.onmouseover=function(){document.getElementById('details').textContent="
+	"g.querySelector('title').textContent;};});\n"
+	"document.getElementById('reset').onclick=reset;"
+	"document.getElementById('search').onclick=search;reset();\n"
+	"]]></script>\n";
+
+void flame_write_svg(struct flame *fl, FILE *f, const char *title,
+		     enum flame_palette pal, const char *unit)
+{
+	struct draw d = {.f = f, .fl = fl, .pal = pal, .unit = unit};
+
+	d.total = fl->root.v;
+	d.scale = fl->root.base ? (double)fl->root.v / fl->root.base : 1;
+	d.max = max_delta(&fl->root, d.scale);
+	d.height = TOP + BOTTOM + (fl->depth + 1) * FRAME_H;
+	fprintf(f,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" "
+		"font-family=\"monospace\" font-size=\"12\">\n"
+		"<style>g.f:hover rect{stroke:black;stroke-width:0.5}"
+		"g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
+		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
+		"font-size=\"16\">",
+		WIDTH, d.height, fl->diff ? "#fff" : "#f8f8f0", WIDTH / 2);
+	xml_text(f, title);
+	fprintf(f,
+		"</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "
+		"y=\"20\">Reset zoom</text>\n<text id=\"search\" class=\"b\" "
+		"x=\"%d\" y=\"20\">Search</text>\n<text id=\"matched\" "
+		"x=\"%d\" y=\"%u\"></text>\n<text id=\"details\" x=\"10\" "
+		"y=\"%u\"></text>\n",
+		WIDTH - 60, WIDTH - 160, d.height - 6, d.height - 6);
+	draw(&d, &fl->root, 0, 0);
+	fputs(script, f);
+	fputs("</svg>\n", f);
+}
+
+static void free_nodes(struct node *n)
+{
+	while (n) {
+		struct node *next = n->next;
+
+		free_nodes(n->child);
+		free(n->name);
+		free(n);
+		n = next;
+	}
+}
+
+void flame_free(struct flame *fl)
+{
+	if (!fl)
+		return;
+	free_nodes(fl->root.child);
+	free(fl->root.name);
+	free(fl);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Flame graphs for report: folded lines in, one self-contained SVG out
+ * (search, click to zoom, tooltips with value and share). With a base
+ * profile it is a differential graph: the shape is the new profile, the
+ * colour says whether each frame grew (red) or shrank (blue).
+ */
+#ifndef STACKBOX_FLAME_H
+#define STACKBOX_FLAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct flame;
+
+enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM };
+
+struct flame *flame_new(void);
+/* "frame;frame;... VALUE"; base: the line belongs to the base profile. */
+void flame_add_folded(struct flame *fl, const char *line, bool base);
+/* unit: how values print in tooltips ("samples", "us", "bytes"). */
+void flame_write_svg(struct flame *fl, FILE *f, const char *title,
+		     enum flame_palette pal, const char *unit);
+void flame_free(struct flame *fl);
+
+#endif

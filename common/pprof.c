@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * profile.proto by hand: the few message types pprof needs, written as
+ * protobuf wire format (varints, length-delimited submessages, packed
+ * repeated integers). Field numbers are those of
+ * github.com/google/pprof/proto/profile.proto.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "binfmt.h"
+#include "pprof.h"
+
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+
+static void pb_key(struct bbuf *b, unsigned field, unsigned wire)
+{
+	bb_varint(b, (uint64_t)field << 3 | wire);
+}
+static void pb_int(struct bbuf *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return; /* proto3: zero is the default, not sent */
+	pb_key(b, field, WIRE_VARINT);
+	bb_varint(b, v);
+}
+static void pb_bytes(struct bbuf *b, unsigned field, const void *p, size_t n)
+{
+	pb_key(b, field, WIRE_LEN);
+	bb_varint(b, n);
+	bb_put(b, p, n);
+}
+static void pb_msg(struct bbuf *b, unsigned field, struct bbuf *m)
+{
+	pb_bytes(b, field, m->p, m->len);
+	m->len = 0;
+}
+
+/* A table of distinct keys (strings, or byte strings of ids). */
+struct intern {
+	char **key;
+	size_t *len;
+	size_t n, cap;
+	size_t *slot; /* index + 1, 0: empty */
+	size_t nslots;
+};
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The key's index (0-based), adding it when new. */
+static size_t intern(struct intern *t, const void *k, size_t n)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->nslots) {
+		size_t ns = t->nslots ? t->nslots * 2 : 1024;
+		size_t *slot = xzalloc(ns * sizeof(*slot));
+
+		for (size_t j = 0; j < t->n; j++) {
+			i = hash_bytes(t->key[j], t->len[j]) & (ns - 1);
+			while (slot[i])
+				i = (i + 1) & (ns - 1);
+			slot[i] = j + 1;
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->nslots = ns;
+	}
+	for (i = hash_bytes(k, n) & (t->nslots - 1); t->slot[i];
+	     i = (i + 1) & (t->nslots - 1)) {
+		size_t j = t->slot[i] - 1;
+
+		if (t->len[j] == n && !memcmp(t->key[j], k, n))
+			return j;
+	}
+	t->key = grow_array(t->key, &t->cap, t->n + 1, sizeof(*t->key));
+	t->len = xrealloc(t->len, t->cap * sizeof(*t->len));
+	t->key[t->n] = xmalloc(n + 1);
+	memcpy(t->key[t->n], k, n);
+	t->key[t->n][n] = 0;
+	t->len[t->n] = n;
+	t->slot[i] = t->n + 1;
+	return t->n++;
+}
+
+static void intern_free(struct intern *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->key[i]);
+	free(t->key);
+	free(t->len);
+	free(t->slot);
+}
+
+struct pprof {
+	struct intern strings, functions, mappings, locations;
+	struct bbuf samples; /* encoded Sample messages, field 2 each */
+	struct bbuf mapping_msgs, location_msgs, function_msgs;
+	int64_t types[8], units[8];
+	unsigned ntypes;
+	int period_index;
+	int64_t period, time_ns, duration_ns;
+};
+
+static int64_t str(struct pprof *p, const char *s)
+{
+	return intern(&p->strings, s, strlen(s));
+}
+
+struct pprof *pprof_new(const char *const *types, const char *const *units,
+			unsigned ntypes, int period_index, int64_t period)
+{
+	struct pprof *p = xzalloc(sizeof(*p));
+
+	str(p, ""); /* string 0 is always "" */
+	for (unsigned i = 0; i < ntypes && i < ARRAY_SIZE(p->types); i++) {
+		p->types[i] = str(p, types[i]);
+		p->units[i] = str(p, units[i]);
+		p->ntypes++;
+	}
+	p->period_index = period_index;
+	p->period = period;
+	return p;
+}
+
+void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns)
+{
+	p->time_ns = start_ns;
+	p->duration_ns = duration_ns;
+}
+
+static uint64_t function_id(struct pprof *p, const char *name)
+{
+	int64_t s = str(p, name);
+	size_t before = p->functions.n;
+	uint64_t id = intern(&p->functions, &s, sizeof(s)) + 1;
+
+	if (p->functions.n != before) {
+		struct bbuf m = {0};
+
+		pb_int(&m, 1, id);
+		pb_int(&m, 2, s);
+		pb_int(&m, 3, s);
+		pb_msg(&p->function_msgs, 5, &m);
+		free(m.p);
+	}
+	return id;
+}
+
+static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
+{
+	int64_t key[3] = {str(p, pm->path), str(p, pm->build_id),
+			  (int64_t)pm->start};
+	size_t before = p->mappings.n;
+	uint64_t id = intern(&p->mappings, key, sizeof(key)) + 1;
+
+	if (p->mappings.n != before) {
+		struct bbuf m = {0};
+
+		pb_int(&m, 1, id);
+		pb_int(&m, 2, pm->start);
+		pb_int(&m, 3, pm->end);
+		pb_int(&m, 4, pm->pgoff);
+		pb_int(&m, 5, key[0]);
+		pb_int(&m, 6, key[1]);
+		pb_int(&m, 7, 1); /* has_functions */
+		pb_msg(&p->mapping_msgs, 3, &m);
+		free(m.p);
+	}
+	return id;
+}
+
+static uint64_t location_id(struct pprof *p, const struct pprof_frame *f)
+{
+	uint64_t key[3] = {function_id(p, f->name),
+			   f->map ? mapping_id(p, f->map) : 0, f->addr};
+	size_t before = p->locations.n;
+	uint64_t id = intern(&p->locations, key, sizeof(key)) + 1;
+
+	if (p->locations.n != before) {
+		struct bbuf m = {0}, line = {0};
+
+		pb_int(&m, 1, id);
+		pb_int(&m, 2, key[1]);
+		pb_int(&m, 3, key[2]);
+		pb_int(&line, 1, key[0]);
+		pb_msg(&m, 4, &line);
+		pb_msg(&p->location_msgs, 4, &m);
+		free(m.p);
+		free(line.p);
+	}
+	return id;
+}
+
+void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
+	       const int64_t *values, const char *const *labels, int64_t pid)
+{
+	struct bbuf s = {0}, packed = {0}, label = {0};
+
+	for (unsigned i = 0; i < n; i++)
+		bb_varint(&packed, location_id(p, &frames[i]));
+	pb_msg(&s, 1, &packed);
+	for (unsigned i = 0; i < p->ntypes; i++)
+		bb_varint(&packed, values[i]);
+	pb_msg(&s, 2, &packed);
+	for (unsigned i = 0; labels && labels[i]; i += 2) {
+		pb_int(&label, 1, str(p, labels[i]));
+		pb_int(&label, 2, str(p, labels[i + 1]));
+		pb_msg(&s, 3, &label);
+	}
+	if (pid > 0) {
+		pb_int(&label, 1, str(p, "pid"));
+		pb_int(&label, 3, pid);
+		pb_msg(&s, 3, &label);
+	}
+	pb_msg(&p->samples, 2, &s);
+	free(s.p);
+	free(packed.p);
+	free(label.p);
+}
+
+unsigned char *pprof_encode(struct pprof *p, size_t *len)
+{
+	struct bbuf b = {0}, m = {0};
+	z_stream z = {0};
+	unsigned char *out;
+	uLong cap;
+
+	for (unsigned i = 0; i < p->ntypes; i++) {
+		pb_int(&m, 1, p->types[i]);
+		pb_int(&m, 2, p->units[i]);
+		pb_msg(&b, 1, &m);
+	}
+	bb_put(&b, p->samples.p, p->samples.len);
+	bb_put(&b, p->mapping_msgs.p, p->mapping_msgs.len);
+	bb_put(&b, p->location_msgs.p, p->location_msgs.len);
+	bb_put(&b, p->function_msgs.p, p->function_msgs.len);
+	for (size_t i = 0; i < p->strings.n; i++)
+		pb_bytes(&b, 6, p->strings.key[i], p->strings.len[i]);
+	pb_int(&b, 9, p->time_ns);
+	pb_int(&b, 10, p->duration_ns);
+	if (p->period && p->period_index >= 0) {
+		pb_int(&m, 1, p->types[p->period_index]);
+		pb_int(&m, 2, p->units[p->period_index]);
+		pb_msg(&b, 11, &m);
+		pb_int(&b, 12, p->period);
+	}
+	free(m.p);
+	/* gzip: zlib's deflate with a gzip wrapper (window bits 16 + 15) */
+	cap = compressBound(b.len) + 64;
+	out = xmalloc(cap);
+	if (deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		error_exit("zlib: cannot start a gzip stream");
+	z.next_in = b.p;
+	z.avail_in = b.len;
+	z.next_out = out;
+	z.avail_out = cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		error_exit("zlib: gzip of the profile failed");
+	*len = z.total_out;
+	deflateEnd(&z);
+	free(b.p);
+	return out;
+}
+
+int pprof_write(struct pprof *p, FILE *f)
+{
+	size_t len;
+	unsigned char *gz = pprof_encode(p, &len);
+	int err = fwrite(gz, 1, len, f) != len ? -1 : 0;
+
+	free(gz);
+	return err;
+}
+
+void pprof_free(struct pprof *p)
+{
+	if (!p)
+		return;
+	intern_free(&p->strings);
+	intern_free(&p->functions);
+	intern_free(&p->mappings);
+	intern_free(&p->locations);
+	free(p->samples.p);
+	free(p->mapping_msgs.p);
+	free(p->location_msgs.p);
+	free(p->function_msgs.p);
+	free(p);
+}

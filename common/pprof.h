@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pprof output for report: a gzip-compressed profile.proto
+ * (github.com/google/pprof, proto/profile.proto) from our own small
+ * protobuf encoder. Locations carry their address and mapping (with
+ * build-id) when known, functions their names; frames leaf first.
+ */
+#ifndef STACKBOX_PPROF_H
+#define STACKBOX_PPROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "syms.h"
+
+struct pprof;
+
+/* Sample types (name, unit) the profile holds, e.g. {"samples","count"},
+ * {"cpu","nanoseconds"}; period_type is types[period_index] when
+ * period != 0. */
+struct pprof *pprof_new(const char *const *types, const char *const *units,
+			unsigned ntypes, int period_index, int64_t period);
+
+struct pprof_frame {
+	const char *name;
+	uint64_t addr;		   /* 0: unknown */
+	const struct rec_map *map; /* NULL: none */
+};
+/* One sample: frames leaf first; labels are NULL-terminated key/value
+ * string pairs ("comm", "burn", ...); pid a numeric label when > 0. */
+void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
+	       const int64_t *values, const char *const *labels, int64_t pid);
+void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns);
+/* gzip-compressed, as pprof and Pyroscope expect. 0 or -1. */
+int pprof_write(struct pprof *p, FILE *f);
+/* The same into memory (for --push); *len bytes, malloc'ed. */
+unsigned char *pprof_encode(struct pprof *p, size_t *len);
+void pprof_free(struct pprof *p);
+
+#endif

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sinks and status records; see sink.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "sink.h"
+#include "stackbox.h"
+
+struct sink {
+	int fd; /* -1: failed, open again at the next write */
+	char *path;
+	bool is_stdout, terminal, device, binary;
+	uint64_t size; /* of the current file */
+	uint64_t rotate_size;
+	unsigned rotate_count;
+	long long baud;
+};
+
+static const struct {
+	long long baud;
+	speed_t speed;
+} speeds[] = {
+	{1200, B1200},	     {2400, B2400},	  {4800, B4800},
+	{9600, B9600},	     {19200, B19200},	  {38400, B38400},
+	{57600, B57600},     {115200, B115200},	  {230400, B230400},
+	{460800, B460800},   {921600, B921600},	  {1000000, B1000000},
+	{1500000, B1500000}, {2000000, B2000000}, {3000000, B3000000},
+	{4000000, B4000000},
+};
+
+/*
+ * A tty in its default (cooked) mode rewrites what passes through it:
+ * "\n" becomes "\r\n", ^S stops output, ^C may become a signal. Raw mode
+ * passes bytes through untouched, as a binary stream needs.
+ */
+static int make_raw(struct sink *s)
+{
+	struct termios t;
+
+	if (tcgetattr(s->fd, &t))
+		return -1;
+	cfmakeraw(&t);
+	for (size_t i = 0; s->baud && i < ARRAY_SIZE(speeds); i++)
+		if (speeds[i].baud == s->baud) {
+			cfsetispeed(&t, speeds[i].speed);
+			cfsetospeed(&t, speeds[i].speed);
+		}
+	t.c_cflag |= CLOCAL; /* no modem control lines on a bare UART */
+	if (!s->binary) /* text on a serial console: lines start at column 0 */
+		t.c_oflag |= OPOST | ONLCR;
+	return tcsetattr(s->fd, TCSANOW, &t);
+}
+
+static int open_path(struct sink *s, bool truncate)
+{
+	struct stat st;
+
+	/* O_NONBLOCK: a serial port may wait for carrier on open */
+	s->fd = open(s->path,
+		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			     (truncate ? O_TRUNC : O_APPEND),
+		     0644);
+	if (s->fd < 0)
+		return -1;
+	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
+	s->device = !fstat(s->fd, &st) && S_ISCHR(st.st_mode);
+	s->terminal = isatty(s->fd);
+	if (s->terminal && make_raw(s))
+		perror_msg("-o %s: cannot switch the terminal to raw mode",
+			   s->path);
+	s->size =
+		s->device || truncate ? 0 : (uint64_t)lseek(s->fd, 0, SEEK_END);
+	return 0;
+}
+
+struct sink *sink_open(const char *path, uint64_t rotate_size,
+		       unsigned rotate_count, long long baud, bool binary)
+{
+	struct sink *s = xzalloc(sizeof(*s));
+	bool known = !baud;
+
+	s->binary = binary;
+	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+		known |= speeds[i].baud == baud;
+	if (!known)
+		help_exit("--baud %lld: not a serial speed (9600, 115200, "
+			  "921600...)",
+			  baud);
+	s->baud = baud;
+	s->rotate_size = rotate_size;
+	s->rotate_count = rotate_count;
+	if (!path || !strcmp(path, "-")) {
+		s->fd = STDOUT_FILENO;
+		s->is_stdout = true;
+		s->path = xstrdup("standard output");
+		s->terminal = isatty(s->fd);
+	} else {
+		s->path = xstrdup(path);
+		if (open_path(s, true))
+			perror_exit("-o %s", path);
+	}
+	if (baud && (s->is_stdout || !s->terminal))
+		help_exit("--baud: %s is not a terminal", s->path);
+	if (rotate_size && (s->is_stdout || s->device))
+		help_exit("--rotate: %s is not a regular file", s->path);
+	return s;
+}
+
+const char *sink_name(const struct sink *s)
+{
+	return s->path;
+}
+
+bool sink_is_terminal(const struct sink *s)
+{
+	return s->terminal;
+}
+
+bool sink_rotates(const struct sink *s, size_t len)
+{
+	return s->rotate_size && s->size && s->size + len > s->rotate_size;
+}
+
+/* FILE -> FILE.1 -> ... -> FILE.COUNT; the oldest goes. */
+static void rotate(struct sink *s)
+{
+	char *from, *to;
+
+	close(s->fd);
+	s->fd = -1;
+	for (unsigned i = s->rotate_count; i > 0; i--) {
+		from = i > 1 ? xasprintf("%s.%u", s->path, i - 1)
+			     : xstrdup(s->path);
+		to = xasprintf("%s.%u", s->path, i);
+		if (rename(from, to) && errno != ENOENT)
+			perror_msg("--rotate: renaming %s", from);
+		free(from);
+		free(to);
+	}
+	if (!s->rotate_count)
+		unlink(s->path);
+	if (open_path(s, true))
+		perror_msg("--rotate: opening %s again", s->path);
+}
+
+int sink_write(struct sink *s, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	if (sink_rotates(s, len))
+		rotate(s);
+	if (s->fd < 0 && open_path(s, false))
+		return -1;
+	while (len) {
+		ssize_t n = write(s->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			/* a port that went away: open it again next time */
+			if (!s->is_stdout && s->device && err != EAGAIN) {
+				close(s->fd);
+				s->fd = -1;
+			}
+			errno = err;
+			return -1;
+		}
+		p += n;
+		len -= n;
+		s->size += n;
+	}
+	return 0;
+}
+
+int sink_close(struct sink *s)
+{
+	int err = 0;
+
+	if (!s)
+		return 0;
+	if (!s->is_stdout && s->fd >= 0 && close(s->fd))
+		err = -1;
+	free(s->path);
+	free(s);
+	return err;
+}
+
+/* ---- status records ---- */
+static enum { STATUS_NONE, STATUS_KMSG, STATUS_SYSLOG } status_kind;
+static int kmsg_fd = -1;
+
+const char *status_open(const char *kind)
+{
+	if (!kind || !*kind)
+		return NULL;
+	if (!strcmp(kind, "kmsg")) {
+		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+		if (kmsg_fd < 0)
+			return "cannot open /dev/kmsg";
+		status_kind = STATUS_KMSG;
+	} else if (!strcmp(kind, "syslog")) {
+		openlog("stackbox", LOG_PID, LOG_DAEMON);
+		status_kind = STATUS_SYSLOG;
+	} else {
+		return "not a status sink (kmsg, syslog)";
+	}
+	return NULL;
+}
+
+void status_say(const char *fmt, ...)
+{
+	char line[512];
+	int n;
+	va_list ap;
+
+	if (status_kind == STATUS_NONE)
+		return;
+	n = snprintf(line, sizeof(line), "<6>stackbox %s[%d]: ", applet_name,
+		     (int)getpid());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	if (status_kind == STATUS_KMSG) {
+		/* one write is one record; without its newline the kernel
+		 * holds it open for a continuation. A failure here is not
+		 * worth a word. */
+		n = strlen(line);
+		if (n < (int)sizeof(line) - 1)
+			line[n++] = '\n';
+		if (write(kmsg_fd, line, n) < 0)
+			return;
+	} else {
+		syslog(LOG_INFO, "%s", line + n);
+	}
+}

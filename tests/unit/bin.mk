@@ -1,0 +1,27 @@
+# The bin stream's unit test and fuzz target (tests/unit/test_bin.c,
+# tests/unit/fuzz_bin.c). Without FORMAT_BIN or REPORT in the
+# configuration the core lacks the code under test: link it in.
+ifneq ($(CONFIG_FORMAT_BIN),y)
+$(TESTS_O)/unit/test_bin: $(srctree)/common/format_bin.c
+endif
+ifneq ($(CONFIG_REPORT),y)
+$(TESTS_O)/unit/test_bin: $(srctree)/common/bin_read.c
+endif
+
+# libFuzzer (clang): a short run in make check (tests/unit/fuzz.sh), a
+# long one with `make fuzz-bin FUZZ_SECONDS=600`.
+FUZZ_BIN := $(TESTS_O)/fuzz/fuzz_bin
+FUZZ_SECONDS ?= 300
+$(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/bin_read.c \
+		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
+	$(Q)mkdir -p $(@D)
+	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common -I$(srctree)/bpf \
+		-o $@ $(filter %.c,$^) -lz
+ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
+UNIT_FIXTURES += $(FUZZ_BIN)
+endif
+.PHONY: fuzz-bin
+fuzz-bin: $(FUZZ_BIN)
+	mkdir -p $(TESTS_O)/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) $(TESTS_O)/fuzz/corpus
