@@ -383,8 +383,9 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		types[n] = "cpu";
 		units[n++] = "nanoseconds";
 	}
+	/* oncpu: cpu time, the last type, as pprof defaults to */
 	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
-			   rp->period);
+			   rp->period, rp->cpu_time ? -1 : (int)s->primary);
 }
 
 static const struct rec_map *map_of(const struct rec_map *m, size_t n,
@@ -494,9 +495,9 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 	if (!rp->applet[0]) {
 		snprintf(rp->applet, sizeof(rp->applet), "%s", s->applet);
 		snprintf(rp->metric, sizeof(rp->metric), "%s",
-			 s->metrics[0].name);
+			 s->metrics[s->primary].name);
 		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
-		rp->kind = s->metrics[0].kind;
+		rp->kind = s->metrics[s->primary].kind;
 	}
 	if (rp->base_mode) {
 		add_flame(rp, s);

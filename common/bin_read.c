@@ -118,6 +118,10 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	for (size_t i = 0; i < nstat; i++)
 		st->stat_names[i] = bc_str(c);
 	st->has_aux = bc_varint(c);
+	/* added within version 1: absent means the first metric */
+	st->primary = c->p < c->end ? bc_varint(c) : 0;
+	if (st->primary >= st->nmetrics)
+		c->bad = true;
 	return !c->bad;
 }
 
@@ -330,6 +334,7 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 		s.describe = st->describe;
 		s.metrics = st->metrics;
 		s.nmetrics = st->nmetrics;
+		s.primary = st->primary;
 		s.per_thread = st->per_thread;
 		s.applet_stat_names = (const char *const *)st->stat_names;
 		r->stats.snapshots++;

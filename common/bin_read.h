@@ -20,7 +20,7 @@ struct bin_state {
 	char *applet, *describe, *host, *release, *machine;
 	uint64_t boot_ns;
 	bool per_thread, has_aux;
-	unsigned nmetrics;
+	unsigned nmetrics, primary;
 	struct metric metrics[SB_MAX_VALUES];
 	char **stat_names; /* NULL-terminated */
 	/* dictionaries */

@@ -2,6 +2,7 @@
 /* The collector core's lifecycle; see collect.h. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -289,6 +290,48 @@ bool collect_tracepoint_exists(const char *category, const char *name)
 		verbose("mounted tracefs on %s", roots[0]);
 	}
 	return false;
+}
+
+int collect_tracepoint_field(const char *category, const char *name,
+			     const char *field, unsigned *size)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+	char path[256], *fmt = NULL, *line, *save = NULL;
+	int offset = -1;
+
+	if (!collect_tracepoint_exists(category, name))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(roots) && !fmt; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", roots[i],
+			 category, name);
+		fmt = read_file(path, NULL);
+	}
+	/* "\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;" */
+	for (line = fmt ? strtok_r(fmt, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *decl = strstr(line, "field:"), *end, *id;
+		unsigned off, sz;
+
+		if (!decl || !(end = strchr(decl, ';')))
+			continue;
+		*end = 0;
+		if ((id = strchr(decl, '[')))
+			*id = 0; /* char comm[16] */
+		id = decl + strlen(decl);
+		while (id > decl &&
+		       (isalnum((unsigned char)id[-1]) || id[-1] == '_'))
+			id--;
+		if (strcmp(id, field) ||
+		    sscanf(end + 1, " offset:%u; size:%u;", &off, &sz) != 2)
+			continue;
+		offset = off;
+		if (size)
+			*size = sz;
+		break;
+	}
+	free(fmt);
+	return offset;
 }
 
 /* ---- libbpf's messages: kept for errors, printed under -v -v ---- */
@@ -681,6 +724,58 @@ static struct row *drain_rows(struct collector *c, int fd, size_t *nrows)
 	return rows;
 }
 
+static int by_key(const void *a, const void *b)
+{
+	return memcmp(&((const struct row *)a)->key,
+		      &((const struct row *)b)->key, sizeof(struct sb_key));
+}
+
+static bool all_zero(const struct row *r)
+{
+	for (unsigned m = 0; m < SB_MAX_VALUES; m++)
+		if (r->v[m])
+			return false;
+	return true;
+}
+
+/*
+ * The applet's state rows join the interval's: rows of one key become
+ * one, every stack a row names stays cached, and rows with nothing to
+ * show (all values zero) are left out, whichever applet made them.
+ */
+static void merge_rows(struct collector *c, struct snapshot *s)
+{
+	struct row *extra = NULL;
+	size_t n = 0, kept = 0;
+	unsigned depth;
+
+	if (c->ops->state_rows)
+		n = c->ops->state_rows(c, c->skel, &extra);
+
+	s->rows = xrealloc(s->rows, (s->nrows + n + 1) * sizeof(*s->rows));
+	memcpy(s->rows + s->nrows, extra, n * sizeof(*extra));
+	s->nrows += n;
+	free(extra);
+	qsort(s->rows, s->nrows, sizeof(*s->rows), by_key);
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct row *r = &s->rows[i];
+
+		stack_cache_get(c->stacks, r->key.user_stack, &depth);
+		stack_cache_get(c->stacks, r->key.kern_stack, &depth);
+		stack_cache_get(c->stacks, r->key.other_user_stack, &depth);
+		stack_cache_get(c->stacks, r->key.other_kern_stack, &depth);
+		if (kept && !by_key(&s->rows[kept - 1], r))
+			for (unsigned m = 0; m < SB_MAX_VALUES; m++)
+				s->rows[kept - 1].v[m] += r->v[m];
+		else
+			s->rows[kept++] = *r;
+	}
+	s->nrows = 0;
+	for (size_t i = 0; i < kept; i++)
+		if (!all_zero(&s->rows[i]))
+			s->rows[s->nrows++] = s->rows[i];
+}
+
 static __u64 now_ns(void)
 {
 	struct timespec ts;
@@ -713,6 +808,7 @@ static int snapshot(struct collector *c, bool final)
 		c, bpf_map__fd(bpf_object__find_map_by_name(c->obj, map)),
 		&s.nrows);
 	stack_cache_drain(c->stacks);
+	merge_rows(c, &s);
 	read_stats(c, stats);
 
 	s.applet = applet_name;
@@ -723,6 +819,7 @@ static int snapshot(struct collector *c, bool final)
 	c->interval_start = s.end;
 	s.metrics = c->ops->metrics;
 	s.nmetrics = c->ops->nmetrics;
+	s.primary = c->ops->primary ? c->ops->primary(c->args) : 0;
 	s.describe = c->describe;
 	s.aux_name = c->ops->aux_name;
 	s.per_thread = c->ops->per_thread;

@@ -20,6 +20,7 @@
 struct bpf_object;
 struct bpf_link;
 struct collector;
+struct row;
 
 /* The common CLI, filled by the option parser (collect_options). */
 struct collect_opts {
@@ -87,6 +88,15 @@ struct collector_ops {
 	 * before the closing one is read; flip_ns is when, on the BPF clock
 	 * (CLOCK_MONOTONIC). 0 or -errno. */
 	int (*before_drain)(struct collector *c, void *skel, __u64 flip_ns);
+	/* At a snapshot, after the interval's rows are drained: rows of the
+	 * applet's own state (memory still held), malloc'ed in *rows; their
+	 * count. Rows with the same key as another are summed into one;
+	 * their stacks stay cached while rows name them, even rows whose
+	 * values are all zero, which are not shown. */
+	size_t (*state_rows)(struct collector *c, void *skel,
+			     struct row **rows);
+	/* The metric text sorts by and folded shows (--value); NULL: 0. */
+	unsigned (*primary)(void *args);
 	/* One line for the snapshot header, e.g. the sampling period. */
 	void (*describe)(void *args, char *buf, size_t len);
 	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for
@@ -131,6 +141,11 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 void collect_keep_link(struct collector *c, struct bpf_link *link);
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
 bool collect_tracepoint_exists(const char *category, const char *name);
+/* Where a classic tracepoint's record keeps field (its format file):
+ * the offset, and its size in *size; -1 when there is no such field.
+ * Fields move between kernel versions; BPF reads them at these. */
+int collect_tracepoint_field(const char *category, const char *name,
+			     const char *field, unsigned *size);
 /* A traced child stopped at its exec: run it to its program's entry
  * point, where ld.so has mapped its libraries. 1 when it stopped there,
  * -1 when it exited (*status), 0 when it could not be done (it is

@@ -243,6 +243,7 @@ static void put_header(struct bin_writer *w, const struct snapshot *s,
 	for (unsigned i = 0; i < nstat; i++)
 		bb_str(&b, s->applet_stat_names[i]);
 	bb_varint(&b, s->aux_name != NULL);
+	bb_varint(&b, s->primary);
 	put_frame(out, BIN_HEADER, b.p, b.len);
 	free(b.p);
 }

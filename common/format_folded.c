@@ -64,30 +64,31 @@ static int by_stack(const void *a, const void *b)
 		      ((const struct line *)b)->stack);
 }
 
-/* Rows that differ only in what folded does not show (thread, cgroup)
- * become one line, so every reader sees one line per stack. Lines with
- * no whole unit (under 0.5 us) are left out. */
+/* One value per line: the primary metric. Rows that differ only in
+ * what folded does not show (thread, cgroup) become one line, so every
+ * reader sees one line per stack. Lines with no whole unit (under
+ * 0.5 us) are left out. */
 void format_folded(FILE *f, const struct snapshot *s)
 {
 	struct line *l = xmalloc((s->nrows + 1) * sizeof(*l));
+	enum metric_kind kind = s->metrics[s->primary].kind;
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nrows; i++) {
-		if (!s->rows[i].v[0])
+		if (!s->rows[i].v[s->primary])
 			continue;
 		l[n].stack = fold(s, &s->rows[i]);
-		l[n++].value = s->rows[i].v[0];
+		l[n++].value = s->rows[i].v[s->primary];
 	}
 	qsort(l, n, sizeof(*l), by_stack);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
 			l[i + 1].value += l[i].value;
-		} else if (s->metrics[0].kind != METRIC_NS ||
-			   l[i].value >= 500) {
+		} else if (kind != METRIC_NS || l[i].value >= 500) {
 			/* times are integer microseconds, as flame graph
 			 * tools expect of off-CPU profiles */
 			fprintf(f, "%s %" PRIu64 "\n", l[i].stack,
-				(uint64_t)(s->metrics[0].kind == METRIC_NS
+				(uint64_t)(kind == METRIC_NS
 						   ? (l[i].value + 500) / 1000
 						   : l[i].value));
 		}

@@ -96,8 +96,10 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 			format_value(buf, sizeof(buf), s->metrics[m].kind,
 				     r->v[m]));
 	fprintf(f, "%5.1f%%  %s pid %u",
-		s->total[0] ? 100.0 * r->v[0] / s->total[0] : 0.0, r->key.comm,
-		r->key.tgid);
+		s->total[s->primary]
+			? 100.0 * r->v[s->primary] / s->total[s->primary]
+			: 0.0,
+		r->key.comm, r->key.tgid);
 	if (s->per_thread)
 		fprintf(f, " tid %u", r->key.pid);
 	if (s->aux_name)
@@ -141,13 +143,13 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 	for (size_t i = 0; i < shown; i++)
 		print_row(f, s, &s->rows[i]);
 	for (size_t i = shown; i < s->nrows; i++)
-		rest += s->rows[i].v[0];
+		rest += s->rows[i].v[s->primary];
 	if (shown < s->nrows)
 		fprintf(f,
 			"... %zu more stacks (%s %s) not shown (--top %lld)\n",
 			s->nrows - shown,
-			format_value(buf, sizeof(buf), s->metrics[0].kind,
-				     rest),
-			s->metrics[0].name, top);
+			format_value(buf, sizeof(buf),
+				     s->metrics[s->primary].kind, rest),
+			s->metrics[s->primary].name, top);
 	fputc('\n', f);
 }

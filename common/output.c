@@ -261,13 +261,14 @@ static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
  * that differs between libcs, and report on a glibc host must print
  * what the collector printed with musl.
  */
-static int by_value(const void *a, const void *b)
+static int by_value(const void *a, const void *b, void *primary)
 {
 	const struct row *x = a, *y = b;
+	unsigned p = *(unsigned *)primary;
 	int c;
 
-	if (x->v[0] != y->v[0])
-		return x->v[0] < y->v[0] ? 1 : -1;
+	if (x->v[p] != y->v[p])
+		return x->v[p] < y->v[p] ? 1 : -1;
 	if (x->key.tgid != y->key.tgid)
 		return x->key.tgid < y->key.tgid ? -1 : 1;
 	if (x->key.pid != y->key.pid)
@@ -281,7 +282,7 @@ static int by_value(const void *a, const void *b)
 	    (c = by_frames(x->other_kstack, x->other_nk, y->other_kstack,
 			   y->other_nk)))
 		return c;
-	for (unsigned m = 1; m < SB_MAX_VALUES; m++)
+	for (unsigned m = 0; m < SB_MAX_VALUES; m++)
 		if (x->v[m] != y->v[m])
 			return x->v[m] < y->v[m] ? 1 : -1;
 	return strcmp(x->key.comm, y->key.comm);
@@ -424,7 +425,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		for (unsigned m = 0; m < s->nmetrics; m++)
 			s->total[m] += r->v[m];
 	}
-	qsort(s->rows, s->nrows, sizeof(*s->rows), by_value);
+	qsort_r(s->rows, s->nrows, sizeof(*s->rows), by_value, &s->primary);
 	if (out->writer)
 		out->writer(out->writer_ctx, out->f, s);
 	else if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)

@@ -28,10 +28,13 @@ struct snapshot {
 	struct timespec start, end; /* CLOCK_REALTIME */
 	const struct metric *metrics;
 	unsigned nmetrics;
+	/* the metric rows are sorted by, text's share is of, and folded
+	 * and flame graphs show (iostack --value): an index of metrics */
+	unsigned primary;
 	const char *describe; /* applet's header line, may be "" */
 	const char *(*aux_name)(__u32 aux);
 	bool per_thread;
-	struct row *rows; /* sorted by v[0], biggest first */
+	struct row *rows; /* sorted by v[primary], biggest first */
 	size_t nrows;
 	__u64 total[SB_MAX_VALUES];
 	/* what could not be counted in this interval */

@@ -107,7 +107,7 @@ struct pprof {
 	struct bbuf mapping_msgs, location_msgs, function_msgs;
 	int64_t types[8], units[8];
 	unsigned ntypes;
-	int period_index;
+	int period_index, default_index;
 	int64_t period, time_ns, duration_ns;
 };
 
@@ -117,7 +117,8 @@ static int64_t str(struct pprof *p, const char *s)
 }
 
 struct pprof *pprof_new(const char *const *types, const char *const *units,
-			unsigned ntypes, int period_index, int64_t period)
+			unsigned ntypes, int period_index, int64_t period,
+			int default_index)
 {
 	struct pprof *p = xzalloc(sizeof(*p));
 
@@ -129,6 +130,7 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 	}
 	p->period_index = period_index;
 	p->period = period;
+	p->default_index = default_index < (int)p->ntypes ? default_index : -1;
 	return p;
 }
 
@@ -254,6 +256,8 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 		pb_msg(&b, 11, &m);
 		pb_int(&b, 12, p->period);
 	}
+	if (p->default_index >= 0)
+		pb_int(&b, 14, p->types[p->default_index]);
 	free(m.p);
 	/* gzip: zlib's deflate with a gzip wrapper (window bits 16 + 15) */
 	cap = compressBound(b.len) + 64;

@@ -17,9 +17,11 @@ struct pprof;
 
 /* Sample types (name, unit) the profile holds, e.g. {"samples","count"},
  * {"cpu","nanoseconds"}; period_type is types[period_index] when
- * period != 0. */
+ * period != 0; viewers show types[default_index] first (-1: the last,
+ * pprof's own default). */
 struct pprof *pprof_new(const char *const *types, const char *const *units,
-			unsigned ntypes, int period_index, int64_t period);
+			unsigned ntypes, int period_index, int64_t period,
+			int default_index);
 
 struct pprof_frame {
 	const char *name;

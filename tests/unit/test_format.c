@@ -113,6 +113,44 @@ static void test_text(void)
 	free(out);
 }
 
+/* iostack --value calls: folded shows the second metric, text's share
+ * is of it and --top counts what it leaves out in it */
+static void test_primary(void)
+{
+	static const struct metric io[] = {{"bytes", METRIC_BYTES},
+					   {"calls", METRIC_COUNT}};
+	struct snapshot s = make_snapshot();
+	char *out;
+
+	s.metrics = io;
+	s.nmetrics = 2;
+	s.primary = 1;
+	s.total[0] = 40960;
+	s.total[1] = 8;
+	rows[0].v[1] = 6;
+	rows[1].v[1] = 1;
+	rows[2].v[1] = 1;
+	rows[3].v[1] = 0;
+	if (ENABLE_FORMAT_FOLDED) {
+		out = render(&s, 1, 0);
+		CHECK_STR("folded shows the primary metric", out,
+			  "burn;main;burn_b 2\n"
+			  "burn;main;outer;burn_a;-;entry_SYSCALL_64;"
+			  "do_syscall_64;x:y 6\n");
+		free(out);
+	}
+	out = render(&s, 0, 1);
+	CHECK("text share of the primary metric",
+	      strstr(out, "  75.0%  burn pid 10 tid 11\n") != NULL, "got:\n%s",
+	      out);
+	CHECK("text --top in the primary metric",
+	      strstr(out,
+		     "... 3 more stacks (2 calls) not shown (--top 1)\n") !=
+		      NULL,
+	      "got:\n%s", out);
+	free(out);
+}
+
 static void test_values(void)
 {
 	char b[32];
@@ -141,6 +179,7 @@ int main(void)
 		test_folded();
 	if (ENABLE_FORMAT_TEXT) {
 		test_text();
+		test_primary();
 		test_values();
 	}
 	return 0;
