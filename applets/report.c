@@ -370,8 +370,14 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 {
 	const char *types[SB_MAX_VALUES + 1], *units[SB_MAX_VALUES + 1];
 	unsigned n = 0;
+	int primary = 0;
 
 	for (unsigned m = 0; m < s->nmetrics; m++) {
+		/* a ratio is no sample value: pprof works it out itself */
+		if (s->metrics[m].kind == METRIC_RATIO)
+			continue;
+		if (m == s->primary)
+			primary = n;
 		/* Pyroscope files any sample type containing "cpu" as CPU:
 		 * only oncpu's may (offcpu's is "blocked") */
 		types[n] = s->metrics[m].name;
@@ -385,7 +391,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 	}
 	/* oncpu: cpu time, the last type, as pprof defaults to */
 	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
-			   rp->period, rp->cpu_time ? -1 : (int)s->primary);
+			   rp->period, rp->cpu_time ? -1 : primary);
 }
 
 static const struct rec_map *map_of(const struct rec_map *m, size_t n,
@@ -435,7 +441,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				       : 0;
 		int64_t v[SB_MAX_VALUES + 1];
 		const char *labels[9] = {"comm", r->key.comm};
-		unsigned n = 0, nl = 2;
+		unsigned n = 0, nl = 2, nv = 0;
 		char tid[16];
 
 		n += add_frames(rp, f, r->kstack, r->nk, r->key.kern_stack,
@@ -443,9 +449,10 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
 				maps, nmaps);
 		for (unsigned m = 0; m < s->nmetrics; m++)
-			v[m] = r->v[m];
+			if (s->metrics[m].kind != METRIC_RATIO)
+				v[nv++] = r->v[m];
 		if (rp->cpu_time)
-			v[s->nmetrics] = r->v[0] * rp->period;
+			v[nv] = r->v[0] * rp->period;
 		if (s->per_thread) {
 			snprintf(tid, sizeof(tid), "%u", r->key.pid);
 			labels[nl++] = "thread";

@@ -108,8 +108,12 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	for (unsigned m = 0; m < st->nmetrics; m++) {
 		st->metrics[m].name = bc_str(c);
 		st->metrics[m].kind = bc_varint(c);
-		if (st->metrics[m].kind > METRIC_BYTES)
+		if (st->metrics[m].kind > METRIC_RATIO)
 			c->bad = true;
+		if (st->metrics[m].kind == METRIC_RATIO) {
+			st->metrics[m].num = bc_varint(c);
+			st->metrics[m].den = bc_varint(c);
+		}
 	}
 	nstat = bc_count(c);
 	if (nstat > SB_STAT_MAX - SB_STAT_APPLET0)
@@ -117,10 +121,16 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	st->stat_names = xzalloc((nstat + 1) * sizeof(char *));
 	for (size_t i = 0; i < nstat; i++)
 		st->stat_names[i] = bc_str(c);
+	for (unsigned m = 0; m < st->nmetrics; m++)
+		if (st->metrics[m].kind == METRIC_RATIO &&
+		    (st->metrics[m].num >= st->nmetrics ||
+		     st->metrics[m].den >= st->nmetrics))
+			c->bad = true;
 	st->has_aux = bc_varint(c);
 	/* added within version 1: absent means the first metric */
 	st->primary = c->p < c->end ? bc_varint(c) : 0;
-	if (st->primary >= st->nmetrics)
+	if (st->primary >= st->nmetrics ||
+	    st->metrics[st->primary].kind == METRIC_RATIO)
 		c->bad = true;
 	return !c->bad;
 }

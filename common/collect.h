@@ -49,10 +49,14 @@ struct collect_opts {
 };
 extern const struct opt collect_options[];
 
-enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES };
+enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES, METRIC_RATIO };
 struct metric {
 	const char *name;      /* "samples", "blocked" */
 	enum metric_kind kind; /* how text prints it and its unit */
+	/* METRIC_RATIO: v[num] / v[den] of the same row (or of the totals),
+	 * shown by text as a percentage; BPF never counts it, folded and
+	 * pprof leave it out. */
+	unsigned char num, den;
 };
 
 /* One way to attach one hook; a hook lists them best first. */

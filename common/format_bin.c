@@ -236,6 +236,10 @@ static void put_header(struct bin_writer *w, const struct snapshot *s,
 	for (unsigned m = 0; m < s->nmetrics; m++) {
 		bb_str(&b, s->metrics[m].name);
 		bb_varint(&b, s->metrics[m].kind);
+		if (s->metrics[m].kind == METRIC_RATIO) {
+			bb_varint(&b, s->metrics[m].num);
+			bb_varint(&b, s->metrics[m].den);
+		}
 	}
 	while (s->applet_stat_names && s->applet_stat_names[nstat])
 		nstat++;

@@ -35,6 +35,18 @@ const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v)
 	return buf;
 }
 
+const char *format_metric(char *buf, size_t len, const struct metric *m,
+			  const __u64 *v, unsigned index)
+{
+	if (m->kind != METRIC_RATIO)
+		return format_value(buf, len, m->kind, v[index]);
+	if (!v[m->den])
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100.0 * v[m->num] / v[m->den]);
+	return buf;
+}
+
 static void print_time(FILE *f, const struct timespec *ts, bool date)
 {
 	struct tm tm;
@@ -68,8 +80,8 @@ static void print_header(FILE *f, const struct snapshot *s)
 	fputs("total:", f);
 	for (unsigned m = 0; m < s->nmetrics; m++)
 		fprintf(f, "%s %s %s", m ? "," : "",
-			format_value(buf, sizeof(buf), s->metrics[m].kind,
-				     s->total[m]),
+			format_metric(buf, sizeof(buf), &s->metrics[m],
+				      s->total, m),
 			s->metrics[m].name);
 	fprintf(f, " in %zu stacks\n", s->nrows);
 	fprintf(f,
@@ -93,8 +105,8 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 
 	for (unsigned m = 0; m < s->nmetrics; m++)
 		fprintf(f, "%13s ",
-			format_value(buf, sizeof(buf), s->metrics[m].kind,
-				     r->v[m]));
+			format_metric(buf, sizeof(buf), &s->metrics[m], r->v,
+				      m));
 	fprintf(f, "%5.1f%%  %s pid %u",
 		s->total[s->primary]
 			? 100.0 * r->v[s->primary] / s->total[s->primary]

@@ -51,5 +51,8 @@ void format_text(FILE *f, const struct snapshot *s, long long top);
 void format_folded(FILE *f, const struct snapshot *s);
 /* Human form of a value of the given kind: "20.4 ms", "1.5 MiB", "42". */
 const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v);
+/* Metric m of values v (a row's, or the totals), ratios worked out. */
+const char *format_metric(char *buf, size_t len, const struct metric *m,
+			  const __u64 *v, unsigned index);
 
 #endif

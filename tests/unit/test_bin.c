@@ -17,8 +17,10 @@
 #define NROWS	  6
 #define KEY_EVERY 8
 
+/* a ratio and a primary metric other than the first go through too */
 static const struct metric metrics[] = {{"blocked", METRIC_NS},
-					{"count", METRIC_COUNT}};
+					{"count", METRIC_COUNT},
+					{"per", METRIC_RATIO, 1, 0}};
 static const char *const stat_names[] = {"things not tracked", NULL};
 
 /* ---- ground truth: every field follows from (seq, row) ---- */
@@ -106,7 +108,8 @@ static void make_snapshot(unsigned long seq, struct snapshot *s,
 	s->start = (struct timespec){1700000000 + seq, 1000};
 	s->end = (struct timespec){1700000001 + seq, 1000};
 	s->metrics = metrics;
-	s->nmetrics = 2;
+	s->nmetrics = 3;
+	s->primary = 1;
 	s->describe = "value: time off CPU";
 	s->aux_name = aux_name;
 	s->per_thread = true;
@@ -202,8 +205,10 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	if (s->nrows != NROWS || s->lost_ustacks != want.lost_ustacks ||
 	    s->applet_stats[0] != want.applet_stats[0] ||
 	    s->start.tv_sec != want.start.tv_sec || s->final != want.final ||
-	    strcmp(s->applet, "offcpu") || s->nmetrics != 2 ||
-	    strcmp(s->metrics[0].name, "blocked") || !st->has_aux)
+	    strcmp(s->applet, "offcpu") || s->nmetrics != 3 ||
+	    s->primary != 1 || strcmp(s->metrics[0].name, "blocked") ||
+	    s->metrics[2].kind != METRIC_RATIO || s->metrics[2].num != 1 ||
+	    s->metrics[2].den != 0 || !st->has_aux)
 		bad = "header fields";
 	for (unsigned r = 0; !bad && r < NROWS; r++) {
 		const struct sb_key *k = &s->rows[r].key, *w = &rows[r].key;

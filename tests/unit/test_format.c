@@ -151,6 +151,34 @@ static void test_primary(void)
 	free(out);
 }
 
+/* rastack: a ratio is worked out per row and of the totals, "-" when
+ * there is nothing to divide by */
+static void test_ratio(void)
+{
+	static const struct metric ra[] = {{"read ahead", METRIC_COUNT},
+					   {"used", METRIC_COUNT},
+					   {"used ratio", METRIC_RATIO, 1, 0}};
+	struct snapshot s = make_snapshot();
+	char *out;
+
+	s.metrics = ra;
+	s.nmetrics = 3;
+	s.total[1] = 4;
+	rows[0].v[1] = 4;
+	out = render(&s, 0, 0);
+	CHECK("text ratio of the totals",
+	      strstr(out, "total: 10 read ahead, 4 used, 40.0% used ratio") !=
+		      NULL,
+	      "got:\n%s", out);
+	CHECK("text ratio of a row",
+	      strstr(out, "            5             4         80.0%") != NULL,
+	      "got:\n%s", out);
+	CHECK("text ratio of nothing",
+	      strstr(out, "            0             0             -") != NULL,
+	      "got:\n%s", out);
+	free(out);
+}
+
 static void test_values(void)
 {
 	char b[32];
@@ -180,6 +208,7 @@ int main(void)
 	if (ENABLE_FORMAT_TEXT) {
 		test_text();
 		test_primary();
+		test_ratio();
 		test_values();
 	}
 	return 0;
