@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rastack: readahead pages used and unused, per stack that started it.
+ *
+//config:config RASTACK
+//config:	bool "rastack: readahead pages used and unused per call stack"
+//config:	default y
+//config:	help
+//config:	  Counts the pages each call stack made the kernel read ahead,
+//config:	  and how many of them were then read, faulted or mapped
+//config:	  before they left the page cache: where readahead wastes
+//config:	  flash bandwidth, page cache and boot time.
+//usage:usage: rastack [--value used|unused|total] [--pages N] [OPTIONS] [-- CMD [ARG]...]
+//usage:
+//usage:Count, per stack that started a readahead, the pages it read ahead,
+//usage:how many of those were used (read, faulted or mapped) and how many
+//usage:were not (evicted unused, or still unused). Values are pages,
+//usage:counted from the start of the run; used + unused = read ahead.
+//usage:
+//usage:  --value WHICH    what folded shows and text sorts by: unused
+//usage:                   (default), used or total (pages read ahead)
+//usage:  --pages N        track up to N pages at once (1048576), in runs of
+//usage:                   64 pages of one file; more are counted as lost
+//usage:@COMMON
+//usage:
+//usage:STACKBOX_ATTACH=tracepoint|fentry|kprobe forces the way to attach.
+ */
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "kbtf.h"
+#include "output.h"
+#include "rastack.h"
+#include "rastack.skel.h"
+
+struct rastack_args {
+	struct collect_opts common;
+	int value; /* enum ra_metric */
+	long long pages;
+};
+
+static const char *opt_value(const struct opt *o, const char *arg, void *dst)
+{
+	if (!strcmp(arg, "unused"))
+		*(int *)dst = RA_UNUSED;
+	else if (!strcmp(arg, "used"))
+		*(int *)dst = RA_USED;
+	else if (!strcmp(arg, "total"))
+		*(int *)dst = RA_TOTAL;
+	else
+		return "not a value (used, unused, total)";
+	return NULL;
+}
+
+static const struct opt rastack_opts[] = {
+	OPT_CUSTOM(0, "value", "WHICH", opt_value, struct rastack_args, value,
+		   "unused"),
+	OPT_INT(0, "pages", "N", struct rastack_args, pages, RA_RUN_PAGES,
+		1LL << 32, "1048576"),
+	OPT_INCLUDE(collect_options, struct rastack_args, common),
+	OPT_END,
+};
+
+static const struct metric rastack_metrics[RA_NMETRICS] = {
+	[RA_TOTAL] = {"read ahead", METRIC_COUNT},
+	[RA_USED] = {"used", METRIC_COUNT},
+	[RA_UNUSED] = {"unused", METRIC_COUNT},
+	[RA_RATIO] = {"used ratio", METRIC_RATIO, RA_USED, RA_TOTAL},
+};
+
+/* ---- what this kernel has: probed once, before load ---- */
+
+/* Kernel struct offsets for the fentry and kprobe paths; -1: missing. */
+static const struct {
+	const char *type, *member, *alt_type;
+} layout_fields[] = {
+	{"address_space", "host"},
+	{"inode", "i_ino"},
+	{"inode", "i_sb"},
+	{"super_block", "s_dev"},
+	{"readahead_control", "mapping"},
+	{"readahead_control", "_index"},
+	{"file_ra_state", "size"},
+	{"vm_fault", "vma"},
+	{"vm_fault", "pgoff"},
+	{"vm_area_struct", "vm_file"},
+	{"file", "f_mapping"},
+	{"folio", "mapping", "page"}, /* before folios (5.16): page */
+	{"folio", "index", "page"},
+};
+#define NLAYOUT ARRAY_SIZE(layout_fields)
+_Static_assert(sizeof(struct ra_kernel_layout) == 13 * sizeof(__u16),
+	       "one offset per layout_fields entry");
+/* which of them each way to attach needs, as bits */
+#define L_FILE	(0xfu) /* mapping -> inode -> dev, ino */
+#define L_RACTL (L_FILE | 0x30u)
+#define L_ORDER (L_RACTL | 0x40u)
+#define L_VMF	(L_FILE | 0x780u)
+#define L_FOLIO (L_FILE | 0x1800u)
+
+static int *kernel_layout(void)
+{
+	static int off[NLAYOUT];
+	static bool done;
+	struct btf *btf;
+
+	if (done)
+		return off;
+	done = true;
+	btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	for (size_t i = 0; i < NLAYOUT; i++) {
+		off[i] = btf ? kbtf_member(btf, layout_fields[i].type,
+					   layout_fields[i].member, NULL)
+			     : -1;
+		if (off[i] < 0 && btf && layout_fields[i].alt_type)
+			off[i] = kbtf_member(btf, layout_fields[i].alt_type,
+					     layout_fields[i].member, NULL);
+	}
+	btf__free(btf);
+	return off;
+}
+
+static bool have_layout(unsigned need)
+{
+	int *off = kernel_layout();
+
+	for (size_t i = 0; i < NLAYOUT; i++)
+		if ((need & (1u << i)) && off[i] < 0)
+			return false;
+	return true;
+}
+
+/* Function names in /proc/kallsyms or kernel BTF, looked up once. */
+static const char *const kfuncs[] = {
+	"page_cache_ra_unbounded",
+	"page_cache_readahead_unbounded",
+	"__do_page_cache_readahead",
+	"page_cache_ra_order",
+	"folio_mark_accessed",
+	"mark_page_accessed",
+	"filemap_fault",
+	"filemap_map_pages",
+};
+
+static unsigned kfunc_bit(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
+		if (!strcmp(kfuncs[i], name))
+			return 1u << i;
+	error_exit("internal: %s is not in kfuncs", name);
+}
+
+static unsigned kallsyms_has(void)
+{
+	static unsigned found;
+	static bool done;
+	char line[512];
+	FILE *f;
+
+	if (done)
+		return found;
+	done = true;
+	f = fopen("/proc/kallsyms", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char type, name[256];
+
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+		    (type == 't' || type == 'T'))
+			for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
+				if (!strcmp(kfuncs[i], name))
+					found |= 1u << i;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static unsigned btf_has(void)
+{
+	static unsigned found;
+	static bool done;
+	struct btf *btf;
+
+	if (done)
+		return found;
+	done = true;
+	btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	for (size_t i = 0; btf && i < ARRAY_SIZE(kfuncs); i++)
+		if (btf__find_by_name_kind(btf, kfuncs[i], BTF_KIND_FUNC) > 0)
+			found |= 1u << i;
+	btf__free(btf);
+	return found;
+}
+
+static bool kprobes_work(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
+}
+
+static bool fentry_ok(const char *fn, unsigned need)
+{
+	return (btf_has() & kfunc_bit(fn)) && have_layout(need);
+}
+
+static bool kprobe_ok(const char *fn, unsigned need)
+{
+	return kprobes_work() && (kallsyms_has() & kfunc_bit(fn)) &&
+	       have_layout(need);
+}
+
+#define WAY(kind, fn, need)                  \
+	static bool kind##_##fn(void)        \
+	{                                    \
+		return kind##_ok(#fn, need); \
+	}
+WAY(fentry, page_cache_ra_unbounded, L_RACTL)
+WAY(kprobe, page_cache_ra_unbounded, L_RACTL)
+WAY(kprobe, page_cache_readahead_unbounded, L_FILE)
+WAY(kprobe, __do_page_cache_readahead, L_FILE)
+WAY(fentry, page_cache_ra_order, L_ORDER)
+WAY(kprobe, page_cache_ra_order, L_ORDER)
+WAY(fentry, folio_mark_accessed, L_FOLIO)
+WAY(kprobe, folio_mark_accessed, L_FOLIO)
+WAY(kprobe, mark_page_accessed, L_FOLIO)
+WAY(fentry, filemap_fault, L_VMF)
+WAY(kprobe, filemap_fault, L_VMF)
+WAY(fentry, filemap_map_pages, L_VMF)
+WAY(kprobe, filemap_map_pages, L_VMF)
+
+/* The classic tracepoints: what they are, and the fields we read. */
+static const struct {
+	const char *category, *name, *arg;
+} tracepoints[RA_NTP] = {
+	[RA_TP_ADD] = {"filemap", "mm_filemap_add_to_page_cache", "order"},
+	[RA_TP_DELETE] = {"filemap", "mm_filemap_delete_from_page_cache",
+			  "order"},
+	[RA_TP_UNBOUNDED] = {"readahead", "page_cache_ra_unbounded",
+			     "nr_to_read"},
+	[RA_TP_ORDER] = {"readahead", "page_cache_ra_order", "size"},
+	[RA_TP_GET_PAGES] = {"filemap", "mm_filemap_get_pages", "last_index"},
+	[RA_TP_FAULT] = {"filemap", "mm_filemap_fault", NULL},
+	[RA_TP_MAP_PAGES] = {"filemap", "mm_filemap_map_pages", "last_index"},
+};
+
+static bool tp_field(enum ra_tp which, const char *field,
+		     struct ra_tp_field *out)
+{
+	unsigned size = 0;
+	int off =
+		collect_tracepoint_field(tracepoints[which].category,
+					 tracepoints[which].name, field, &size);
+
+	if (off < 0 || !(size == 1 || size == 2 || size == 4 || size == 8))
+		return false;
+	out->off = off;
+	out->size = size;
+	return true;
+}
+
+/* A tracepoint is usable when it has the fields we read (an order is
+ * optional: before large folios, pages are order 0). */
+static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
+{
+	struct ra_tp_layout none = {0};
+
+	*l = none;
+	if (!tp_field(which, "i_ino", &l->ino) ||
+	    !tp_field(which, "s_dev", &l->dev) ||
+	    !tp_field(which, "index", &l->index))
+		return false;
+	if (!tracepoints[which].arg)
+		return true;
+	return tp_field(which, tracepoints[which].arg, &l->arg) ||
+	       !strcmp(tracepoints[which].arg, "order");
+}
+
+static bool tp_usable(enum ra_tp which)
+{
+	struct ra_tp_layout l;
+
+	return tp_layout(which, &l);
+}
+
+#define TP_WAY(fn, which)                \
+	static bool fn(void)             \
+	{                                \
+		return tp_usable(which); \
+	}
+TP_WAY(tp_add, RA_TP_ADD)
+TP_WAY(tp_delete, RA_TP_DELETE)
+TP_WAY(tp_unbounded, RA_TP_UNBOUNDED)
+TP_WAY(tp_order, RA_TP_ORDER)
+TP_WAY(tp_get_pages, RA_TP_GET_PAGES)
+TP_WAY(tp_fault, RA_TP_FAULT)
+TP_WAY(tp_map_pages, RA_TP_MAP_PAGES)
+
+static const struct attach_alt add_alts[] = {
+	{"ra_tp_add", "tracepoint", tp_add},
+	{NULL},
+};
+static const struct attach_alt delete_alts[] = {
+	{"ra_tp_delete", "tracepoint", tp_delete},
+	{NULL},
+};
+static const struct attach_alt readahead_alts[] = {
+	{"ra_tp_unbounded", "tracepoint", tp_unbounded},
+	{"ra_fentry_unbounded", "fentry", fentry_page_cache_ra_unbounded},
+	{"ra_kprobe_unbounded", "kprobe", kprobe_page_cache_ra_unbounded},
+	{"ra_kprobe_unbounded_old", "kprobe",
+	 kprobe_page_cache_readahead_unbounded},
+	{"ra_kprobe_do_ra", "kprobe", kprobe___do_page_cache_readahead},
+	{NULL},
+};
+static const struct attach_alt order_alts[] = {
+	{"ra_tp_order", "tracepoint", tp_order},
+	{"ra_fentry_order", "fentry", fentry_page_cache_ra_order},
+	{"ra_kprobe_order", "kprobe", kprobe_page_cache_ra_order},
+	{NULL},
+};
+static const struct attach_alt read_alts[] = {
+	{"ra_tp_get_pages", "tracepoint", tp_get_pages},
+	{"ra_fentry_accessed", "fentry", fentry_folio_mark_accessed},
+	{"ra_kprobe_accessed", "kprobe", kprobe_folio_mark_accessed},
+	{"ra_kprobe_page_accessed", "kprobe", kprobe_mark_page_accessed},
+	{NULL},
+};
+static const struct attach_alt fault_alts[] = {
+	{"ra_tp_fault", "tracepoint", tp_fault},
+	{"ra_fentry_fault", "fentry", fentry_filemap_fault},
+	{"ra_kprobe_fault", "kprobe", kprobe_filemap_fault},
+	{NULL},
+};
+static const struct attach_alt map_alts[] = {
+	{"ra_tp_map_pages", "tracepoint", tp_map_pages},
+	{"ra_fentry_map_pages", "fentry", fentry_filemap_map_pages},
+	{"ra_kprobe_map_pages", "kprobe", kprobe_filemap_map_pages},
+	{NULL},
+};
+
+/* Large-folio readahead (5.18+) adds its folios itself; before it,
+ * every readahead went through the unbounded one. */
+static bool have_order(void *args)
+{
+	return tp_order() || ((btf_has() | kallsyms_has()) &
+			      kfunc_bit("page_cache_ra_order"));
+}
+
+static const struct attach_hook rastack_hooks[] = {
+	{"page cache adds", add_alts},
+	{"page cache evictions", delete_alts},
+	{"readahead", readahead_alts},
+	{"large-folio readahead", order_alts, have_order},
+	{"reads", read_alts},
+	{"faults", fault_alts},
+	{"fault-around", map_alts},
+	{NULL},
+};
+
+/* BPF atomic fetch-or/and and cmpxchg (5.12+): load a program using one. */
+static bool have_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		/* *(u64 *)(r10 - 8) = 0 */
+		{.code = BPF_ST | BPF_MEM | BPF_DW,
+		 .dst_reg = BPF_REG_10,
+		 .off = -8},
+		/* r1 = 1 */
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K,
+		 .dst_reg = BPF_REG_1,
+		 .imm = 1},
+		/* r1 = atomic_fetch_or((u64 *)(r10 - 8), r1) */
+		{.code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		 .dst_reg = BPF_REG_10,
+		 .src_reg = BPF_REG_1,
+		 .off = -8,
+		 .imm = BPF_OR | BPF_FETCH},
+		/* r0 = 0; exit */
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       ARRAY_SIZE(insns), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+SB_SKELETON(rastack)
+
+static int rastack_configure(struct collector *c, void *skel, void *args)
+{
+	struct rastack_bpf *s = skel;
+	struct rastack_args *a = args;
+	struct ra_kernel_layout *kl = (void *)&s->rodata->kl;
+	int *off = kernel_layout();
+	__u16 *slot = (__u16 *)kl;
+
+	for (enum ra_tp t = 0; t < RA_NTP; t++)
+		tp_layout(t, (struct ra_tp_layout *)&s->rodata->tp[t]);
+	for (size_t i = 0; i < NLAYOUT; i++)
+		slot[i] = off[i] < 0 ? 0 : off[i];
+	s->rodata->atomics = have_atomic_fetch();
+	if (!s->rodata->atomics)
+		verbose("no BPF atomic fetch (5.12+): concurrent readaheads "
+			"of one 64-page run may lose a page's tracking");
+	bpf_map__set_max_entries(s->maps.ra_runs, a->pages / RA_RUN_PAGES);
+	bpf_map__set_max_entries(s->maps.ra_owners, a->common.rows);
+	/* every row is state (ra_owners): the interval maps stay empty */
+	bpf_map__set_max_entries(s->maps.sb_counts0, 1);
+	bpf_map__set_max_entries(s->maps.sb_counts1, 1);
+	return 0;
+}
+
+/* Every stack's pages so far: used + unused = read ahead in each row. */
+static size_t rastack_state_rows(struct collector *c, void *skel,
+				 struct row **rows)
+{
+	struct rastack_bpf *s = skel;
+	int fd = bpf_map__fd(s->maps.ra_owners);
+	size_t n = 0, cap = 0;
+	__u64 key, next;
+	struct ra_owner o;
+	int more = !bpf_map_get_next_key(fd, NULL, &key);
+
+	*rows = NULL;
+	for (; more; key = next) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		if (bpf_map_lookup_elem(fd, &key, &o))
+			continue;
+		/* read while BPF counts: used may already have a page that
+		 * pages has not yet */
+		if (o.used > o.pages)
+			o.used = o.pages;
+		*rows = grow_array(*rows, &cap, n + 1, sizeof(**rows));
+		memset(&(*rows)[n], 0, sizeof(**rows));
+		(*rows)[n].key = o.key;
+		(*rows)[n].v[RA_TOTAL] = o.pages;
+		(*rows)[n].v[RA_USED] = o.used;
+		(*rows)[n].v[RA_UNUSED] = o.pages - o.used;
+		n++;
+	}
+	return n;
+}
+
+static unsigned rastack_primary(void *args)
+{
+	return ((struct rastack_args *)args)->value;
+}
+
+static void rastack_describe(void *args, char *buf, size_t len)
+{
+	struct rastack_args *a = args;
+
+	snprintf(buf, len,
+		 "value: pages read ahead per stack that started the "
+		 "readahead, since the start; used: read, faulted or mapped "
+		 "since; unused: evicted unused or still unused; up to %lld "
+		 "pages tracked",
+		 a->pages);
+}
+
+static const char *const rastack_stat_names[] = {
+	"pages not tracked (page map full, --pages)",
+	"pages not tracked (stack map full, --rows)",
+	"pages not tracked (64-page run shared by 4 other stacks)",
+	NULL,
+};
+
+static const struct collector_ops rastack_ops = {
+	.metrics = rastack_metrics,
+	.nmetrics = RA_NMETRICS,
+	.hooks = rastack_hooks,
+	SB_SKELETON_OPS(rastack),
+	.configure = rastack_configure,
+	.state_rows = rastack_state_rows,
+	.primary = rastack_primary,
+	.describe = rastack_describe,
+	.stat_names = rastack_stat_names,
+};
+
+static int rastack_main(void *args, int argc, char **argv)
+{
+	struct rastack_args *a = args;
+
+	return collect_run(&rastack_ops, &a->common, a, argc, argv);
+}
+
+APPLET_DEFINE(rastack, rastack_main, rastack_opts, struct rastack_args);

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rastack: pages read ahead per stack that started the readahead, and
+ * how many of them were used.
+ *
+ * A readahead marks its thread: pages of that file, in the readahead's
+ * range, that the thread adds to the page cache belong to it (the adds
+ * happen in the caller, before the I/O). The first such page captures
+ * the stack. The mark ends at the thread's next readahead or its next
+ * read, fault or fault-around of the same file (those come after the
+ * readahead they caused; a fault's comes before, and also names the page
+ * the fault wants). A page is used when read, faulted or mapped while
+ * tracked; eviction ends its tracking. Pages are tracked in runs of 64
+ * per file (RA_RUN_PAGES bits).
+ *
+ * Events come from tracepoints (6.10+), else fentry, else kprobes on the
+ * same kernel functions; those read struct fields at offsets user space
+ * took from kernel BTF (no CO-RE: the tracepoint path needs no BTF).
+ */
+#include <stdbool.h>
+
+#include "rastack.h"
+#define SB_NVALUES RA_NMETRICS
+#include "collect.bpf.h"
+
+/* Owner ids: 0 not captured yet, 1 could not be kept (map full). */
+#define OWNER_NONE 1ULL
+/* At most this many runs per event (2048 pages), so a huge read costs
+ * a bounded time; a 1 MiB folio spans 4 runs. */
+#define RA_MAX_RUNS 32
+
+const volatile struct ra_tp_layout tp[RA_NTP] = {};
+const volatile struct ra_kernel_layout kl = {};
+const volatile __u8 atomics = 0; /* BPF atomic fetch ops (5.12+) */
+
+struct ra_file {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct ra_run_key {
+	struct ra_file file;
+	__u64 run; /* page index >> RA_RUN_SHIFT */
+};
+
+struct ra_run {
+	__u64 tracked;	      /* pages read ahead, still in the page cache */
+	__u64 used;	      /* of those, used */
+	__u64 heads;	      /* first pages of folios (how far a folio goes) */
+	__u64 mask[RA_SLOTS]; /* pages of each readahead stack */
+	__u64 owner[RA_SLOTS]; /* its ra_owners key; 0: free slot */
+};
+
+struct ra_thread {
+	struct ra_file ra;  /* readahead in progress: this file's pages */
+	__u64 ra_lo, ra_hi; /* in [lo, hi) */
+	__u64 owner;	    /* its stack (ra_owners), 0 until its first page */
+	struct ra_file fault; /* the page the last fault wants */
+	__u64 fault_index;
+	struct ra_file memo; /* pages the last read marked used */
+	__u64 memo_lo, memo_hi;
+	__u8 ra_on, fault_on, memo_on;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* --pages / RA_RUN_PAGES */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ra_run_key);
+	__type(value, struct ra_run);
+} ra_runs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240); /* --rows */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct ra_owner);
+} ra_owners SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct ra_thread);
+} ra_threads SEC(".maps");
+
+/* ---- bits and atomics ---- */
+
+static __always_inline __u64 popcount(__u64 x)
+{
+	return __builtin_popcountll(x);
+}
+
+/* Old kernels lack the fetch forms: a race there can lose a bit, never
+ * a count (counts are plain atomic adds, which every kernel has). */
+static __always_inline __u64 fetch_or(__u64 *p, __u64 v)
+{
+	__u64 old;
+
+	if (atomics)
+		return __sync_fetch_and_or(p, v);
+	old = *p;
+	*p = old | v;
+	return old;
+}
+
+static __always_inline void clear_bits(__u64 *p, __u64 v)
+{
+	if (atomics)
+		__sync_fetch_and_and(p, ~v);
+	else
+		*p &= ~v;
+}
+
+/* Pages lo..hi (inclusive) that fall in run. */
+static __always_inline __u64 run_bits(__u64 lo, __u64 hi, __u64 run)
+{
+	__u64 first = run << RA_RUN_SHIFT, last = first + RA_RUN_PAGES - 1;
+	__u64 from = lo > first ? lo - first : 0;
+	__u64 to = hi < last ? hi - first : RA_RUN_PAGES - 1;
+
+	return (~0ULL >> (RA_RUN_PAGES - 1 - to)) & (~0ULL << from);
+}
+
+static __always_inline bool same_file(const struct ra_file *a,
+				      const struct ra_file *b)
+{
+	return a->ino == b->ino && a->dev == b->dev;
+}
+
+/* ---- owners: one per stack that started readahead ---- */
+
+static __always_inline __u64 key_hash(const struct sb_key *key)
+{
+	const __u64 *w = (const __u64 *)key;
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < sizeof(*key) / 8; i++) {
+		h ^= w[i];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	return h <= OWNER_NONE ? h + 2 : h;
+}
+
+/* The stack adding the page (inside the readahead): its owner id. */
+static __always_inline __u64 capture_owner(void *ctx)
+{
+	struct ra_owner o = {};
+	__u64 id;
+
+	sb_key_init(ctx, &o.key, bpf_get_current_pid_tgid());
+	id = key_hash(&o.key);
+	if (bpf_map_lookup_elem(&ra_owners, &id))
+		return id;
+	if (bpf_map_update_elem(&ra_owners, &id, &o, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&ra_owners, &id))
+		return OWNER_NONE;
+	return id;
+}
+
+static __always_inline void owner_add_used(__u64 id, __u64 n)
+{
+	struct ra_owner *o = bpf_map_lookup_elem(&ra_owners, &id);
+
+	if (o)
+		__sync_fetch_and_add(&o->used, n);
+}
+
+/* ---- runs ---- */
+
+static __always_inline struct ra_run *run_get(struct ra_run_key *k)
+{
+	static const struct ra_run zero = {};
+	struct ra_run *r = bpf_map_lookup_elem(&ra_runs, k);
+
+	if (r)
+		return r;
+	bpf_map_update_elem(&ra_runs, k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&ra_runs, k);
+}
+
+/* The slot of owner id in r, claiming a free one; -1 when all are
+ * taken by others. */
+static __always_inline int run_slot(struct ra_run *r, __u64 id)
+{
+	int free = -1;
+
+	for (int s = 0; s < RA_SLOTS; s++) {
+		if (r->owner[s] == id)
+			return s;
+		if (!r->owner[s] && free < 0)
+			free = s;
+	}
+	if (free < 0)
+		return -1;
+	if (!atomics) {
+		r->owner[free] = id;
+		return free;
+	}
+	for (int s = free; s < RA_SLOTS; s++) {
+		__u64 was = __sync_val_compare_and_swap(&r->owner[s], 0, id);
+
+		if (!was || was == id)
+			return s;
+	}
+	return -1;
+}
+
+/* Pages of r in bits are used now: credit their stacks once. */
+static __always_inline void run_use(struct ra_run *r, __u64 bits)
+{
+	__u64 want = bits & r->tracked, fresh;
+
+	if (!want)
+		return;
+	fresh = want & ~fetch_or(&r->used, want);
+	if (!fresh)
+		return;
+	for (int s = 0; s < RA_SLOTS; s++) {
+		__u64 n = popcount(fresh & r->mask[s]);
+
+		if (n)
+			owner_add_used(r->owner[s], n);
+	}
+}
+
+/* Pages lo..hi of file are used. */
+static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
+				      __u64 hi)
+{
+	struct ra_run_key k = {.file = *f};
+
+	for (int i = 0; i < RA_MAX_RUNS; i++) {
+		struct ra_run *r;
+
+		k.run = (lo >> RA_RUN_SHIFT) + i;
+		if (k.run > hi >> RA_RUN_SHIFT)
+			break;
+		r = bpf_map_lookup_elem(&ra_runs, &k);
+		if (r)
+			run_use(r, run_bits(lo, hi, k.run));
+	}
+}
+
+/* The folio that starts at index is used: up to the next folio's first
+ * page or an untracked page (the fallback knows folios, not ranges). */
+static __always_inline void mark_folio_used(const struct ra_file *f,
+					    __u64 index)
+{
+	struct ra_run_key k = {.file = *f, .run = index >> RA_RUN_SHIFT};
+	__u64 from = index & (RA_RUN_PAGES - 1);
+
+	for (int i = 0; i < 9; i++) { /* 512 pages: a PMD-sized folio */
+		struct ra_run *r = bpf_map_lookup_elem(&ra_runs, &k);
+		__u64 bits = ~0ULL << from, stop;
+
+		if (!r)
+			return;
+		stop = (r->heads | ~r->tracked) & bits;
+		if (!i)
+			stop &= ~(1ULL << from); /* the folio's own head */
+		if (stop) {
+			run_use(r, bits & ((stop & -stop) - 1));
+			return;
+		}
+		run_use(r, bits);
+		k.run++;
+		from = 0;
+	}
+}
+
+/* A readahead's folio: pages index..index + (1 << order) - 1. */
+static __always_inline void track_folio(const struct ra_file *f, __u64 index,
+					__u64 npages, __u64 id)
+{
+	struct ra_owner *o = bpf_map_lookup_elem(&ra_owners, &id);
+	struct ra_run_key k = {.file = *f};
+	__u64 hi = index + npages - 1;
+
+	if (!o) {
+		sb_stat_add(RA_STAT_STACKS_FULL, npages);
+		return;
+	}
+	for (int i = 0; i < RA_MAX_RUNS; i++) {
+		__u64 bits, fresh;
+		struct ra_run *r;
+		int s;
+
+		k.run = (index >> RA_RUN_SHIFT) + i;
+		if (k.run > hi >> RA_RUN_SHIFT)
+			break;
+		bits = run_bits(index, hi, k.run);
+		r = run_get(&k);
+		if (!r) {
+			sb_stat_add(RA_STAT_RUNS_FULL, popcount(bits));
+			continue;
+		}
+		s = run_slot(r, id);
+		if (s < 0) {
+			sb_stat_add(RA_STAT_SLOTS_FULL, popcount(bits));
+			continue;
+		}
+		fresh = bits & ~r->tracked; /* tracked: an add we missed */
+		clear_bits(&r->used, fresh);
+		fetch_or(&r->mask[s], fresh);
+		if (!i)
+			fetch_or(&r->heads,
+				 1ULL << (index & (RA_RUN_PAGES - 1)));
+		fetch_or(&r->tracked, fresh);
+		__sync_fetch_and_add(&o->pages, popcount(fresh));
+	}
+}
+
+/* Pages leave the page cache: their tracking ends, counts stay. */
+static __always_inline void untrack(const struct ra_file *f, __u64 index,
+				    __u64 npages)
+{
+	struct ra_run_key k = {.file = *f};
+	__u64 hi = index + npages - 1;
+
+	for (int i = 0; i < RA_MAX_RUNS; i++) {
+		struct ra_run *r;
+		__u64 gone;
+
+		k.run = (index >> RA_RUN_SHIFT) + i;
+		if (k.run > hi >> RA_RUN_SHIFT)
+			break;
+		r = bpf_map_lookup_elem(&ra_runs, &k);
+		if (!r)
+			continue;
+		gone = run_bits(index, hi, k.run) & r->tracked;
+		if (!gone)
+			continue;
+		clear_bits(&r->tracked, gone);
+		clear_bits(&r->used, gone);
+		clear_bits(&r->heads, gone);
+		for (int s = 0; s < RA_SLOTS; s++) {
+			if (!(r->mask[s] & gone))
+				continue;
+			clear_bits(&r->mask[s], gone);
+			if (!r->mask[s])
+				r->owner[s] = 0;
+		}
+		if (!r->tracked)
+			bpf_map_delete_elem(&ra_runs, &k);
+	}
+}
+
+/* ---- the events, whatever way they came ---- */
+
+static __always_inline struct ra_thread *thread_get(__u32 tid)
+{
+	static const struct ra_thread zero = {};
+	struct ra_thread *t = bpf_map_lookup_elem(&ra_threads, &tid);
+
+	if (t)
+		return t;
+	bpf_map_update_elem(&ra_threads, &tid, &zero, BPF_ANY);
+	return bpf_map_lookup_elem(&ra_threads, &tid);
+}
+
+/* A readahead of pages [lo, hi) of f starts in this thread. */
+static __always_inline void on_readahead(const struct ra_file *f, __u64 lo,
+					 __u64 hi)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ra_thread *t;
+
+	if (!sb_wanted(id >> 32) || hi <= lo)
+		return;
+	t = thread_get(id);
+	if (!t)
+		return;
+	t->ra = *f;
+	t->ra_lo = lo;
+	t->ra_hi = hi;
+	t->owner = 0;
+	t->ra_on = 1;
+}
+
+/* A folio was added to the page cache: by a readahead of this thread? */
+static __always_inline void on_add(void *ctx, const struct ra_file *f,
+				   __u64 index, __u32 order)
+{
+	__u32 tid = bpf_get_current_pid_tgid();
+	struct ra_thread *t = bpf_map_lookup_elem(&ra_threads, &tid);
+	__u64 n = 1ULL << (order & 31);
+
+	if (!t || !t->ra_on || !same_file(&t->ra, f) || index >= t->ra_hi ||
+	    index + n <= t->ra_lo)
+		return;
+	if (!t->owner)
+		t->owner = capture_owner(ctx);
+	if (t->owner == OWNER_NONE) {
+		sb_stat_add(RA_STAT_STACKS_FULL, n);
+		return;
+	}
+	if (t->memo_on && same_file(&t->memo, f) && index < t->memo_hi &&
+	    index + n > t->memo_lo)
+		t->memo_on = 0; /* the read in progress marks these next */
+	track_folio(f, index, n, t->owner);
+	if (t->fault_on && same_file(&t->fault, f) && t->fault_index >= index &&
+	    t->fault_index < index + n) {
+		t->fault_on = 0; /* the fault maps this folio */
+		mark_used(f, index, index + n - 1);
+	}
+}
+
+/* This thread uses f: a readahead of f it started is over. */
+static __always_inline struct ra_thread *end_readahead(const struct ra_file *f)
+{
+	__u32 tid = bpf_get_current_pid_tgid();
+	struct ra_thread *t = bpf_map_lookup_elem(&ra_threads, &tid);
+
+	if (t && t->ra_on && same_file(&t->ra, f))
+		t->ra_on = 0;
+	return t;
+}
+
+/* A read of pages index..last (filemap_get_pages: after its readahead).
+ * A long read calls it once per batch with the rest of its range: the
+ * thread remembers what it marked, until its readahead adds more. */
+static __always_inline void on_read(const struct ra_file *f, __u64 index,
+				    __u64 last)
+{
+	struct ra_thread *t = end_readahead(f);
+	__u64 hi = last - index >= RA_MAX_RUNS * RA_RUN_PAGES
+			   ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
+			   : last;
+
+	if (last < index)
+		return;
+	if (t && t->memo_on && same_file(&t->memo, f) && index >= t->memo_lo &&
+	    hi < t->memo_hi)
+		return;
+	mark_used(f, index, hi);
+	if ((hi >> RA_RUN_SHIFT) - (index >> RA_RUN_SHIFT) < 2)
+		return; /* short: marking again costs as much as the memo */
+	if (!t)
+		t = thread_get(bpf_get_current_pid_tgid());
+	if (t) {
+		t->memo = *f;
+		t->memo_lo = index;
+		t->memo_hi = hi + 1;
+		t->memo_on = 1;
+	}
+}
+
+/* A fault of page index (before the readahead it may start). */
+static __always_inline void on_fault(const struct ra_file *f, __u64 index)
+{
+	struct ra_thread *t = end_readahead(f);
+
+	mark_used(f, index, index);
+	if (!t)
+		t = thread_get(bpf_get_current_pid_tgid());
+	if (t) {
+		t->fault = *f;
+		t->fault_index = index;
+		t->fault_on = 1;
+	}
+}
+
+/* Fault-around mapped what of index..last is cached. */
+static __always_inline void on_map(const struct ra_file *f, __u64 index,
+				   __u64 last)
+{
+	end_readahead(f);
+	if (last >= index)
+		mark_used(f, index,
+			  last - index >= RA_MAX_RUNS * RA_RUN_PAGES
+				  ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
+				  : last);
+}
+
+/* The fallback's read: a folio was accessed (read, written, looked up). */
+static __always_inline void on_folio_accessed(const struct ra_file *f,
+					      __u64 index)
+{
+	end_readahead(f);
+	mark_folio_used(f, index);
+}
+
+/* ---- tracepoints: fields at the offsets tracefs gave ---- */
+
+/* Volatile scalars: a copy of the whole struct could be folded to its
+ * initial zeros. */
+static __always_inline __u64 tp_read(void *ctx,
+				     const volatile struct ra_tp_field *fl)
+{
+	__u16 off = fl->off, size = fl->size;
+	__u64 v = 0; /* little endian: the low bytes come first */
+
+	if (size == 8)
+		bpf_probe_read_kernel(&v, 8, ctx + off);
+	else if (size == 4)
+		bpf_probe_read_kernel(&v, 4, ctx + off);
+	else if (size == 2)
+		bpf_probe_read_kernel(&v, 2, ctx + off);
+	else if (size == 1)
+		bpf_probe_read_kernel(&v, 1, ctx + off);
+	return v;
+}
+
+static __always_inline void tp_file(void *ctx, int which, struct ra_file *f)
+{
+	f->ino = tp_read(ctx, &tp[which].ino);
+	f->dev = tp_read(ctx, &tp[which].dev);
+	f->pad = 0;
+}
+
+#define TP_INDEX(ctx, which) tp_read(ctx, &tp[which].index)
+#define TP_ARG(ctx, which)   tp_read(ctx, &tp[which].arg)
+
+SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
+int ra_tp_add(void *ctx)
+{
+	struct ra_file f;
+
+	tp_file(ctx, RA_TP_ADD, &f);
+	on_add(ctx, &f, TP_INDEX(ctx, RA_TP_ADD), TP_ARG(ctx, RA_TP_ADD));
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
+int ra_tp_delete(void *ctx)
+{
+	struct ra_file f;
+
+	tp_file(ctx, RA_TP_DELETE, &f);
+	untrack(&f, TP_INDEX(ctx, RA_TP_DELETE),
+		1ULL << (TP_ARG(ctx, RA_TP_DELETE) & 31));
+	return 0;
+}
+
+SEC("tracepoint/readahead/page_cache_ra_unbounded")
+int ra_tp_unbounded(void *ctx)
+{
+	struct ra_file f;
+	__u64 index = TP_INDEX(ctx, RA_TP_UNBOUNDED);
+
+	tp_file(ctx, RA_TP_UNBOUNDED, &f);
+	on_readahead(&f, index, index + TP_ARG(ctx, RA_TP_UNBOUNDED));
+	return 0;
+}
+
+SEC("tracepoint/readahead/page_cache_ra_order")
+int ra_tp_order(void *ctx)
+{
+	struct ra_file f;
+	__u64 index = TP_INDEX(ctx, RA_TP_ORDER);
+
+	tp_file(ctx, RA_TP_ORDER, &f);
+	on_readahead(&f, index, index + TP_ARG(ctx, RA_TP_ORDER));
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_get_pages")
+int ra_tp_get_pages(void *ctx)
+{
+	struct ra_file f;
+
+	tp_file(ctx, RA_TP_GET_PAGES, &f);
+	on_read(&f, TP_INDEX(ctx, RA_TP_GET_PAGES),
+		TP_ARG(ctx, RA_TP_GET_PAGES));
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_fault")
+int ra_tp_fault(void *ctx)
+{
+	struct ra_file f;
+
+	tp_file(ctx, RA_TP_FAULT, &f);
+	on_fault(&f, TP_INDEX(ctx, RA_TP_FAULT));
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_map_pages")
+int ra_tp_map_pages(void *ctx)
+{
+	struct ra_file f;
+
+	tp_file(ctx, RA_TP_MAP_PAGES, &f);
+	on_map(&f, TP_INDEX(ctx, RA_TP_MAP_PAGES),
+	       TP_ARG(ctx, RA_TP_MAP_PAGES));
+	return 0;
+}
+
+/* ---- fentry and kprobes: the same functions' arguments ---- */
+
+static __always_inline __u64 kread(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+/* The file behind an address_space. false: none (an anonymous page's
+ * mapping has its low bits set). */
+static __always_inline bool mapping_file(__u64 mapping, struct ra_file *f)
+{
+	__u64 host, sb;
+	__u32 dev = 0;
+
+	if (!mapping || (mapping & 3))
+		return false;
+	host = kread(mapping + kl.mapping_host);
+	if (!host)
+		return false;
+	f->ino = kread(host + kl.inode_ino);
+	sb = kread(host + kl.inode_sb);
+	bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(sb + kl.sb_dev));
+	f->dev = dev;
+	f->pad = 0;
+	return true;
+}
+
+/* page_cache_ra_unbounded(ractl, nr_to_read, lookahead_size) */
+static __always_inline void ra_unbounded(__u64 ractl, __u64 nr)
+{
+	struct ra_file f;
+	__u64 index;
+
+	if (!mapping_file(kread(ractl + kl.ractl_mapping), &f))
+		return;
+	index = kread(ractl + kl.ractl_index);
+	on_readahead(&f, index, index + nr);
+}
+
+/* page_cache_ra_order(ractl, ra, ...) */
+static __always_inline void ra_order(__u64 ractl, __u64 ra)
+{
+	struct ra_file f;
+	__u32 size = 0;
+	__u64 index;
+
+	if (!mapping_file(kread(ractl + kl.ractl_mapping), &f))
+		return;
+	index = kread(ractl + kl.ractl_index);
+	bpf_probe_read_kernel(&size, sizeof(size), (void *)(ra + kl.ra_size));
+	on_readahead(&f, index, index + size);
+}
+
+/* Before 5.10: (mapping, file, index, nr_to_read, lookahead_size) */
+static __always_inline void ra_mapping(__u64 mapping, __u64 index, __u64 nr)
+{
+	struct ra_file f;
+
+	if (mapping_file(mapping, &f))
+		on_readahead(&f, index, index + nr);
+}
+
+static __always_inline void folio_accessed(__u64 folio)
+{
+	struct ra_file f;
+
+	if (mapping_file(kread(folio + kl.folio_mapping), &f))
+		on_folio_accessed(&f, kread(folio + kl.folio_index));
+}
+
+static __always_inline bool vmf_file(__u64 vmf, struct ra_file *f)
+{
+	__u64 file = kread(kread(vmf + kl.vmf_vma) + kl.vma_file);
+
+	return file && mapping_file(kread(file + kl.file_mapping), f);
+}
+
+static __always_inline void fault(__u64 vmf)
+{
+	struct ra_file f;
+
+	if (vmf_file(vmf, &f))
+		on_fault(&f, kread(vmf + kl.vmf_pgoff));
+}
+
+/* filemap_map_pages(vmf, start_pgoff, end_pgoff) */
+static __always_inline void map_pages(__u64 vmf, __u64 start, __u64 end)
+{
+	struct ra_file f;
+
+	if (vmf_file(vmf, &f))
+		on_map(&f, start, end);
+}
+
+SEC("fentry/page_cache_ra_unbounded")
+int ra_fentry_unbounded(__u64 *ctx)
+{
+	ra_unbounded(ctx[0], ctx[1]);
+	return 0;
+}
+
+SEC("fentry/page_cache_ra_order")
+int ra_fentry_order(__u64 *ctx)
+{
+	ra_order(ctx[0], ctx[1]);
+	return 0;
+}
+
+SEC("fentry/folio_mark_accessed")
+int ra_fentry_accessed(__u64 *ctx)
+{
+	folio_accessed(ctx[0]);
+	return 0;
+}
+
+SEC("fentry/filemap_fault")
+int ra_fentry_fault(__u64 *ctx)
+{
+	fault(ctx[0]);
+	return 0;
+}
+
+SEC("fentry/filemap_map_pages")
+int ra_fentry_map_pages(__u64 *ctx)
+{
+	map_pages(ctx[0], ctx[1], ctx[2]);
+	return 0;
+}
+
+/* kprobes: the arguments' registers, fixed by each ABI (pt_regs). */
+#if defined(__TARGET_ARCH_x86)
+#define ARG_OFF(n) \
+	((n) == 0 ? 14 * 8 : (n) == 1 ? 13 * 8 : (n) == 2 ? 12 * 8 : 11 * 8)
+#elif defined(__TARGET_ARCH_arm64)
+#define ARG_OFF(n) ((n)*8)
+#else
+#error "rastack's kprobes know x86 and arm64"
+#endif
+#define ARG(ctx, n) (*(__u64 *)((char *)(ctx) + ARG_OFF(n)))
+
+SEC("kprobe/page_cache_ra_unbounded")
+int ra_kprobe_unbounded(void *ctx)
+{
+	ra_unbounded(ARG(ctx, 0), ARG(ctx, 1));
+	return 0;
+}
+
+SEC("kprobe/page_cache_readahead_unbounded")
+int ra_kprobe_unbounded_old(void *ctx)
+{
+	ra_mapping(ARG(ctx, 0), ARG(ctx, 2), ARG(ctx, 3));
+	return 0;
+}
+
+SEC("kprobe/__do_page_cache_readahead")
+int ra_kprobe_do_ra(void *ctx)
+{
+	ra_mapping(ARG(ctx, 0), ARG(ctx, 2), ARG(ctx, 3));
+	return 0;
+}
+
+SEC("kprobe/page_cache_ra_order")
+int ra_kprobe_order(void *ctx)
+{
+	ra_order(ARG(ctx, 0), ARG(ctx, 1));
+	return 0;
+}
+
+SEC("kprobe/folio_mark_accessed")
+int ra_kprobe_accessed(void *ctx)
+{
+	folio_accessed(ARG(ctx, 0));
+	return 0;
+}
+
+SEC("kprobe/mark_page_accessed")
+int ra_kprobe_page_accessed(void *ctx)
+{
+	folio_accessed(ARG(ctx, 0));
+	return 0;
+}
+
+SEC("kprobe/filemap_fault")
+int ra_kprobe_fault(void *ctx)
+{
+	fault(ARG(ctx, 0));
+	return 0;
+}
+
+SEC("kprobe/filemap_map_pages")
+int ra_kprobe_map_pages(void *ctx)
+{
+	map_pages(ARG(ctx, 0), ARG(ctx, 1), ARG(ctx, 2));
+	return 0;
+}
