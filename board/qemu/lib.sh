@@ -49,3 +49,24 @@ fetch_deb() {
 	fi
 	echo "$dir"
 }
+
+# kernel_pkg ARCH: the Debian 12 kernel package the boards boot (x86_64
+# takes the cloud flavour), resolved through its meta-package, never
+# hard-coded; offline, any one fetched before.
+kernel_pkg() {
+	case $1 in
+	x86_64) meta=linux-image-cloud-amd64:amd64 ;;
+	arm64) meta=linux-image-arm64:arm64 ;;
+	*) echo "unknown arch '$1' (x86_64 or arm64)" >&2; return 1 ;;
+	esac
+	ka=$(debarch "$1")
+	# "Depends: linux-image-6.1.0-NN-cloud-amd64" (the arm64 one ends in :arm64).
+	kp=$(apt-cache depends "$meta" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ :]*\).*/\1/p' | head -n 1)
+	if [ -z "$kp" ]; then
+		kp=$(ls -d "$CACHE/debs/linux-image-"*"_$ka/.done" 2>/dev/null |
+			sort -V | tail -n 1 | sed 's|.*/\(linux-image-[^_]*\)_.*|\1|')
+		[ -n "$kp" ] || { echo "cannot resolve $meta (apt-get update?)" >&2; return 1; }
+	fi
+	echo "$kp"
+}

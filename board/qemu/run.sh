@@ -10,7 +10,10 @@
 #
 # Environment: OUT (default <repo>/out), BOARD_LOG=FILE keeps the whole
 # console, BOARD_SMP (default 2) guest CPUs, BOARD_APPEND more kernel
-# arguments.
+# arguments, BOARD_DISK=IMAGE a raw disk image the guest sees as
+# /dev/vda (virtio; its writes are discarded at power off),
+# BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
+# depend on; get-modules.sh takes them from the kernel's package).
 # Artifacts come from out/board/ARCH/{vmlinuz,busybox} (made by
 # `make board-prereqs`), else from get-kernel.sh / get-busybox.sh.
 #
@@ -30,6 +33,7 @@ shift
 case $arch in
 x86_64)
 	qemu="qemu-system-x86_64 -M q35 -cpu max"
+	disk_dev=virtio-blk-pci disk_mod=virtio_pci
 	console=ttyS0
 	# Under TCG the kernel distrusts the TSC and falls back to the HPET:
 	# every clock_gettime() becomes a slow emulated syscall (and most
@@ -39,6 +43,7 @@ arm64)
 	# pauth-impdef: the architected pointer-auth cipher (QARMA) is very
 	# slow to emulate, and Debian's arm64 kernel signs every return.
 	qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on"
+	disk_dev=virtio-blk-device disk_mod=virtio_mmio
 	console=ttyAMA0
 	kargs= ;;
 *) usage ;;
@@ -66,6 +71,27 @@ cp "$busybox" "$s/bin/busybox"
 for w in "$OUT/musl-$arch/workloads"/*; do
 	[ ! -f "$w" ] || cp "$w" "$s/workloads/"
 done
+# Modules, in the order to load them (/modules); a failure shows in the
+# output, before the command's.
+disk=
+modules=${BOARD_MODULES:-}
+if [ -n "${BOARD_DISK:-}" ]; then
+	[ -f "$BOARD_DISK" ] || { echo "run.sh: no disk image $BOARD_DISK" >&2; exit 2; }
+	disk="-drive file=$BOARD_DISK,if=none,id=sbdisk,format=raw,snapshot=on
+		-device $disk_dev,drive=sbdisk"
+	modules="$disk_mod virtio_blk $modules"
+	: >"$s/disk"
+fi
+: >"$s/modules"
+if [ -n "$modules" ]; then
+	mkdir -p "$s/lib/modules"
+	"$here/get-modules.sh" "$arch" $modules >"$tmp/modules" ||
+		{ echo "run.sh: cannot get the modules $modules" >&2; exit 125; }
+	while read -r m; do
+		cp "$m" "$s/lib/modules/"
+		basename "$m" >>"$s/modules"
+	done <"$tmp/modules"
+fi
 printf '%s\n' "$*" >"$s/cmd"
 # /init: mounts what the profilers need, runs /cmd with its output in a
 # file, then prints it between marker lines with the status. Printing
@@ -85,8 +111,18 @@ mount -t bpf bpf /sys/fs/bpf
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 hostname board
 echo "@@ $token init"
+: >/tmp/out
+for m in \$(cat /modules); do
+	insmod /lib/modules/\$m >>/tmp/out 2>&1 || echo "run.sh: insmod \$m failed" >>/tmp/out
+done
+# the disk's node comes once its driver has probed it
+i=0
+while [ -e /disk ] && [ ! -b /dev/vda ] && [ \$i -lt 100 ]; do
+	sleep 0.1
+	i=\$((i + 1))
+done
 cd /root
-sh /cmd >/tmp/out 2>&1 </dev/null
+sh /cmd >>/tmp/out 2>&1 </dev/null
 rc=\$?
 echo 1 >/proc/sys/kernel/printk
 echo "@@ $token begin"
@@ -106,7 +142,7 @@ log=${BOARD_LOG:-$tmp/console}
 start=$(date +%s)
 rc=0
 timeout -k 5 "$timeout" $qemu -accel tcg -smp "${BOARD_SMP:-2}" -m 512M \
-	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$tmp/initrd" \
+	-nographic -no-reboot -nic none $disk -kernel "$kernel" -initrd "$tmp/initrd" \
 	-append "console=$console panic=-1 quiet $kargs ${BOARD_APPEND:-}" \
 	</dev/null >"$log" 2>&1 || rc=$?
 tr -d '\r' <"$log" >"$tmp/clean"
