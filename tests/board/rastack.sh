@@ -1,0 +1,94 @@
+#!/bin/sh
+# Board test: rastack in Debian 12's 6.1 kernels under qemu (TCG), x86_64
+# and arm64, which lack the readahead and filemap access tracepoints: the
+# fallback path (fentry where it attaches, else kprobes; and kprobes
+# forced) against tests/workloads/ra.c on an ext4 disk (BOARD_DISK).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib.sh"
+OUT=${OUT:-$root/out}
+TIMEOUT=${BOARD_TIMEOUT:-400}
+RUNS=16 # rand: 16 runs of 4 x 16 KiB
+
+GUEST='mkdir -p /mnt && mount -t ext4 /dev/vda /mnt || exit 1
+for p in default kprobe; do
+	[ $p = default ] && unset STACKBOX_ATTACH || export STACKBOX_ATTACH=$p
+	stackbox rastack -v -i 0 -- /workloads/ra seq /mnt 8 rand /mnt 32 '$RUNS' \
+		map /mnt 4 write /mnt 4 randmap /mnt 4 2>/tmp/err | sed "s/^/@$p /"
+	echo "@rc-$p $?"
+	sed "s/^/@err-$p /" /tmp/err
+done
+exit 0'
+
+# rows PATH: "TOTAL USED UNUSED FUNC" per text row of that run
+rows() {
+	sed -n "s/^@$1 //p" "$res" | awk '
+	     function flush() { if (have) print t, u, n, (f == "" ? "-" : f); have = 0 }
+	     /^ +[0-9]+ +[0-9]+ +[0-9]+ +([0-9.]+%|-) +[0-9.]+% / {
+		flush(); t = $1; u = $2; n = $3; f = ""; have = 1; next }
+	     have && $1 ~ /^(alpha_seq|beta_rand|gamma_map|delta_write|epsilon_fault|zeta_fill)$/ { f = f $1 }
+	     END { flush() }'
+}
+sum() { awk -v f="$2" -v c="$3" '$4 == f { s += $c } END { print s + 0 }' "$1"; }
+read_pages() { sed -n "s/^@err-$1 $2 resident [0-9]* read \([0-9]*\)\$/\1/p" "$res"; }
+near() { fcmp "$1 >= $2 * 0.99 - 8 && $1 <= $2 * 1.01 + 8"; }
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for arch in x86_64 arm64; do
+	t="board/$arch rastack"
+	case $arch in
+	x86_64) qemu=qemu-system-x86_64 ;;
+	arm64) qemu=qemu-system-aarch64 ;;
+	esac
+	why=
+	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
+	command -v mkfs.ext4 >/dev/null || [ -x /sbin/mkfs.ext4 ] || why="no mkfs.ext4 (e2fsprogs)"
+	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
+			"$OUT/musl-$arch/workloads/ra"; do
+		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
+	done
+	if [ -n "$why" ]; then
+		skip "$t" "$why"
+		continue
+	fi
+	# an empty ext4 file system: the workload makes its files in it
+	rm -f "$T/disk"
+	truncate -s 128M "$T/disk"
+	PATH=$PATH:/sbin:/usr/sbin mkfs.ext4 -q -F "$T/disk"
+	res=$OUT/board/$arch/rastack.out
+	rc=0
+	BOARD_DISK=$T/disk BOARD_MODULES="ext4 crc32c_generic" \
+		"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
+	if [ "$rc" != 0 ]; then
+		fail "$t boots, mounts its disk and runs" "run.sh exited $rc: $(tail -n 2 "$res" "$res.err" | tr '\n' '|')"
+		continue
+	fi
+	for p in default kprobe; do
+		check "$t $p: exits 0" grep -qx "@rc-$p 0" "$res"
+		way=$(sed -n "s/^@err-$p rastack: readahead: attached with //p" "$res" | tail -n 1)
+		check "$t $p: readahead attached without tracepoints ($way)" \
+			sh -c "[ '$way' = fentry ] || [ '$way' = kprobe ]"
+		[ $p/$arch != default/x86_64 ] || check "$t: fentry attaches on x86_64 6.1 ($way)" [ "$way" = fentry ]
+		[ $p = default ] || check "$t kprobe: forced, every hook but the page cache's uses kprobes" \
+			[ "$(grep -c "^@err-$p rastack: .*: attached with kprobe\$" "$res")" = 5 ]
+		rows $p >"$T/rows"
+		set -- $(sum "$T/rows" alpha_seq 1) $(sum "$T/rows" alpha_seq 2) "$(read_pages $p seq)"
+		check "$t $p ($way): alpha_seq read ahead $1 pages, read $3" near "$1" "$3"
+		check "$t $p ($way): alpha_seq used ratio $2/$1 >= 0.95" fcmp "$1 > 0 && $2 >= 0.95 * $1"
+		set -- $(sum "$T/rows" beta_rand 1) $(sum "$T/rows" beta_rand 2) "$(read_pages $p rand)"
+		check "$t $p ($way): beta_rand read ahead $1 pages, read $3" near "$1" "$3"
+		check "$t $p ($way): beta_rand used ratio $2/$1 <= 0.40" fcmp "$1 > 0 && $2 <= 0.40 * $1"
+		check "$t $p ($way): beta_rand used $2 pages, the $((RUNS * 16)) asked for" \
+			fcmp "$2 >= $RUNS * 16 && $2 <= $RUNS * 16 + 8"
+		set -- $(sum "$T/rows" gamma_map 1) $(sum "$T/rows" gamma_map 2) "$(read_pages $p map)"
+		check "$t $p ($way): gamma_map (mmap) read ahead $1 pages, read $3" near "$1" "$3"
+		check "$t $p ($way): gamma_map used ratio $2/$1 >= 0.95" fcmp "$1 > 0 && $2 >= 0.95 * $1"
+		check "$t $p ($way): writes and MADV_RANDOM faults count nothing" \
+			[ "$(($(sum "$T/rows" delta_write 1) + $(sum "$T/rows" zeta_fill 1) + $(sum "$T/rows" epsilon_fault 1)))" = 0 ]
+		bad=$(awk '$2 + $3 != $1 || $1 == 0' "$T/rows" | head -3 | tr '\n' '|')
+		check "$t $p ($way): used + unused = read ahead in every row, none zero" [ -z "$bad" ]
+		check "$t $p ($way): musl's read is under alpha_seq (leaf repair)" \
+			sh -c "sed -n 's/^@$p //p' '$res' | grep -A1 -x ' *alpha_seq' | grep -qE '^ *(read|sccp|__syscall_cp_c)\$'"
+	done
+done
