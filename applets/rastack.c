@@ -19,7 +19,8 @@
 //usage:  --value WHICH    what folded shows and text sorts by: unused
 //usage:                   (default), used or total (pages read ahead)
 //usage:  --pages N        track up to N pages at once (1048576), in runs of
-//usage:                   64 pages of one file; more are counted as lost
+//usage:                   64 pages of one file (a 112-byte map entry each,
+//usage:                   allocated at start); more are counted as lost
 //usage:@COMMON
 //usage:
 //usage:STACKBOX_ATTACH=tracepoint|fentry|kprobe forces the way to attach.
@@ -61,7 +62,7 @@ static const struct opt rastack_opts[] = {
 	OPT_CUSTOM(0, "value", "WHICH", opt_value, struct rastack_args, value,
 		   "unused"),
 	OPT_INT(0, "pages", "N", struct rastack_args, pages, RA_RUN_PAGES,
-		1LL << 32, "1048576"),
+		1LL << 26, "1048576"),
 	OPT_INCLUDE(collect_options, struct rastack_args, common),
 	OPT_END,
 };
@@ -257,7 +258,9 @@ static bool tp_field(enum ra_tp which, const char *field,
 		collect_tracepoint_field(tracepoints[which].category,
 					 tracepoints[which].name, field, &size);
 
-	if (off < 0 || !(size == 1 || size == 2 || size == 4 || size == 8))
+	/* BPF reads it from a copy on its stack: aligned, in the copy */
+	if (off < 0 || !(size == 1 || size == 2 || size == 4 || size == 8) ||
+	    off % size || off + size > RA_TP_RECORD)
 		return false;
 	out->off = off;
 	out->size = size;
@@ -275,10 +278,14 @@ static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
 	    !tp_field(which, "s_dev", &l->dev) ||
 	    !tp_field(which, "index", &l->index))
 		return false;
-	if (!tracepoints[which].arg)
-		return true;
-	return tp_field(which, tracepoints[which].arg, &l->arg) ||
-	       !strcmp(tracepoints[which].arg, "order");
+	if (tracepoints[which].arg &&
+	    !tp_field(which, tracepoints[which].arg, &l->arg) &&
+	    strcmp(tracepoints[which].arg, "order"))
+		return false;
+	for (const struct ra_tp_field *f = &l->ino; f <= &l->arg; f++)
+		if (f->off + f->size > l->len)
+			l->len = (f->off + f->size + 7) & ~7;
+	return true;
 }
 
 static bool tp_usable(enum ra_tp which)

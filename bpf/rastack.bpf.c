@@ -66,7 +66,6 @@ struct ra_thread {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384); /* --pages / RA_RUN_PAGES */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct ra_run_key);
 	__type(value, struct ra_run);
 } ra_runs SEC(".maps");
@@ -161,26 +160,34 @@ static __always_inline __u64 capture_owner(void *ctx)
 	return id;
 }
 
-static __always_inline void owner_add_used(__u64 id, __u64 n)
-{
-	struct ra_owner *o = bpf_map_lookup_elem(&ra_owners, &id);
+/* Used pages to credit to one owner: a read's runs mostly share it, so
+ * its counter is looked up once. */
+struct ra_credit {
+	__u64 id, n;
+};
 
+static __always_inline void credit_flush(struct ra_credit *c)
+{
+	struct ra_owner *o;
+
+	if (!c->n)
+		return;
+	o = bpf_map_lookup_elem(&ra_owners, &c->id);
 	if (o)
-		__sync_fetch_and_add(&o->used, n);
+		__sync_fetch_and_add(&o->used, c->n);
+	c->n = 0;
+}
+
+static __always_inline void credit(struct ra_credit *c, __u64 id, __u64 n)
+{
+	if (c->id != id) {
+		credit_flush(c);
+		c->id = id;
+	}
+	c->n += n;
 }
 
 /* ---- runs ---- */
-
-static __always_inline struct ra_run *run_get(struct ra_run_key *k)
-{
-	static const struct ra_run zero = {};
-	struct ra_run *r = bpf_map_lookup_elem(&ra_runs, k);
-
-	if (r)
-		return r;
-	bpf_map_update_elem(&ra_runs, k, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&ra_runs, k);
-}
 
 /* The slot of owner id in r, claiming a free one; -1 when all are
  * taken by others. */
@@ -209,8 +216,9 @@ static __always_inline int run_slot(struct ra_run *r, __u64 id)
 	return -1;
 }
 
-/* Pages of r in bits are used now: credit their stacks once. */
-static __always_inline void run_use(struct ra_run *r, __u64 bits)
+/* Pages of r in bits are used now: credit their stacks, once. */
+static __always_inline void run_use(struct ra_run *r, __u64 bits,
+				    struct ra_credit *c)
 {
 	__u64 want = bits & r->tracked, fresh;
 
@@ -223,7 +231,7 @@ static __always_inline void run_use(struct ra_run *r, __u64 bits)
 		__u64 n = popcount(fresh & r->mask[s]);
 
 		if (n)
-			owner_add_used(r->owner[s], n);
+			credit(c, r->owner[s], n);
 	}
 }
 
@@ -232,6 +240,7 @@ static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
 				      __u64 hi)
 {
 	struct ra_run_key k = {.file = *f};
+	struct ra_credit c = {};
 
 	for (int i = 0; i < RA_MAX_RUNS; i++) {
 		struct ra_run *r;
@@ -241,8 +250,9 @@ static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
 			break;
 		r = bpf_map_lookup_elem(&ra_runs, &k);
 		if (r)
-			run_use(r, run_bits(lo, hi, k.run));
+			run_use(r, run_bits(lo, hi, k.run), &c);
 	}
+	credit_flush(&c);
 }
 
 /* The folio that starts at index is used: up to the next folio's first
@@ -252,24 +262,26 @@ static __always_inline void mark_folio_used(const struct ra_file *f,
 {
 	struct ra_run_key k = {.file = *f, .run = index >> RA_RUN_SHIFT};
 	__u64 from = index & (RA_RUN_PAGES - 1);
+	struct ra_credit c = {};
 
 	for (int i = 0; i < 9; i++) { /* 512 pages: a PMD-sized folio */
 		struct ra_run *r = bpf_map_lookup_elem(&ra_runs, &k);
 		__u64 bits = ~0ULL << from, stop;
 
 		if (!r)
-			return;
+			break;
 		stop = (r->heads | ~r->tracked) & bits;
 		if (!i)
 			stop &= ~(1ULL << from); /* the folio's own head */
 		if (stop) {
-			run_use(r, bits & ((stop & -stop) - 1));
-			return;
+			run_use(r, bits & ((stop & -stop) - 1), &c);
+			break;
 		}
-		run_use(r, bits);
+		run_use(r, bits, &c);
 		k.run++;
 		from = 0;
 	}
+	credit_flush(&c);
 }
 
 /* A readahead's folio: pages index..index + (1 << order) - 1. */
@@ -285,7 +297,7 @@ static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 		return;
 	}
 	for (int i = 0; i < RA_MAX_RUNS; i++) {
-		__u64 bits, fresh;
+		__u64 bits, fresh, head;
 		struct ra_run *r;
 		int s;
 
@@ -293,7 +305,23 @@ static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 		if (k.run > hi >> RA_RUN_SHIFT)
 			break;
 		bits = run_bits(index, hi, k.run);
-		r = run_get(&k);
+		head = i ? 0 : 1ULL << (index & (RA_RUN_PAGES - 1));
+		r = bpf_map_lookup_elem(&ra_runs, &k);
+		if (!r) { /* a new run, made whole in one update */
+			struct ra_run fresh_run = {
+				.tracked = bits,
+				.heads = head,
+				.mask = {bits},
+				.owner = {id},
+			};
+
+			if (!bpf_map_update_elem(&ra_runs, &k, &fresh_run,
+						 BPF_NOEXIST)) {
+				__sync_fetch_and_add(&o->pages, popcount(bits));
+				continue;
+			}
+			r = bpf_map_lookup_elem(&ra_runs, &k); /* raced */
+		}
 		if (!r) {
 			sb_stat_add(RA_STAT_RUNS_FULL, popcount(bits));
 			continue;
@@ -334,6 +362,10 @@ static __always_inline void untrack(const struct ra_file *f, __u64 index,
 		gone = run_bits(index, hi, k.run) & r->tracked;
 		if (!gone)
 			continue;
+		if (gone == r->tracked) {
+			bpf_map_delete_elem(&ra_runs, &k);
+			continue;
+		}
 		clear_bits(&r->tracked, gone);
 		clear_bits(&r->used, gone);
 		clear_bits(&r->heads, gone);
@@ -486,107 +518,115 @@ static __always_inline void on_folio_accessed(const struct ra_file *f,
 
 /* ---- tracepoints: fields at the offsets tracefs gave ---- */
 
-/* Volatile scalars: a copy of the whole struct could be folded to its
- * initial zeros. */
-static __always_inline __u64 tp_read(void *ctx,
-				     const volatile struct ra_tp_field *fl)
+/* The record is copied once; fields are read at offsets user space
+ * took from tracefs, aligned to their size (the verifier wants aligned
+ * stack reads, and knows the offsets: .rodata is frozen). */
+struct ra_event {
+	struct ra_file file;
+	__u64 index, arg;
+};
+
+static __always_inline __u64 tp_field(const void *rec,
+				      const volatile struct ra_tp_field *fl)
 {
+	/* volatile scalars: a copy of the struct could fold to its zeros */
 	__u16 off = fl->off, size = fl->size;
-	__u64 v = 0; /* little endian: the low bytes come first */
 
+	if (off > RA_TP_RECORD - size)
+		return 0;
 	if (size == 8)
-		bpf_probe_read_kernel(&v, 8, ctx + off);
-	else if (size == 4)
-		bpf_probe_read_kernel(&v, 4, ctx + off);
-	else if (size == 2)
-		bpf_probe_read_kernel(&v, 2, ctx + off);
-	else if (size == 1)
-		bpf_probe_read_kernel(&v, 1, ctx + off);
-	return v;
+		return *(const __u64 *)(rec + off);
+	if (size == 4)
+		return *(const __u32 *)(rec + off);
+	if (size == 2)
+		return *(const __u16 *)(rec + off);
+	if (size == 1)
+		return *(const __u8 *)(rec + off);
+	return 0;
 }
 
-static __always_inline void tp_file(void *ctx, int which, struct ra_file *f)
+static __always_inline bool tp_event(void *ctx, int which, struct ra_event *e)
 {
-	f->ino = tp_read(ctx, &tp[which].ino);
-	f->dev = tp_read(ctx, &tp[which].dev);
-	f->pad = 0;
-}
+	__u64 rec[RA_TP_RECORD / 8];
+	__u16 len = tp[which].len;
 
-#define TP_INDEX(ctx, which) tp_read(ctx, &tp[which].index)
-#define TP_ARG(ctx, which)   tp_read(ctx, &tp[which].arg)
+	if (len > sizeof(rec) || bpf_probe_read_kernel(rec, len, ctx))
+		return false;
+	e->file.ino = tp_field(rec, &tp[which].ino);
+	e->file.dev = tp_field(rec, &tp[which].dev);
+	e->file.pad = 0;
+	e->index = tp_field(rec, &tp[which].index);
+	e->arg = tp_field(rec, &tp[which].arg);
+	return true;
+}
 
 SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
 int ra_tp_add(void *ctx)
 {
-	struct ra_file f;
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_ADD, &f);
-	on_add(ctx, &f, TP_INDEX(ctx, RA_TP_ADD), TP_ARG(ctx, RA_TP_ADD));
+	if (tp_event(ctx, RA_TP_ADD, &e))
+		on_add(ctx, &e.file, e.index, e.arg);
 	return 0;
 }
 
 SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
 int ra_tp_delete(void *ctx)
 {
-	struct ra_file f;
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_DELETE, &f);
-	untrack(&f, TP_INDEX(ctx, RA_TP_DELETE),
-		1ULL << (TP_ARG(ctx, RA_TP_DELETE) & 31));
+	if (tp_event(ctx, RA_TP_DELETE, &e))
+		untrack(&e.file, e.index, 1ULL << (e.arg & 31));
 	return 0;
 }
 
 SEC("tracepoint/readahead/page_cache_ra_unbounded")
 int ra_tp_unbounded(void *ctx)
 {
-	struct ra_file f;
-	__u64 index = TP_INDEX(ctx, RA_TP_UNBOUNDED);
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_UNBOUNDED, &f);
-	on_readahead(&f, index, index + TP_ARG(ctx, RA_TP_UNBOUNDED));
+	if (tp_event(ctx, RA_TP_UNBOUNDED, &e))
+		on_readahead(&e.file, e.index, e.index + e.arg);
 	return 0;
 }
 
 SEC("tracepoint/readahead/page_cache_ra_order")
 int ra_tp_order(void *ctx)
 {
-	struct ra_file f;
-	__u64 index = TP_INDEX(ctx, RA_TP_ORDER);
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_ORDER, &f);
-	on_readahead(&f, index, index + TP_ARG(ctx, RA_TP_ORDER));
+	if (tp_event(ctx, RA_TP_ORDER, &e))
+		on_readahead(&e.file, e.index, e.index + e.arg);
 	return 0;
 }
 
 SEC("tracepoint/filemap/mm_filemap_get_pages")
 int ra_tp_get_pages(void *ctx)
 {
-	struct ra_file f;
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_GET_PAGES, &f);
-	on_read(&f, TP_INDEX(ctx, RA_TP_GET_PAGES),
-		TP_ARG(ctx, RA_TP_GET_PAGES));
+	if (tp_event(ctx, RA_TP_GET_PAGES, &e))
+		on_read(&e.file, e.index, e.arg);
 	return 0;
 }
 
 SEC("tracepoint/filemap/mm_filemap_fault")
 int ra_tp_fault(void *ctx)
 {
-	struct ra_file f;
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_FAULT, &f);
-	on_fault(&f, TP_INDEX(ctx, RA_TP_FAULT));
+	if (tp_event(ctx, RA_TP_FAULT, &e))
+		on_fault(&e.file, e.index);
 	return 0;
 }
 
 SEC("tracepoint/filemap/mm_filemap_map_pages")
 int ra_tp_map_pages(void *ctx)
 {
-	struct ra_file f;
+	struct ra_event e;
 
-	tp_file(ctx, RA_TP_MAP_PAGES, &f);
-	on_map(&f, TP_INDEX(ctx, RA_TP_MAP_PAGES),
-	       TP_ARG(ctx, RA_TP_MAP_PAGES));
+	if (tp_event(ctx, RA_TP_MAP_PAGES, &e))
+		on_map(&e.file, e.index, e.arg);
 	return 0;
 }
 

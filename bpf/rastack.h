@@ -38,7 +38,9 @@ struct ra_tp_field {
 struct ra_tp_layout {
 	struct ra_tp_field ino, dev, index;
 	struct ra_tp_field arg; /* last_index, nr_to_read, size, order */
+	__u16 len;		/* bytes to read: the fields lie within */
 };
+#define RA_TP_RECORD 64 /* at most */
 enum ra_tp {
 	RA_TP_ADD,	 /* filemap:mm_filemap_add_to_page_cache (arg: order) */
 	RA_TP_DELETE,	 /* ...delete_from_page_cache (arg: order) */
