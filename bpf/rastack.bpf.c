@@ -441,14 +441,19 @@ static __always_inline void on_add(void *ctx, const struct ra_file *f,
 	}
 }
 
-/* This thread uses f: a readahead of f it started is over. */
+/* This thread uses f: a readahead of f it started is over, and so is
+ * its last fault (a fault's readahead comes before its next event). */
 static __always_inline struct ra_thread *end_readahead(const struct ra_file *f)
 {
 	__u32 tid = bpf_get_current_pid_tgid();
 	struct ra_thread *t = bpf_map_lookup_elem(&ra_threads, &tid);
 
-	if (t && t->ra_on && same_file(&t->ra, f))
+	if (!t)
+		return NULL;
+	if (t->ra_on && same_file(&t->ra, f))
 		t->ra_on = 0;
+	if (t->fault_on && same_file(&t->fault, f))
+		t->fault_on = 0;
 	return t;
 }
 
