@@ -23,6 +23,12 @@
 #define SB_NVALUES RA_NMETRICS
 #include "collect.bpf.h"
 
+/* The handlers below are BPF subprograms (__noinline), called by every
+ * way of attaching: the object holds one copy of each. */
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
+
 /* Owner ids: 0 not captured yet, 1 could not be kept (map full). */
 #define OWNER_NONE 1ULL
 /* At most this many runs per event (2048 pages), so a huge read costs
@@ -343,8 +349,8 @@ static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 }
 
 /* Pages leave the page cache: their tracking ends, counts stay. */
-static __always_inline void untrack(const struct ra_file *f, __u64 index,
-				    __u64 npages)
+static __noinline void untrack(const struct ra_file *f, __u64 index,
+			       __u64 npages)
 {
 	struct ra_run_key k = {.file = *f};
 	__u64 hi = index + npages - 1;
@@ -395,8 +401,7 @@ static __always_inline struct ra_thread *thread_get(__u32 tid)
 }
 
 /* A readahead of pages [lo, hi) of f starts in this thread. */
-static __always_inline void on_readahead(const struct ra_file *f, __u64 lo,
-					 __u64 hi)
+static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ra_thread *t;
@@ -414,8 +419,8 @@ static __always_inline void on_readahead(const struct ra_file *f, __u64 lo,
 }
 
 /* A folio was added to the page cache: by a readahead of this thread? */
-static __always_inline void on_add(void *ctx, const struct ra_file *f,
-				   __u64 index, __u32 order)
+static __noinline void on_add(void *ctx, const struct ra_file *f, __u64 index,
+			      __u32 order)
 {
 	__u32 tid = bpf_get_current_pid_tgid();
 	struct ra_thread *t = bpf_map_lookup_elem(&ra_threads, &tid);
@@ -460,8 +465,7 @@ static __always_inline struct ra_thread *end_readahead(const struct ra_file *f)
 /* A read of pages index..last (filemap_get_pages: after its readahead).
  * A long read calls it once per batch with the rest of its range: the
  * thread remembers what it marked, until its readahead adds more. */
-static __always_inline void on_read(const struct ra_file *f, __u64 index,
-				    __u64 last)
+static __noinline void on_read(const struct ra_file *f, __u64 index, __u64 last)
 {
 	struct ra_thread *t = end_readahead(f);
 	__u64 hi = last - index >= RA_MAX_RUNS * RA_RUN_PAGES
@@ -487,7 +491,7 @@ static __always_inline void on_read(const struct ra_file *f, __u64 index,
 }
 
 /* A fault of page index (before the readahead it may start). */
-static __always_inline void on_fault(const struct ra_file *f, __u64 index)
+static __noinline void on_fault(const struct ra_file *f, __u64 index)
 {
 	struct ra_thread *t = end_readahead(f);
 
@@ -502,8 +506,7 @@ static __always_inline void on_fault(const struct ra_file *f, __u64 index)
 }
 
 /* Fault-around mapped what of index..last is cached. */
-static __always_inline void on_map(const struct ra_file *f, __u64 index,
-				   __u64 last)
+static __noinline void on_map(const struct ra_file *f, __u64 index, __u64 last)
 {
 	end_readahead(f);
 	if (last >= index)
@@ -514,8 +517,7 @@ static __always_inline void on_map(const struct ra_file *f, __u64 index,
 }
 
 /* The fallback's read: a folio was accessed (read, written, looked up). */
-static __always_inline void on_folio_accessed(const struct ra_file *f,
-					      __u64 index)
+static __noinline void on_folio_accessed(const struct ra_file *f, __u64 index)
 {
 	end_readahead(f);
 	mark_folio_used(f, index);
