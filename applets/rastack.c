@@ -401,6 +401,19 @@ static bool have_atomic_fetch(void)
 	return true;
 }
 
+/* A thread's readaheads from one place (same user registers, file and
+ * kernel path) share their stacks: captured once, not per readahead.
+ * Needs kernel BTF and bpf_task_pt_regs (5.15+) for the registers, and
+ * the tracepoints that tell sync from async readahead. */
+static bool can_reuse_stacks(void)
+{
+	return kbtf_available() &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
+				       BPF_FUNC_task_pt_regs, NULL) == 1 &&
+	       collect_tracepoint_exists("readahead", "page_cache_sync_ra") &&
+	       collect_tracepoint_exists("readahead", "page_cache_async_ra");
+}
+
 SB_SKELETON(rastack)
 
 static int rastack_configure(struct collector *c, void *skel, void *args)
@@ -415,6 +428,15 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 		tp_layout(t, (struct ra_tp_layout *)&s->rodata->tp[t]);
 	for (size_t i = 0; i < NLAYOUT; i++)
 		slot[i] = off[i] < 0 ? 0 : off[i];
+	s->rodata->reuse_stacks = can_reuse_stacks();
+	bpf_program__set_autoload(s->progs.ra_tp_sync, s->rodata->reuse_stacks);
+	bpf_program__set_autoload(s->progs.ra_tp_async,
+				  s->rodata->reuse_stacks);
+	verbose("stacks captured %s",
+		s->rodata->reuse_stacks
+			? "once per place a thread's readaheads come from"
+			: "at every readahead (no BTF, bpf_task_pt_regs or "
+			  "readahead:page_cache_sync_ra)");
 	s->rodata->atomics = have_atomic_fetch();
 	if (!s->rodata->atomics)
 		verbose("no BPF atomic fetch (5.12+): concurrent readaheads "
@@ -424,6 +446,29 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	/* every row is state (ra_owners): the interval maps stay empty */
 	bpf_map__set_max_entries(s->maps.sb_counts0, 1);
 	bpf_map__set_max_entries(s->maps.sb_counts1, 1);
+	return 0;
+}
+
+/* The sync/async tracepoints, outside the plan: without them stacks are
+ * captured at every readahead, nothing is lost. */
+static int rastack_attach(struct collector *c, void *skel, void *args)
+{
+	struct rastack_bpf *s = skel;
+	struct bpf_program *progs[] = {s->progs.ra_tp_sync,
+				       s->progs.ra_tp_async};
+
+	if (!s->rodata->reuse_stacks)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			verbose("%s: %s: stacks captured at every readahead",
+				bpf_program__name(progs[i]), strerror(errno));
+			continue;
+		}
+		collect_keep_link(c, l);
+	}
 	return 0;
 }
 
@@ -488,6 +533,7 @@ static const struct collector_ops rastack_ops = {
 	.hooks = rastack_hooks,
 	SB_SKELETON_OPS(rastack),
 	.configure = rastack_configure,
+	.attach = rastack_attach,
 	.state_rows = rastack_state_rows,
 	.primary = rastack_primary,
 	.describe = rastack_describe,

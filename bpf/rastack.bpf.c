@@ -38,6 +38,9 @@
 const volatile struct ra_tp_layout tp[RA_NTP] = {};
 const volatile struct ra_kernel_layout kl = {};
 const volatile __u8 atomics = 0; /* BPF atomic fetch ops (5.12+) */
+/* Kernel BTF, bpf_task_pt_regs (5.15+) and the sync/async readahead
+ * tracepoints: a thread's readaheads from one place share their stacks */
+const volatile __u8 reuse_stacks = 0;
 
 struct ra_file {
 	__u64 ino;
@@ -66,8 +69,14 @@ struct ra_thread {
 	__u64 fault_index;
 	struct ra_file memo; /* pages the last read marked used */
 	__u64 memo_lo, memo_hi;
+	__u64 last_origin, last_owner; /* the last stacks captured, and where */
 	__u8 ra_on, fault_on, memo_on;
+	__u8 ra_way; /* what started the readahead: RA_WAY_* */
+	__u8 kind;   /* RA_KIND_*: sync or async, 0 unknown */
 };
+
+enum { RA_WAY_UNBOUNDED = 1, RA_WAY_ORDER };
+enum { RA_KIND_SYNC = 1, RA_KIND_ASYNC };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -400,8 +409,64 @@ static __always_inline struct ra_thread *thread_get(__u32 tid)
 	return bpf_map_lookup_elem(&ra_threads, &tid);
 }
 
+/* Fixed by the ABI (pt_regs): the user registers at kernel entry. */
+#if defined(__TARGET_ARCH_x86)
+#define RA_REG_PC (16 * 8)
+#define RA_REG_SP (19 * 8)
+#define RA_REG_FP (4 * 8)
+#elif defined(__TARGET_ARCH_arm64)
+#define RA_REG_PC (32 * 8)
+#define RA_REG_SP (31 * 8)
+#define RA_REG_FP (29 * 8)
+#endif
+
+static __always_inline __u64 kread(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+/*
+ * Where this thread's readahead comes from, for the price of a few
+ * reads: the user registers at kernel entry (pc, stack and frame
+ * pointers, and the return address the frame holds), the file, the
+ * cgroup and the kernel path (sync or async, ra_order or unbounded).
+ * Two readaheads that agree on all of it have the same stacks: stacks
+ * are captured once per place, not per readahead (a kernel stack costs
+ * ~30 us when its unwind data is cold). 0: not known, capture.
+ */
+static __always_inline __u64 origin(const struct ra_thread *t,
+				    const struct ra_file *f)
+{
+	__u64 regs, pc, ret = 0, w[6];
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+
+	if (!reuse_stacks || !t->kind)
+		return 0;
+	regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs || !(pc = kread(regs + RA_REG_PC)))
+		return 0; /* a kernel thread: no user registers */
+	w[0] = pc;
+	w[1] = kread(regs + RA_REG_SP);
+	w[2] = kread(regs + RA_REG_FP);
+	bpf_probe_read_user(&ret, sizeof(ret), (void *)(w[2] + 8));
+	w[3] = ret;
+	w[4] = f->ino ^ ((__u64)f->dev << 32);
+	w[5] = bpf_get_current_cgroup_id() ^ ((__u64)t->kind << 56) ^
+	       ((__u64)t->ra_way << 48);
+	for (int i = 0; i < 6; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 33;
+	}
+	return h ? h : 1;
+}
+
 /* A readahead of pages [lo, hi) of f starts in this thread. */
-static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi)
+static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi,
+				    int way)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ra_thread *t;
@@ -415,7 +480,22 @@ static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi)
 	t->ra_lo = lo;
 	t->ra_hi = hi;
 	t->owner = 0;
+	t->ra_way = way;
 	t->ra_on = 1;
+}
+
+/* page_cache_sync_ra, page_cache_async_ra: the readahead that follows
+ * (ra_order, unbounded) is of this kind. */
+static __noinline void on_kind(int kind)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ra_thread *t;
+
+	if (!sb_wanted(id >> 32))
+		return;
+	t = thread_get(id);
+	if (t)
+		t->kind = kind;
 }
 
 /* A folio was added to the page cache: by a readahead of this thread? */
@@ -429,8 +509,17 @@ static __noinline void on_add(void *ctx, const struct ra_file *f, __u64 index,
 	if (!t || !t->ra_on || !same_file(&t->ra, f) || index >= t->ra_hi ||
 	    index + n <= t->ra_lo)
 		return;
-	if (!t->owner)
-		t->owner = capture_owner(ctx);
+	if (!t->owner) {
+		__u64 from = origin(t, f);
+
+		if (from && from == t->last_origin) {
+			t->owner = t->last_owner;
+		} else {
+			t->owner = capture_owner(ctx);
+			t->last_origin = from;
+			t->last_owner = t->owner;
+		}
+	}
 	if (t->owner == OWNER_NONE) {
 		sb_stat_add(RA_STAT_STACKS_FULL, n);
 		return;
@@ -459,6 +548,7 @@ static __always_inline struct ra_thread *end_readahead(const struct ra_file *f)
 		t->ra_on = 0;
 	if (t->fault_on && same_file(&t->fault, f))
 		t->fault_on = 0;
+	t->kind = 0; /* set again by the next readahead's sync or async */
 	return t;
 }
 
@@ -593,7 +683,8 @@ int ra_tp_unbounded(void *ctx)
 	struct ra_event e;
 
 	if (tp_event(ctx, RA_TP_UNBOUNDED, &e))
-		on_readahead(&e.file, e.index, e.index + e.arg);
+		on_readahead(&e.file, e.index, e.index + e.arg,
+			     RA_WAY_UNBOUNDED);
 	return 0;
 }
 
@@ -603,7 +694,23 @@ int ra_tp_order(void *ctx)
 	struct ra_event e;
 
 	if (tp_event(ctx, RA_TP_ORDER, &e))
-		on_readahead(&e.file, e.index, e.index + e.arg);
+		on_readahead(&e.file, e.index, e.index + e.arg, RA_WAY_ORDER);
+	return 0;
+}
+
+/* Attached by user space when reuse_stacks: what kind of readahead the
+ * next ra_order or unbounded is. */
+SEC("tracepoint/readahead/page_cache_sync_ra")
+int ra_tp_sync(void *ctx)
+{
+	on_kind(RA_KIND_SYNC);
+	return 0;
+}
+
+SEC("tracepoint/readahead/page_cache_async_ra")
+int ra_tp_async(void *ctx)
+{
+	on_kind(RA_KIND_ASYNC);
 	return 0;
 }
 
@@ -639,14 +746,6 @@ int ra_tp_map_pages(void *ctx)
 
 /* ---- fentry and kprobes: the same functions' arguments ---- */
 
-static __always_inline __u64 kread(__u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
-	return v;
-}
-
 /* The file behind an address_space. false: none (an anonymous page's
  * mapping has its low bits set). */
 static __always_inline bool mapping_file(__u64 mapping, struct ra_file *f)
@@ -676,7 +775,7 @@ static __always_inline void ra_unbounded(__u64 ractl, __u64 nr)
 	if (!mapping_file(kread(ractl + kl.ractl_mapping), &f))
 		return;
 	index = kread(ractl + kl.ractl_index);
-	on_readahead(&f, index, index + nr);
+	on_readahead(&f, index, index + nr, RA_WAY_UNBOUNDED);
 }
 
 /* page_cache_ra_order(ractl, ra, ...) */
@@ -690,7 +789,7 @@ static __always_inline void ra_order(__u64 ractl, __u64 ra)
 		return;
 	index = kread(ractl + kl.ractl_index);
 	bpf_probe_read_kernel(&size, sizeof(size), (void *)(ra + kl.ra_size));
-	on_readahead(&f, index, index + size);
+	on_readahead(&f, index, index + size, RA_WAY_ORDER);
 }
 
 /* Before 5.10: (mapping, file, index, nr_to_read, lookahead_size) */
@@ -699,7 +798,7 @@ static __always_inline void ra_mapping(__u64 mapping, __u64 index, __u64 nr)
 	struct ra_file f;
 
 	if (mapping_file(mapping, &f))
-		on_readahead(&f, index, index + nr);
+		on_readahead(&f, index, index + nr, RA_WAY_UNBOUNDED);
 }
 
 static __always_inline void folio_accessed(__u64 folio)
