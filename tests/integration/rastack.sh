@@ -176,6 +176,11 @@ fi
 check "rastack --unwind eh_frame: main;outer_seq;alpha_seq;read" grep -qE ';main;outer_seq;alpha_seq;[^;]*read' "$T/eh"
 
 # 6. nothing left behind
-if command -v bpftool >/dev/null; then
+# (another helper's rastack, a benchmark, would look like ours)
+if ! command -v bpftool >/dev/null; then
+	skip "no rastack program left loaded" "no bpftool"
+elif pgrep -f 'stackbox rastack' >/dev/null; then
+	skip "no rastack program left loaded" "another stackbox rastack is running"
+else
 	check "no rastack program left loaded" sh -c "! bpftool prog show | grep -q ' name ra_'"
 fi
