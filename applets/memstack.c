@@ -37,7 +37,8 @@
 //usage:                   faults: faulted_space (default), faults
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=syscalls|raw_tp forces the way --mode mmap attaches.
+//usage:STACKBOX_ATTACH=uprobe (perf event uprobes, not uprobe_multi), raw_tp
+//usage:(--mode mmap: not the syscalls tracepoints) forces a way to attach.
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -48,6 +49,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -139,6 +141,12 @@ static const struct metric fault_metrics[] = {
 
 /* ---- run state ---- */
 
+/* An attached uprobe: a perf event's link, or a uprobe_multi link. */
+struct uprobe {
+	struct bpf_link *link;
+	int fd;
+};
+
 /* A function of the allocator, found in a file's symbols. */
 struct fn_site {
 	uint64_t off;	  /* file offset */
@@ -156,7 +164,7 @@ struct ms_file {
 	char *path; /* as maps names it */
 	struct fn_site sites[MAX_SITES];
 	unsigned nsites;
-	bool allocator; /* it defines PFXmalloc */
+	bool allocator;	 /* it defines PFXmalloc */
 	pid_t *attached; /* pids its probes are attached for (-1: all) */
 	size_t nattached, attached_cap;
 };
@@ -179,6 +187,9 @@ struct ms_state {
 	size_t nfiles, files_cap;
 	struct ref_map prev;
 	const char *raw_way; /* --mode mmap: how it attached */
+	int multi; /* BPF_TRACE_UPROBE_MULTI's value; 0: perf uprobes */
+	struct uprobe *uprobes; /* detached by memstack_main */
+	size_t nuprobes, uprobes_cap;
 };
 
 /* ---- a small map from row ref to two counters ---- */
@@ -188,10 +199,9 @@ static struct ref_slot *ref_find(struct ref_map *m, uint64_t ref, bool add)
 	size_t i;
 
 	if (add && 2 * (m->n + 1) > m->cap) {
-		struct ref_map bigger = {
-			xzalloc((m->cap ? 2 * m->cap : 1024) *
-				sizeof(struct ref_slot)),
-			m->cap ? 2 * m->cap : 1024, 0};
+		struct ref_map bigger = {xzalloc((m->cap ? 2 * m->cap : 1024) *
+						 sizeof(struct ref_slot)),
+					 m->cap ? 2 * m->cap : 1024, 0};
 
 		for (i = 0; i < m->cap; i++)
 			if (m->slot[i].used)
@@ -270,10 +280,14 @@ static void fill_tables(struct memstack_bpf *s)
 
 /* ---- finding the allocator's functions in a file ---- */
 
+/* The public entry points: in a static musl program free and realloc
+ * are jumps to __libc_free and __libc_realloc, which musl also calls
+ * from inside (realloc frees): probing those too would see each free
+ * twice. Allocations musl makes for itself through them go unseen,
+ * and so do their frees. */
 static const struct {
 	const char *name;
 	unsigned char kind;
-	bool internal; /* musl's own entry points: never prefixed */
 } alloc_fns[] = {
 	{"malloc", MS_MALLOC},
 	{"calloc", MS_CALLOC},
@@ -285,25 +299,17 @@ static const struct {
 	{"valloc", MS_VALLOC},
 	{"pvalloc", MS_PVALLOC},
 	{"free", MS_FREE},
-	/* a static musl program's libc calls these, not malloc */
-	{"__libc_malloc", MS_MALLOC, true},
-	{"__libc_calloc", MS_CALLOC, true},
-	{"__libc_realloc", MS_REALLOC, true},
-	{"__libc_free", MS_FREE, true},
 };
 
 static int fn_index(const char *name, const char *prefix)
 {
 	size_t plen = prefix ? strlen(prefix) : 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(alloc_fns); i++) {
-		if (alloc_fns[i].internal ? prefix || strcmp(name, alloc_fns[i].name)
-					  : strncmp(name, prefix ? prefix : "", plen) ||
-						    strcmp(name + plen,
-							   alloc_fns[i].name))
-			continue;
-		return i;
-	}
+	if (prefix && strncmp(name, prefix, plen))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(alloc_fns); i++)
+		if (!strcmp(name + plen, alloc_fns[i].name))
+			return i;
 	return -1;
 }
 
@@ -331,22 +337,23 @@ static void add_site(struct ms_file *f, int fn, uint64_t off)
 
 	for (unsigned i = 0; i < f->nsites; i++)
 		if (f->sites[i].off == off || f->sites[i].fn == fn)
-			site = &f->sites[i]; /* glibc's __libc_malloc is malloc */
+			site = &f->sites[i];
 	if (site && (site->fn <= fn || site->off != off))
-		return; /* the standard name wins */
+		return; /* glibc's aligned_alloc is memalign: one probe */
 	if (!site && f->nsites == MAX_SITES)
 		return;
 	if (!site)
 		site = &f->sites[f->nsites++];
 	*site = (struct fn_site){off, fn, alloc_fns[fn].kind,
 				 alloc_fns[fn].name};
-	if (alloc_fns[fn].kind == MS_MALLOC && !alloc_fns[fn].internal)
+	if (alloc_fns[fn].kind == MS_MALLOC)
 		f->allocator = true;
 }
 
 static int by_fn(const void *a, const void *b)
 {
-	return ((const struct fn_site *)a)->fn - ((const struct fn_site *)b)->fn;
+	return ((const struct fn_site *)a)->fn -
+	       ((const struct fn_site *)b)->fn;
 }
 
 /* Global functions defined in one symbol section. */
@@ -405,6 +412,123 @@ static void read_sites(struct ms_file *f, const char *open_path,
 
 /* ---- attaching uprobes ---- */
 
+static void keep_uprobe(struct ms_state *st, struct bpf_link *l, int fd)
+{
+	st->uprobes = grow_array(st->uprobes, &st->uprobes_cap,
+				 st->nuprobes + 1, sizeof(*st->uprobes));
+	st->uprobes[st->nuprobes++] = (struct uprobe){l, fd};
+}
+
+struct unlink_job {
+	struct uprobe *u;
+	size_t n, step;
+};
+
+static void *unlink_some(void *arg)
+{
+	struct unlink_job *j = arg;
+
+	for (size_t i = 0; i < j->n; i += j->step) {
+		bpf_link__destroy(j->u[i].link);
+		if (j->u[i].fd >= 0)
+			close(j->u[i].fd);
+	}
+	return NULL;
+}
+
+/*
+ * Detaching a uprobe waits for RCU grace periods (Linux 6.12+: about
+ * 100 ms here, under a mutex for perf event uprobes). uprobe_multi
+ * links wait once each, and in parallel: threads let the waits
+ * overlap.
+ */
+static void detach_uprobes(struct ms_state *st)
+{
+	enum { THREADS = 16 };
+	struct unlink_job jobs[THREADS];
+	pthread_t t[THREADS];
+	size_t n = st->nuprobes < THREADS ? st->nuprobes : THREADS;
+	bool started[THREADS] = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		jobs[i] = (struct unlink_job){st->uprobes + i, st->nuprobes - i,
+					      n};
+		started[i] =
+			!pthread_create(&t[i], NULL, unlink_some, &jobs[i]);
+		if (!started[i])
+			unlink_some(&jobs[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	free(st->uprobes);
+}
+
+/* BPF_LINK_CREATE for uprobe_multi (Linux 6.6), which the libbpf of
+ * Debian 12 does not know: union bpf_attr's link_create as the UAPI
+ * lays it out. */
+struct uprobe_multi_attr {
+	__u32 prog_fd, target_fd, attach_type, flags;
+	__u64 path, offsets, ref_ctr_offsets, cookies;
+	__u32 cnt, multi_flags, pid, pad;
+};
+#define UPROBE_MULTI_RETURN 1
+
+static int link_uprobe_multi(int prog_fd, int type, const char *path,
+			     const __u64 *offsets, const __u64 *cookies,
+			     unsigned n, bool ret, pid_t pid)
+{
+	struct uprobe_multi_attr attr = {
+		.prog_fd = prog_fd,
+		.attach_type = type,
+		.path = (uintptr_t)path,
+		.offsets = (uintptr_t)offsets,
+		.cookies = (uintptr_t)cookies,
+		.cnt = n,
+		.multi_flags = ret ? UPROBE_MULTI_RETURN : 0,
+		.pid = pid > 0 ? pid : 0, /* 0: every process */
+	};
+
+	return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+}
+
+/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF, when a link of it
+ * can be made here (the way libbpf 1.3 probes it: a path that is not
+ * a file gives EBADF); 0 when not. */
+static int probe_uprobe_multi(void)
+{
+	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
+					      BTF_KIND_ENUM)
+		     : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	struct bpf_insn ret0[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	__u64 off = 0;
+	int type = 0, prog, link;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
+			    "BPF_TRACE_UPROBE_MULTI"))
+			type = btf_enum(t)[i].val;
+	btf__free(btf);
+	if (!type)
+		return 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
+	if (prog < 0)
+		return 0;
+	link = link_uprobe_multi(prog, type, "/", &off, NULL, 1, false, 0);
+	if (link >= 0)
+		close(link);
+	else
+		link = -errno;
+	close(prog);
+	return link == -EBADF ? type : 0;
+}
+
 static struct bpf_program *entry_prog(struct memstack_bpf *s, unsigned kind)
 {
 	switch (kind) {
@@ -440,12 +564,39 @@ static bool attached_for(const struct ms_file *f, pid_t pid)
 /* Entry probes on each function, return probes on those that allocate:
  * for pid's process only, or every process (-1). Never pid 0, which
  * libbpf takes as this process. */
-static int attach_file(struct collector *c, struct ms_state *st,
-		       struct ms_file *f, const char *open_path, pid_t pid)
+/* One uprobe_multi link for the entries, one for the returns. */
+static int attach_multi(struct ms_state *st, struct ms_file *f,
+			const char *open_path, pid_t pid)
 {
-	char names[256] = "";
-	size_t len = 0;
+	__u64 off[MAX_SITES], kind[MAX_SITES], ret_off[MAX_SITES];
+	unsigned nret = 0;
+	int fd;
 
+	for (unsigned i = 0; i < f->nsites; i++) {
+		off[i] = f->sites[i].off;
+		kind[i] = f->sites[i].kind;
+		if (f->sites[i].kind != MS_FREE)
+			ret_off[nret++] = f->sites[i].off;
+	}
+	fd = link_uprobe_multi(bpf_program__fd(st->skel->progs.ms_entry_multi),
+			       st->multi, open_path, off, kind, f->nsites,
+			       false, pid);
+	if (fd < 0)
+		return -errno;
+	keep_uprobe(st, NULL, fd);
+	fd = link_uprobe_multi(bpf_program__fd(st->skel->progs.ms_alloc_return),
+			       st->multi, open_path, ret_off, NULL, nret, true,
+			       pid);
+	if (fd < 0)
+		return -errno;
+	keep_uprobe(st, NULL, fd);
+	return 0;
+}
+
+/* A perf event uprobe per function and one per return. */
+static int attach_perf(struct ms_state *st, struct ms_file *f,
+		       const char *open_path, pid_t pid)
+{
 	for (unsigned i = 0; i < f->nsites; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts);
 		struct bpf_link *l = bpf_program__attach_uprobe_opts(
@@ -454,16 +605,34 @@ static int attach_file(struct collector *c, struct ms_state *st,
 
 		if (!l)
 			return -errno;
-		collect_keep_link(c, l);
-		if (f->sites[i].kind != MS_FREE) {
-			opts.retprobe = true;
-			l = bpf_program__attach_uprobe_opts(
-				st->skel->progs.ms_alloc_return, pid,
-				open_path, f->sites[i].off, &opts);
-			if (!l)
-				return -errno;
-			collect_keep_link(c, l);
-		}
+		keep_uprobe(st, l, -1);
+		if (f->sites[i].kind == MS_FREE)
+			continue;
+		opts.retprobe = true;
+		l = bpf_program__attach_uprobe_opts(
+			st->skel->progs.ms_alloc_return, pid, open_path,
+			f->sites[i].off, &opts);
+		if (!l)
+			return -errno;
+		keep_uprobe(st, l, -1);
+	}
+	return 0;
+}
+
+/* Entry probes on each function, return probes on those that allocate:
+ * for pid's process only, or every process (-1). Never pid 0, which
+ * libbpf takes as this process. */
+static int attach_file(struct ms_state *st, struct ms_file *f,
+		       const char *open_path, pid_t pid)
+{
+	char names[256] = "";
+	size_t len = 0;
+	int err = st->multi ? attach_multi(st, f, open_path, pid)
+			    : attach_perf(st, f, open_path, pid);
+
+	if (err)
+		return err;
+	for (unsigned i = 0; i < f->nsites; i++) {
 		len += snprintf(names + len, sizeof(names) - len, " %s",
 				f->sites[i].name);
 		if (len >= sizeof(names))
@@ -501,8 +670,8 @@ static struct ms_file *file_get(struct ms_state *st, const char *dev,
 
 /* The allocator files tgid maps (each executable file mapping that
  * defines PFXmalloc), probed for pid. How many are probed. */
-static int attach_maps(struct collector *c, struct memstack_args *a,
-		       pid_t tgid, pid_t pid)
+static int attach_maps(struct collector *c, struct memstack_args *a, pid_t tgid,
+		       pid_t pid)
 {
 	char path[64], *maps, *line, *save = NULL;
 	int n = 0;
@@ -536,7 +705,7 @@ static int attach_maps(struct collector *c, struct memstack_args *a,
 			n++;
 			continue;
 		}
-		if ((err = attach_file(c, a->st, f, open_path, pid)))
+		if ((err = attach_file(a->st, f, open_path, pid)))
 			verbose("uprobes in %s (pid %d): %s", file, tgid,
 				strerror(-err));
 		else
@@ -547,8 +716,7 @@ static int attach_maps(struct collector *c, struct memstack_args *a,
 }
 
 /* --lib PATH, as the target sees it when it can be opened that way. */
-static void attach_lib(struct collector *c, struct memstack_args *a,
-		       pid_t pid)
+static void attach_lib(struct collector *c, struct memstack_args *a, pid_t pid)
 {
 	char open_path[4200];
 	struct stat sb;
@@ -556,8 +724,7 @@ static void attach_lib(struct collector *c, struct memstack_args *a,
 	char dev[32];
 	int err;
 
-	snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid,
-		 a->lib);
+	snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid, a->lib);
 	if (pid <= 0 || *a->lib != '/' || stat(open_path, &sb))
 		snprintf(open_path, sizeof(open_path), "%s", a->lib);
 	if (stat(open_path, &sb))
@@ -567,15 +734,14 @@ static void attach_lib(struct collector *c, struct memstack_args *a,
 	if (!f->allocator)
 		error_exit("--lib %s: no %smalloc in its symbols", a->lib,
 			   a->prefix ? a->prefix : "");
-	if (!attached_for(f, pid) && (err = attach_file(c, a->st, f, open_path,
-							pid)))
+	if (!attached_for(f, pid) &&
+	    (err = attach_file(a->st, f, open_path, pid)))
 		error_exit("--lib %s: attaching uprobes: %s", a->lib,
 			   strerror(-err));
 }
 
 /* -p PID, or CMD at its entry point: probes for it alone. */
-static void ms_target(struct collector *c, void *skel, void *args,
-		      pid_t tgid)
+static void ms_target(struct collector *c, void *skel, void *args, pid_t tgid)
 {
 	struct memstack_args *a = args;
 
@@ -584,10 +750,11 @@ static void ms_target(struct collector *c, void *skel, void *args,
 	if (a->lib)
 		attach_lib(c, a, tgid);
 	else if (!attach_maps(c, a, tgid, tgid))
-		error_exit("pid %d: no allocator in the files it maps (%smalloc "
-			   "in libc.so.6, ld-musl-*.so.1, a static executable "
-			   "or a library); name it with --lib",
-			   tgid, a->prefix ? a->prefix : "");
+		error_exit(
+			"pid %d: no allocator in the files it maps (%smalloc "
+			"in libc.so.6, ld-musl-*.so.1, a static executable "
+			"or a library); name it with --lib",
+			tgid, a->prefix ? a->prefix : "");
 }
 
 /* Without -p or CMD: every allocator file of every running process,
@@ -620,11 +787,16 @@ static void attach_everywhere(struct collector *c, struct memstack_args *a)
 
 /* ---- attaching the other modes ---- */
 
+/* STACKBOX_ATTACH=LABEL[,LABEL...] names the ways to use (tests). */
 static bool forced(const char *label)
 {
-	const char *want = getenv("STACKBOX_ATTACH");
+	const char *p = getenv("STACKBOX_ATTACH");
+	size_t len = strlen(label);
 
-	return want && strstr(want, label);
+	for (; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == len && !strncmp(p, label, len))
+			return true;
+	return false;
 }
 
 /* mmap, munmap, brk: their own tracepoints, else every syscall's raw_tp */
@@ -657,23 +829,25 @@ static const struct {
 	[MS_K_KMALLOC] = {"kmalloc", "ptr", false, true},
 	[MS_K_KMALLOC_NODE] = {"kmalloc_node", "ptr", false, true},
 	[MS_K_CACHE_ALLOC] = {"kmem_cache_alloc", "ptr", false, true},
-	[MS_K_CACHE_ALLOC_NODE] = {"kmem_cache_alloc_node", "ptr", false,
-				   true},
+	[MS_K_CACHE_ALLOC_NODE] = {"kmem_cache_alloc_node", "ptr", false, true},
 	[MS_K_KFREE] = {"kfree", "ptr", false, false},
 	[MS_K_CACHE_FREE] = {"kmem_cache_free", "ptr", false, false},
 	[MS_K_PAGE_ALLOC] = {"mm_page_alloc", "pfn", true, true},
 	[MS_K_PAGE_FREE] = {"mm_page_free", "pfn", true, false},
-	[MS_K_PAGE_FREE_BATCHED] = {"mm_page_free_batched", "pfn", true,
-				    false},
+	[MS_K_PAGE_FREE_BATCHED] = {"mm_page_free_batched", "pfn", true, false},
 };
 
 static struct bpf_program *kevent_prog(struct memstack_bpf *s, int ev)
 {
 	struct bpf_program *p[MS_K_NEVENTS] = {
-		s->progs.ms_kmalloc,	  s->progs.ms_kmalloc_node,
-		s->progs.ms_cache_alloc,  s->progs.ms_cache_alloc_node,
-		s->progs.ms_kfree,	  s->progs.ms_cache_free,
-		s->progs.ms_page_alloc,	  s->progs.ms_page_free,
+		s->progs.ms_kmalloc,
+		s->progs.ms_kmalloc_node,
+		s->progs.ms_cache_alloc,
+		s->progs.ms_cache_alloc_node,
+		s->progs.ms_kfree,
+		s->progs.ms_cache_free,
+		s->progs.ms_page_alloc,
+		s->progs.ms_page_free,
 		s->progs.ms_page_free_batched,
 	};
 
@@ -708,16 +882,17 @@ static void choose_kevents(struct ms_state *st)
 				    &k->bytes_size);
 		k->order = field_at(kevents[ev].name, "order", &k->order_size);
 		ok = k->ptr != 0xffff &&
-		     (!kevents[ev].alloc || kevents[ev].page ? k->order != 0xffff ||
-							      !kevents[ev].page
-							    : k->bytes != 0xffff);
+		     (!kevents[ev].alloc || kevents[ev].page
+			      ? k->order != 0xffff || !kevents[ev].page
+			      : k->bytes != 0xffff);
 		bpf_program__set_autoload(kevent_prog(s, ev), ok);
 		if (!ok && (ev == MS_K_KMALLOC || ev == MS_K_KFREE))
 			error_exit("--mode kernel: no usable tracepoint "
 				   "kmem:%s (tracefs, CONFIG_TRACING)",
 				   kevents[ev].name);
 		if (!ok)
-			verbose("kmem:%s: not on this kernel", kevents[ev].name);
+			verbose("kmem:%s: not on this kernel",
+				kevents[ev].name);
 	}
 }
 
@@ -801,11 +976,11 @@ static void probe_exit_layout(struct memstack_bpf *s)
 	btf__free(btf);
 }
 
-static void autoload_mode(struct memstack_bpf *s, int mode)
+static void autoload_mode(struct ms_state *st, int mode)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, s->obj)
+	bpf_object__for_each_program(p, st->skel->obj)
 	{
 		const char *n = bpf_program__name(p);
 		const char *sec = bpf_program__section_name(p);
@@ -815,9 +990,12 @@ static void autoload_mode(struct memstack_bpf *s, int mode)
 			continue; /* the core's */
 		if (!strcmp(n, "ms_exit") || !strcmp(n, "ms_exec"))
 			want = mode == MS_MODE_USER || mode == MS_MODE_MMAP;
-		else if (!strncmp(sec, "uprobe", 6) ||
-			 !strncmp(sec, "uretprobe", 9))
+		else if (!strcmp(n, "ms_alloc_return"))
 			want = mode == MS_MODE_USER;
+		else if (!strcmp(n, "ms_entry_multi"))
+			want = mode == MS_MODE_USER && st->multi;
+		else if (!strncmp(sec, "uprobe", 6))
+			want = mode == MS_MODE_USER && !st->multi;
 		else if (!strcmp(sec, "perf_event"))
 			want = mode == MS_MODE_FAULTS;
 		else if (!strncmp(sec, "tracepoint/kmem/", 16))
@@ -826,6 +1004,28 @@ static void autoload_mode(struct memstack_bpf *s, int mode)
 			want = mode == MS_MODE_MMAP;
 		bpf_program__set_autoload(p, want);
 	}
+	if (st->multi) {
+		bpf_program__set_expected_attach_type(
+			st->skel->progs.ms_entry_multi, st->multi);
+		bpf_program__set_expected_attach_type(
+			st->skel->progs.ms_alloc_return, st->multi);
+	}
+}
+
+/* uprobe_multi where the kernel has it, unless STACKBOX_ATTACH=uprobe */
+static void choose_uprobes(struct ms_state *st)
+{
+	static bool said;
+
+	st->multi = forced("uprobe") ? 0 : probe_uprobe_multi();
+	if (!said)
+		verbose("uprobes: %s",
+			st->multi	   ? "uprobe_multi links"
+			: forced("uprobe") ? "a perf event per function "
+					     "(STACKBOX_ATTACH)"
+					   : "a perf event per function (no "
+					     "uprobe_multi: Linux < 6.6)");
+	said = true;
 }
 
 static int ms_configure(struct collector *c, void *skel, void *args)
@@ -840,13 +1040,16 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	s->rodata->ms_mode = a->mode;
 	s->rodata->page_size = page > 0 ? page : 4096;
 	s->rodata->keep_time = a->age != 0;
+	s->rodata->self_tgid = getpid();
 	s->rodata->sample_mean = a->sample;
 	if (a->sample)
 		fill_tables(s);
 	/* a uprobe's or syscall's kernel stack is only the trap's path */
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		s->rodata->sb_cfg.kern_stacks = 0;
-	autoload_mode(s, a->mode);
+	if (a->mode == MS_MODE_USER)
+		choose_uprobes(st);
+	autoload_mode(st, a->mode);
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		probe_exit_layout(s);
 	if (a->mode == MS_MODE_MMAP)
@@ -1120,10 +1323,11 @@ static void ms_describe(void *args, char *buf, size_t len)
 			     "in the interval");
 		break;
 	case MS_MODE_MMAP:
-		n = snprintf(buf, len,
-			     "value: bytes mapped by mmap and brk and not yet "
-			     "unmapped (inuse), per stack; alloc: mapped in the "
-			     "interval");
+		n = snprintf(
+			buf, len,
+			"value: bytes mapped by mmap and brk and not yet "
+			"unmapped (inuse), per stack; alloc: mapped in the "
+			"interval");
 		break;
 	case MS_MODE_FAULTS:
 		snprintf(buf, len,
@@ -1145,9 +1349,10 @@ static void ms_describe(void *args, char *buf, size_t len)
 			      format_value(mean, sizeof(mean), METRIC_BYTES,
 					   a->sample));
 	if (a->age && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - n,
-			 "; only allocations older than %s (alloc: not counted)",
-			 format_value(age, sizeof(age), METRIC_NS, a->age));
+		snprintf(
+			buf + n, len - n,
+			"; only allocations older than %s (alloc: not counted)",
+			format_value(age, sizeof(age), METRIC_NS, a->age));
 }
 
 static const char *const user_stats[] = {
@@ -1156,6 +1361,7 @@ static const char *const user_stats[] = {
 	"allocations not counted (--rows full)",
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
+	"calls whose return was not seen",
 	NULL,
 };
 
@@ -1165,6 +1371,7 @@ static const char *const sampled_stats[] = {
 	"allocations not counted (--rows full)",
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
+	"calls whose return was not seen",
 	NULL,
 };
 
@@ -1174,6 +1381,7 @@ static const char *const mmap_stats[] = {
 	"mappings not counted (--rows full)",
 	"addresses mapped again without an unmap seen",
 	"calls not seen (thread map full)",
+	"unused",
 	"munmap or brk shrinks of ranges not tracked",
 	NULL,
 };
@@ -1216,8 +1424,8 @@ static void check_args(struct memstack_args *a)
 			  "--mode kernel)",
 			  mode_names[a->mode]);
 	if (a->value && !ms_primary(a) &&
-	    strcmp(a->value, a->mode == MS_MODE_FAULTS ? "faulted_space"
-						       : "inuse_space"))
+	    strcmp(a->value,
+		   a->mode == MS_MODE_FAULTS ? "faulted_space" : "inuse_space"))
 		help_exit("--value %s: not a value of --mode %s", a->value,
 			  mode_names[a->mode]);
 }
@@ -1250,6 +1458,7 @@ static int memstack_main(void *args, int argc, char **argv)
 	ops.prealloc_stacks =
 		a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_KERNEL;
 	status = collect_run(&ops, &a->common, a, argc, argv);
+	detach_uprobes(&st);
 	for (size_t i = 0; i < st.nfiles; i++) {
 		free(st.files[i].dev);
 		free(st.files[i].path);

@@ -23,33 +23,35 @@
 /* Where the kernel's pt_regs keep arguments, the return value and the
  * stack pointer (fixed by each architecture's ABI). */
 #if defined(__TARGET_ARCH_x86)
-#define REG_ARG0   14 /* di */
-#define REG_ARG1   13 /* si */
-#define REG_ARG2   12 /* dx */
-#define REG_RET	   10 /* ax */
-#define REG_SP	   19
-#define NR_MMAP	   9
-#define NR_MUNMAP  11
-#define NR_BRK	   12
+#define REG_ARG0  14 /* di */
+#define REG_ARG1  13 /* si */
+#define REG_ARG2  12 /* dx */
+#define REG_RET	  10 /* ax */
+#define REG_SP	  19
+#define NR_MMAP	  9
+#define NR_MUNMAP 11
+#define NR_BRK	  12
 #elif defined(__TARGET_ARCH_arm64)
-#define REG_ARG0   0
-#define REG_ARG1   1
-#define REG_ARG2   2
-#define REG_RET	   0
-#define REG_SP	   31
-#define NR_MMAP	   222
-#define NR_MUNMAP  215
-#define NR_BRK	   214
+#define REG_ARG0  0
+#define REG_ARG1  1
+#define REG_ARG2  2
+#define REG_RET	  0
+#define REG_SP	  31
+#define NR_MMAP	  222
+#define NR_MUNMAP 215
+#define NR_BRK	  214
 #else
 #error "memstack knows x86 and arm64"
 #endif
 #define REG(ctx, i) (((const __u64 *)(ctx))[i])
 
-#define EEXIST 17
+#define EEXIST	 17
+#define STALE_NS (10 * 1000000000ULL) /* no allocator call takes 10 s */
 
 const volatile __u8 ms_mode = MS_MODE_USER;
 const volatile __u64 sample_mean = 0; /* -s BYTES; 0: exact */
 const volatile __u8 keep_time = 0;    /* --age: allocation times */
+const volatile __u32 self_tgid = 0;   /* the collector: never traced */
 const volatile __u64 page_size = 4096;
 /* task_struct.signal, signal_struct.live from kernel BTF; 0: unknown,
  * then a process ends when its leader does */
@@ -63,9 +65,10 @@ const volatile struct ms_kfield kfields[MS_K_NEVENTS] = {};
  * sampling state. Only the thread itself writes it. */
 struct ms_thread {
 	__u64 size;
-	__u64 arg;   /* realloc's old pointer, posix_memalign's &ptr */
-	__u64 sp;    /* at the outermost entry: nested calls are below */
-	__u64 stack; /* user stack at that entry */
+	__u64 arg;	 /* realloc's old pointer, posix_memalign's &ptr */
+	__u64 sp;	 /* at the outermost entry: nested calls are below */
+	__u64 since;	 /* when it began */
+	__u64 stack;	 /* user stack at that entry */
 	__u64 countdown; /* -s: bytes until the next sample */
 	__u32 tgid, gen;
 	__u16 depth; /* allocator calls in flight, nested ones included */
@@ -164,6 +167,13 @@ static __always_inline __u64 sampled_bytes(__u64 size)
 
 /* ---- processes, threads, rows ---- */
 
+/* The filters, and never the collector's own calls (without -p its
+ * allocations at each snapshot would feed themselves). */
+static __always_inline bool wanted(__u64 id)
+{
+	return id >> 32 != self_tgid && sb_wanted(id >> 32);
+}
+
 static __always_inline struct ms_proc *proc_get(__u32 tgid)
 {
 	struct ms_proc *p = bpf_map_lookup_elem(&ms_procs, &tgid), n = {};
@@ -227,9 +237,8 @@ static __always_inline void announce(__u32 tgid)
 }
 
 /* The row of the current task's process and these stacks. */
-static __always_inline struct ms_row *row_get(__u32 tgid, __u32 gen,
-					      __u64 ustack, __u64 kstack,
-					      __u64 *ref)
+static __always_inline struct ms_row *
+row_get(__u32 tgid, __u32 gen, __u64 ustack, __u64 kstack, __u64 *ref)
 {
 	__u32 zero = 0;
 	struct ms_row *r, *n;
@@ -339,16 +348,22 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 				       __u64 arg)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sp = REG(ctx, REG_SP);
+	__u64 now = bpf_ktime_get_ns();
 	struct ms_thread *t;
 
-	if (!sb_wanted(id >> 32) || !(t = thread_get(id)))
+	if (!wanted(id) || !(t = thread_get(id)))
 		return 0;
 	/* called by another allocator function (glibc's realloc calls
-	 * malloc, musl's calloc too): the outer call counts */
-	if (t->depth && sp <= t->sp) {
+	 * malloc, musl's calloc too), or tail-called by it (same stack
+	 * pointer): the outer call counts. One that began long ago has
+	 * lost its return (a uretprobe that could not be set up). */
+	if (t->depth && sp <= t->sp && now - t->since < STALE_NS) {
 		t->depth++;
 		return 0;
 	}
+	if (t->depth)
+		sb_stat_add(MS_STAT_NO_RETURN, 1);
+	t->since = now;
 	t->depth = 1;
 	t->sp = sp;
 	t->kind = kind;
@@ -379,77 +394,114 @@ static __always_inline __u64 times(__u64 n, __u64 size)
 	return size > most ? ~0ULL : n * size; /* ~0: the call fails */
 }
 
-SEC("uprobe")
-int ms_malloc(void *ctx)
-{
-	return alloc_entry(ctx, MS_MALLOC, REG(ctx, REG_ARG0), 0);
-}
-
-SEC("uprobe")
-int ms_calloc(void *ctx)
-{
-	return alloc_entry(ctx, MS_CALLOC,
-			   times(REG(ctx, REG_ARG0), REG(ctx, REG_ARG1)), 0);
-}
-
-SEC("uprobe")
-int ms_realloc(void *ctx)
-{
-	return alloc_entry(ctx, MS_REALLOC, REG(ctx, REG_ARG1),
-			   REG(ctx, REG_ARG0));
-}
-
-SEC("uprobe")
-int ms_reallocarray(void *ctx)
-{
-	return alloc_entry(ctx, MS_REALLOCARRAY,
-			   times(REG(ctx, REG_ARG1), REG(ctx, REG_ARG2)),
-			   REG(ctx, REG_ARG0));
-}
-
-SEC("uprobe")
-int ms_posix_memalign(void *ctx)
-{
-	return alloc_entry(ctx, MS_POSIX_MEMALIGN, REG(ctx, REG_ARG2),
-			   REG(ctx, REG_ARG0));
-}
-
-SEC("uprobe")
-int ms_memalign(void *ctx)
-{
-	return alloc_entry(ctx, MS_MEMALIGN, REG(ctx, REG_ARG1), 0);
-}
-
-SEC("uprobe")
-int ms_valloc(void *ctx)
-{
-	return alloc_entry(ctx, MS_VALLOC, REG(ctx, REG_ARG0), 0);
-}
-
-SEC("uprobe")
-int ms_pvalloc(void *ctx)
-{
-	__u64 size = REG(ctx, REG_ARG0);
-
-	/* whole pages, and pvalloc(0) one page */
-	size = size ? (size + page_size - 1) & ~(page_size - 1) : page_size;
-	return alloc_entry(ctx, MS_PVALLOC, size, 0);
-}
-
-SEC("uprobe")
-int ms_free(void *ctx)
+static __always_inline int free_entry(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ptr = REG(ctx, REG_ARG0);
 	struct ms_alloc_key k = {.tgid = id >> 32, .addr = ptr};
 	struct ms_thread *t;
 
-	if (!ptr || !sb_wanted(id >> 32) || !(t = thread_get(id)))
+	if (!ptr || !wanted(id) || !(t = thread_get(id)))
 		return 0;
 	if (t->depth && REG(ctx, REG_SP) <= t->sp)
 		return 0; /* inside realloc: its return accounts for it */
 	k.gen = t->gen;
 	release(&k, MS_STAT_FREE_MISS);
 	return 0;
+}
+
+/* The entry of each function by its kind: size and pointer argument. */
+static __always_inline int entry(void *ctx, __u64 kind)
+{
+	__u64 a0 = REG(ctx, REG_ARG0), a1 = REG(ctx, REG_ARG1);
+
+	switch (kind) {
+	case MS_MALLOC:
+	case MS_VALLOC:
+		return alloc_entry(ctx, kind, a0, 0);
+	case MS_CALLOC:
+		return alloc_entry(ctx, kind, times(a0, a1), 0);
+	case MS_REALLOC:
+		return alloc_entry(ctx, kind, a1, a0);
+	case MS_REALLOCARRAY:
+		return alloc_entry(ctx, kind, times(a1, REG(ctx, REG_ARG2)),
+				   a0);
+	case MS_POSIX_MEMALIGN: /* (&ptr, align, size) */
+		return alloc_entry(ctx, kind, REG(ctx, REG_ARG2), a0);
+	case MS_MEMALIGN: /* (align, size) */
+		return alloc_entry(ctx, kind, a1, 0);
+	case MS_PVALLOC: /* whole pages, and pvalloc(0) one page */
+		return alloc_entry(ctx, kind,
+				   a0 ? (a0 + page_size - 1) & ~(page_size - 1)
+				      : page_size,
+				   0);
+	case MS_FREE:
+		return free_entry(ctx);
+	}
+	return 0;
+}
+
+/* One program per function: uprobes through perf events, which any
+ * kernel with uprobes has. */
+SEC("uprobe")
+int ms_malloc(void *ctx)
+{
+	return entry(ctx, MS_MALLOC);
+}
+
+SEC("uprobe")
+int ms_calloc(void *ctx)
+{
+	return entry(ctx, MS_CALLOC);
+}
+
+SEC("uprobe")
+int ms_realloc(void *ctx)
+{
+	return entry(ctx, MS_REALLOC);
+}
+
+SEC("uprobe")
+int ms_reallocarray(void *ctx)
+{
+	return entry(ctx, MS_REALLOCARRAY);
+}
+
+SEC("uprobe")
+int ms_posix_memalign(void *ctx)
+{
+	return entry(ctx, MS_POSIX_MEMALIGN);
+}
+
+SEC("uprobe")
+int ms_memalign(void *ctx)
+{
+	return entry(ctx, MS_MEMALIGN);
+}
+
+SEC("uprobe")
+int ms_valloc(void *ctx)
+{
+	return entry(ctx, MS_VALLOC);
+}
+
+SEC("uprobe")
+int ms_pvalloc(void *ctx)
+{
+	return entry(ctx, MS_PVALLOC);
+}
+
+SEC("uprobe")
+int ms_free(void *ctx)
+{
+	return entry(ctx, MS_FREE);
+}
+
+/* All of them in one uprobe_multi link (6.6+), the kind in each
+ * offset's cookie: one link to detach, not one per function. */
+SEC("uprobe")
+int ms_entry_multi(void *ctx)
+{
+	return entry(ctx, bpf_get_attach_cookie(ctx));
 }
 
 /* Every allocating function's return. */
@@ -465,8 +517,8 @@ int ms_alloc_return(void *ctx)
 		return 0; /* not seen entering, or a nested call */
 	k.gen = t->gen;
 	if (t->kind == MS_POSIX_MEMALIGN) {
-		if ((int)ptr || bpf_probe_read_user(&ptr, sizeof(ptr),
-						    (void *)t->arg))
+		if ((int)ptr ||
+		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)t->arg))
 			ptr = 0;
 	}
 	/* realloc moves what the old pointer held; realloc(p, 0) that
@@ -494,7 +546,8 @@ static __always_inline bool group_dead(__u64 id)
 	    bpf_probe_read_kernel(&signal, sizeof(signal),
 				  task + task_signal_off) ||
 	    !signal ||
-	    bpf_probe_read_kernel(&live, sizeof(live), signal + signal_live_off))
+	    bpf_probe_read_kernel(&live, sizeof(live),
+				  signal + signal_live_off))
 		return (__u32)id == id >> 32;
 	return live == 0; /* the last thread to exit took it to 0 */
 }
@@ -549,7 +602,7 @@ static __always_inline void mmap_enter(void *ctx, __u64 len)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ms_thread *t;
 
-	if (!sb_wanted(id >> 32) || !(t = thread_get(id)))
+	if (!wanted(id) || !(t = thread_get(id)))
 		return;
 	t->depth = 1;
 	t->kind = MS_MMAP;
@@ -603,7 +656,7 @@ static __always_inline void munmap_enter(__u64 addr, __u64 len)
 	struct ms_alloc_key k = {.tgid = id >> 32};
 	struct ms_thread *t;
 
-	if (!sb_wanted(id >> 32) || !(t = thread_get(id)))
+	if (!wanted(id) || !(t = thread_get(id)))
 		return;
 	k.gen = t->gen;
 	for (int i = 0; i < 8 && addr < end; i++) {
@@ -636,7 +689,7 @@ static __always_inline void brk_exit(void *ctx, __u64 brk)
 	struct ms_thread *t;
 	struct ms_proc *p;
 
-	if (!sb_wanted(id >> 32) || !(t = thread_get(id)) ||
+	if (!wanted(id) || !(t = thread_get(id)) ||
 	    !(p = bpf_map_lookup_elem(&ms_procs, &k.tgid)))
 		return;
 	k.gen = t->gen;
@@ -662,7 +715,8 @@ static __always_inline void brk_exit(void *ctx, __u64 brk)
 		start = cur - a->bytes;
 		if (start < brk) { /* keep [start, brk): the end moves */
 			struct ms_alloc copy = *a;
-			struct ms_row *r = bpf_map_lookup_elem(&ms_rows, &copy.ref);
+			struct ms_row *r =
+				bpf_map_lookup_elem(&ms_rows, &copy.ref);
 
 			if (bpf_map_delete_elem(&ms_allocs, &k))
 				return;
@@ -723,13 +777,13 @@ int ms_exit_brk(struct sys_exit_tp *ctx)
 
 /* Without the per-syscall tracepoints: every syscall's raw_tp, by number
  * (needs neither tracefs nor BTF). */
-static __always_inline __u64 sys_arg(struct bpf_raw_tracepoint_args *ctx,
-				     int i)
+static __always_inline __u64 sys_arg(struct bpf_raw_tracepoint_args *ctx, int i)
 {
 	__u64 v = 0;
 
 	bpf_probe_read_kernel(&v, sizeof(v),
-			      (__u64 *)ctx->args[0] + (i ? REG_ARG1 : REG_ARG0));
+			      (__u64 *)ctx->args[0] +
+				      (i ? REG_ARG1 : REG_ARG0));
 	return v;
 }
 
@@ -780,7 +834,7 @@ int ms_fault(void *ctx)
 	struct sb_values v = {{page_size, 1}};
 	struct sb_key key = {};
 
-	if (!(id >> 32) || !sb_wanted(id >> 32))
+	if (!(id >> 32) || !wanted(id))
 		return 0;
 	sb_key_init(ctx, &key, id);
 	sb_count(&key, &v);
@@ -804,12 +858,12 @@ static __always_inline void k_alloc(void *ctx, int ev, bool page)
 	struct ms_alloc_key k = {.gen = page};
 
 	k.addr = kfield(ctx, kfields[ev].ptr, kfields[ev].ptr_size);
-	if (k.addr <= 16 || k.addr == ~0ULL || !sb_wanted(id >> 32))
+	if (k.addr <= 16 || k.addr == ~0ULL || !wanted(id))
 		return; /* NULL, ZERO_SIZE_PTR, no page */
 	if (page)
-		bytes = page_size
-			<< (kfield(ctx, kfields[ev].order, kfields[ev].order_size) &
-			    31);
+		bytes = page_size << (kfield(ctx, kfields[ev].order,
+					     kfields[ev].order_size) &
+				      31);
 	else
 		bytes = kfield(ctx, kfields[ev].bytes, kfields[ev].bytes_size);
 	ustack = user_stack(ctx);

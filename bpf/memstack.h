@@ -15,15 +15,15 @@ enum memstack_mode {
 /* What a thread is in the middle of (the entry of a call whose return
  * is still to come), and which entry program a function gets. */
 enum ms_kind {
-	MS_MALLOC,	    /* (size) */
-	MS_CALLOC,	    /* (nmemb, size) */
-	MS_REALLOC,	    /* (ptr, size) */
-	MS_REALLOCARRAY,    /* (ptr, nmemb, size) */
-	MS_POSIX_MEMALIGN,  /* (&ptr, align, size), 0 on success */
-	MS_MEMALIGN,	    /* (align, size): memalign, aligned_alloc */
-	MS_VALLOC,	    /* (size) */
-	MS_PVALLOC,	    /* (size), rounded up to pages */
-	MS_FREE,	    /* (ptr) */
+	MS_MALLOC,	   /* (size) */
+	MS_CALLOC,	   /* (nmemb, size) */
+	MS_REALLOC,	   /* (ptr, size) */
+	MS_REALLOCARRAY,   /* (ptr, nmemb, size) */
+	MS_POSIX_MEMALIGN, /* (&ptr, align, size), 0 on success */
+	MS_MEMALIGN,	   /* (align, size): memalign, aligned_alloc */
+	MS_VALLOC,	   /* (size) */
+	MS_PVALLOC,	   /* (size), rounded up to pages */
+	MS_FREE,	   /* (ptr) */
 	MS_NKINDS,
 	MS_MMAP = MS_NKINDS /* mmap's syscall, between entry and exit */
 };
@@ -66,14 +66,15 @@ struct ms_exit_key {
 enum ms_stat {
 	MS_STAT_ALLOCS_FULL = SB_STAT_APPLET0, /* allocation not tracked */
 	MS_STAT_FREE_MISS, /* free of a pointer not known (-s: or not sampled) */
-	MS_STAT_ROWS_FULL, /* allocation not counted: row map full */
-	MS_STAT_REPLACED,  /* address allocated again without a free */
+	MS_STAT_ROWS_FULL,    /* allocation not counted: row map full */
+	MS_STAT_REPLACED,     /* address allocated again without a free */
 	MS_STAT_THREADS_FULL, /* call not seen: thread map full */
+	MS_STAT_NO_RETURN,    /* an allocator call whose return was not seen */
 	MS_STAT_PARTIAL,      /* munmap/brk of a range not tracked */
 };
 
 /* Tables for sampling (-s), filled by user space. */
-#define MS_LOG2_BITS  10 /* log2_tab: log2(1 + i/1024), 16.16 */
+#define MS_LOG2_BITS  10   /* log2_tab: log2(1 + i/1024), 16.16 */
 #define MS_WEIGHT_N   1024 /* weight_tab: x/(1-e^-x) at x = i/64, 16.16 */
 #define MS_WEIGHT_MAX 16   /* beyond x = 16 the weight is the size */
 
