@@ -1184,7 +1184,8 @@ static void visit_alloc(const void *k, const void *v, void *arg)
 		w->drop = grow_array(w->drop, &w->drop_cap, w->ndrop + 1,
 				     sizeof(*w->drop));
 		w->drop[w->ndrop++] = *key;
-	} else if (w->age && a->time < w->before) {
+	}
+	if (w->age && a->time < w->before) {
 		struct ref_slot *s = ref_find(&w->aged, a->ref, true);
 
 		s->a += a->bytes;

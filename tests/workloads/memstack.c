@@ -35,6 +35,8 @@
  *   memstack touch N         touch_pages: N pages of a new mapping
  *                            written once each (N page faults)
  *   memstack io MB FILE      io_write: MB MiB written to FILE, synced
+ *   memstack age N SZ MS     old_keep: N x malloc(SZ); MS ms later,
+ *                            young_keep: N x malloc(SZ); both kept
  *   memstack loop N SZ       bench_loop: N x (malloc(SZ), free); prints
  *                            the loop's ns per pair
  *
@@ -118,8 +120,8 @@ NAMED void outer_xthread(long n, size_t size)
 	xfer_n = n;
 	xfer_size = size;
 	if (!xfer || pthread_create(&t, NULL, producer, NULL) ||
-	    pthread_join(t, NULL) ||
-	    pthread_create(&t, NULL, consumer, NULL) || pthread_join(t, NULL))
+	    pthread_join(t, NULL) || pthread_create(&t, NULL, consumer, NULL) ||
+	    pthread_join(t, NULL))
 		exit(1);
 	sink++;
 }
@@ -424,6 +426,29 @@ NAMED void outer_io(long mib, const char *path)
 	close(fd);
 }
 
+/* ---- --age: old and young allocations ---- */
+
+NAMED void *old_keep(size_t size)
+{
+	return malloc(size);
+}
+
+NAMED void *young_keep(size_t size)
+{
+	return malloc(size);
+}
+
+NAMED void outer_age(long n, size_t size, long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+	for (long i = 0; i < n; i++)
+		sink += old_keep(size) != NULL;
+	nanosleep(&ts, NULL);
+	for (long i = 0; i < n; i++)
+		sink += young_keep(size) != NULL;
+}
+
 /* ---- the benchmark's loop ---- */
 
 NAMED void bench_loop(long n, size_t size)
@@ -469,6 +494,8 @@ int main(int argc, char **argv)
 		outer_mmap(a);
 	else if (!strcmp(mode, "touch"))
 		outer_touch(a);
+	else if (!strcmp(mode, "age"))
+		outer_age(a, b, c);
 	else if (!strcmp(mode, "io") && argc > 3)
 		outer_io(a, argv[3]);
 	else if (!strcmp(mode, "loop")) {
