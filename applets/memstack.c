@@ -383,6 +383,58 @@ static void scan_symbols(struct ms_file *f, Elf *elf, Elf_Scn *scn,
 	}
 }
 
+/* Length of an x86_64 instruction that only sets flags from registers
+ * or memory (test reg,reg; cmp $imm8 with a rip-relative byte, long or
+ * quad), or 0. */
+static unsigned flags_only(const uint8_t *c)
+{
+	unsigned rex = (c[0] & 0xf0) == 0x40;
+
+	if (c[rex] == 0x85 && c[rex + 1] >= 0xc0) /* test reg,reg */
+		return rex + 2;
+	if ((c[rex] == 0x80 || c[rex] == 0x83) &&
+	    c[rex + 1] == 0x3d) /* cmp $imm8, disp32(%rip) */
+		return rex + 7;
+	return 0;
+}
+
+/* Does the kernel emulate this one (no single step): jcc, jmp, call,
+ * push reg? */
+static bool emulated(const uint8_t *c)
+{
+	unsigned rex = c[0] == 0x41;
+
+	return (c[0] >= 0x70 && c[0] <= 0x7f) ||
+	       (c[0] == 0x0f && c[1] >= 0x80 && c[1] <= 0x8f) || c[0] == 0xe8 ||
+	       c[0] == 0xe9 || c[0] == 0xeb ||
+	       (c[rex] >= 0x50 && c[rex] <= 0x57);
+}
+
+/*
+ * x86_64 uprobes emulate branches and pushes but single-step anything
+ * else out of line, which costs a debug trap: here ~10 us a call against
+ * ~1 us. glibc's free starts with test %rdi,%rdi; je: probed at the je,
+ * where arguments, stack and return address are still the entry's (the
+ * test changed flags alone), a call costs one emulated trap.
+ */
+static void skip_flag_setting(struct ms_file *f, int fd, Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return;
+	for (unsigned i = 0; i < f->nsites; i++) {
+		uint8_t c[16] = {0};
+		unsigned n;
+
+		if (pread(fd, c, sizeof(c), f->sites[i].off) != sizeof(c))
+			continue;
+		n = flags_only(c);
+		if (n && emulated(c + n))
+			f->sites[i].off += n;
+	}
+}
+
 /* .dynsym (what a library exports), then .symtab (a static program). */
 static void read_sites(struct ms_file *f, const char *open_path,
 		       const char *prefix)
@@ -405,6 +457,8 @@ static void read_sites(struct ms_file *f, const char *open_path,
 					    (pass ? SHT_SYMTAB : SHT_DYNSYM))
 					scan_symbols(f, elf, scn, prefix);
 		}
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		skip_flag_setting(f, fd, elf);
 	elf_end(elf);
 	close(fd);
 	qsort(f->sites, f->nsites, sizeof(*f->sites), by_fn);
@@ -1168,6 +1222,8 @@ struct walk {
 	struct row *rows;
 	size_t nrows, rows_cap;
 	struct ref_map next_prev;
+	uint64_t *idle; /* rows holding nothing that allocated nothing */
+	size_t nidle, idle_cap;
 	struct ms_state *st;
 	int rows_fd;
 	bool age;
@@ -1231,6 +1287,40 @@ static void visit_row(const void *k, const void *v, void *arg)
 	next = ref_find(&w->next_prev, ref, true);
 	next->a = r->alloc_bytes;
 	next->b = r->alloc_objs;
+	if (!r->inuse_objs && prev && prev->a == r->alloc_bytes &&
+	    prev->b == r->alloc_objs) {
+		w->idle = grow_array(w->idle, &w->idle_cap, w->nidle + 1,
+				     sizeof(*w->idle));
+		w->idle[w->nidle++] = ref;
+	}
+}
+
+/*
+ * A row stays while its process lives, even when it holds nothing. When
+ * the row map is three quarters full, rows that held nothing and
+ * allocated nothing for a whole interval go: BPF makes them again when
+ * their stack allocates. (An allocation racing with the delete may go
+ * uncounted: better than every new stack going uncounted.)
+ */
+static void drop_idle(struct walk *w, size_t max_rows)
+{
+	struct ref_map kept = {0};
+
+	if (w->nrows * 4 < max_rows * 3)
+		return;
+	for (size_t i = 0; i < w->nidle; i++) {
+		ref_find(&w->next_prev, w->idle[i], false)->used = false;
+		bpf_map_delete_elem(w->rows_fd, &w->idle[i]);
+	}
+	/* the map without them: an open-addressing table needs rehashing */
+	for (size_t i = 0; i < w->next_prev.cap; i++)
+		if (w->next_prev.slot[i].used)
+			*ref_find(&kept, w->next_prev.slot[i].ref, true) =
+				w->next_prev.slot[i];
+	ref_free(&w->next_prev);
+	w->next_prev = kept;
+	verbose("row map %zu of %zu full: %zu rows that held nothing dropped",
+		w->nrows, max_rows, w->nidle);
 }
 
 /* The one run's arguments, for the callbacks that get none. */
@@ -1281,10 +1371,12 @@ static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
 	w.rows_fd = bpf_map__fd(s->maps.ms_rows);
 	map_each(w.rows_fd, sizeof(__u64), sizeof(struct ms_row), visit_row,
 		 &w);
+	drop_idle(&w, a->common.rows);
 	drop_records(s, &w);
 	ref_free(&a->st->prev);
 	a->st->prev = w.next_prev;
 	ref_free(&w.aged);
+	free(w.idle);
 	free(w.drop);
 	free(w.gone.id);
 	*rows = w.rows;

@@ -158,6 +158,12 @@ check "--max-allocs 64: 64 allocations held, the 1936 that did not fit counted" 
 	grep -qE 'lost: .* 1936 allocations not tracked' "$T/full.text"
 check "--max-allocs 64: and 64 held" grep -q '^total: 6.2 KiB inuse_space, 64 inuse_objects' "$T/full.text"
 
+# stacks that come and go in a long run: with room for 8 rows, 12 phases
+# each with a stack of its own are all counted (idle rows make room)
+ms "$T/ph" --rows 8 -i 100ms --value alloc_objects -- "$MS" phases 12 250
+is "--rows 8: 12 stacks one after the other, 10 allocations each, all counted" "$T/ph" ';depth_alloc;malloc ' 120
+check "--rows 8: ... as 12 stacks" [ "$(grep -c ';depth_alloc;malloc ' "$T/ph")" = 12 ]
+
 # ---- --mode kernel: page cache and slab while writing a file ----
 ms "$T/k" --mode kernel -- "$MS" io 8 "$T/io.file"
 set -- "$(sum "$T/k" ';io_write;.*;-;.*vfs_write')"

@@ -37,6 +37,9 @@
  *   memstack io MB FILE      io_write: MB MiB written to FILE, synced
  *   memstack age N SZ MS     old_keep: N x malloc(SZ); MS ms later,
  *                            young_keep: N x malloc(SZ); both kept
+ *   memstack phases K MS     K phases MS ms apart, each a new stack:
+ *                            depth_alloc nested as deep as the phase,
+ *                            10 x malloc(100) there, then freed
  *   memstack loop N SZ       bench_loop: N x (malloc(SZ), free); prints
  *                            the loop's ns per pair
  *
@@ -449,6 +452,30 @@ NAMED void outer_age(long n, size_t size, long ms)
 		sink += young_keep(size) != NULL;
 }
 
+/* ---- stacks that come and go ---- */
+
+NAMED void *depth_alloc(int depth)
+{
+	void *p = depth ? depth_alloc(depth - 1) : malloc(100);
+
+	sink += p != NULL; /* not a tail call: one frame per level */
+	return p;
+}
+
+NAMED void outer_phases(long k, long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	void *p[10];
+
+	for (long i = 0; i < k; i++) {
+		for (int j = 0; j < 10; j++)
+			p[j] = depth_alloc(i);
+		for (int j = 0; j < 10; j++)
+			free(p[j]);
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* ---- the benchmark's loop ---- */
 
 NAMED void bench_loop(long n, size_t size)
@@ -494,6 +521,8 @@ int main(int argc, char **argv)
 		outer_mmap(a);
 	else if (!strcmp(mode, "touch"))
 		outer_touch(a);
+	else if (!strcmp(mode, "phases"))
+		outer_phases(a, b);
 	else if (!strcmp(mode, "age"))
 		outer_age(a, b, c);
 	else if (!strcmp(mode, "io") && argc > 3)
