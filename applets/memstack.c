@@ -1082,6 +1082,26 @@ static void choose_uprobes(struct ms_state *st)
 	said = true;
 }
 
+/* Maps a mode does not use take one entry, not their memory. */
+static void shrink_unused(struct memstack_bpf *s, int mode)
+{
+	bool held = mode != MS_MODE_FAULTS,
+	     calls = held && mode != MS_MODE_KERNEL;
+
+	if (held) { /* state rows, not the interval's counts */
+		bpf_map__set_max_entries(s->maps.sb_counts0, 1);
+		bpf_map__set_max_entries(s->maps.sb_counts1, 1);
+	} else {
+		bpf_map__set_max_entries(s->maps.ms_allocs, 1);
+		bpf_map__set_max_entries(s->maps.ms_rows, 1);
+	}
+	if (!calls) {
+		bpf_map__set_max_entries(s->maps.ms_threads, 1);
+		bpf_map__set_max_entries(s->maps.ms_procs, 1);
+		bpf_map__set_max_entries(s->maps.ms_exited, 1);
+	}
+}
+
 static int ms_configure(struct collector *c, void *skel, void *args)
 {
 	struct memstack_bpf *s = skel;
@@ -1112,6 +1132,7 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 		choose_kevents(st);
 	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
 	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
+	shrink_unused(s, a->mode);
 	return 0;
 }
 
@@ -1455,6 +1476,7 @@ static const char *const user_stats[] = {
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
 	"calls whose return was not seen",
+	"process ends not seen (exit map full)",
 	NULL,
 };
 
@@ -1465,17 +1487,18 @@ static const char *const sampled_stats[] = {
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
 	"calls whose return was not seen",
+	"process ends not seen (exit map full)",
 	NULL,
 };
 
 static const char *const mmap_stats[] = {
 	"mappings not tracked (--max-allocs full)",
-	"unused",
+	"munmap or brk shrinks of ranges not tracked",
 	"mappings not counted (--rows full)",
 	"addresses mapped again without an unmap seen",
 	"calls not seen (thread map full)",
-	"unused",
-	"munmap or brk shrinks of ranges not tracked",
+	"syscalls whose exit was not seen",
+	"process ends not seen (exit map full)",
 	NULL,
 };
 

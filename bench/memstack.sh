@@ -12,12 +12,12 @@
 #   sh bench/memstack.sh          from the repository root, as root
 #
 # Knobs (environment): REPS (rounds, each runs every configuration once,
-# 3), N (pairs per traced run, 300000), BPFTRACE (the bpftrace binary),
+# 5), N (pairs per traced run, 300000), BPFTRACE (the bpftrace binary),
 # KEEP=1 keeps the scratch directory.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 N=${N:-300000}
 BPFTRACE=${BPFTRACE:-bpftrace}
 
@@ -122,8 +122,10 @@ bts=$(calc ratio "$bt" "$alone")
 for l in alone exact sampled bpftrace; do
 	v=$(median "$T/res" 2 $l)
 	s=$(calc ratio "$v" "$alone")
+	s2=$(calc ratio "$s" "$bts")
+	[ $l != alone ] || s2=-
 	printf "%-22s %12s %20s %10s %12s\n" "$l" "$v" "$(spread "$T/res" 2 $l %.1f)" \
-		"${s}x" "$(calc ratio "$s" "$bts")"
+		"${s}x" "$s2"
 done
 printf "%-22s %12s\n" "untraced runs vary" "$(spread_pct "$T/res" 2)"
 printf "\nper call, memstack (BPF run_time_ns / run_cnt, medians)\n"

@@ -112,7 +112,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 8192); /* gone between two snapshots */
 	__type(key, struct ms_exit_key);
 	__type(value, __u64); /* when */
 } ms_exited SEC(".maps");
@@ -561,7 +561,8 @@ static __always_inline void proc_gone(__u32 tgid)
 	if (!p)
 		return;
 	k.gen = p->gen;
-	bpf_map_update_elem(&ms_exited, &k, &now, BPF_ANY);
+	if (bpf_map_update_elem(&ms_exited, &k, &now, BPF_ANY))
+		sb_stat_add(MS_STAT_EXITS_LOST, 1);
 	bpf_map_delete_elem(&ms_procs, &tgid);
 }
 
@@ -604,6 +605,8 @@ static __always_inline void mmap_enter(void *ctx, __u64 len)
 
 	if (!wanted(id) || !(t = thread_get(id)))
 		return;
+	if (t->depth)
+		sb_stat_add(MS_STAT_NO_RETURN, 1);
 	t->depth = 1;
 	t->kind = MS_MMAP;
 	t->size = page_up(len);
@@ -665,7 +668,7 @@ static __always_inline void munmap_enter(__u64 addr, __u64 len)
 		k.addr = addr;
 		a = bpf_map_lookup_elem(&ms_allocs, &k);
 		if (!a) {
-			sb_stat_add(MS_STAT_PARTIAL, 1);
+			sb_stat_add(MS_STAT_FREE_MISS, 1);
 			return;
 		}
 		if (a->bytes > end - addr) {
@@ -709,7 +712,7 @@ static __always_inline void brk_exit(void *ctx, __u64 brk)
 		k.addr = cur | MS_BRK_SEGMENT;
 		a = bpf_map_lookup_elem(&ms_allocs, &k);
 		if (!a) {
-			sb_stat_add(MS_STAT_PARTIAL, 1);
+			sb_stat_add(MS_STAT_FREE_MISS, 1);
 			return;
 		}
 		start = cur - a->bytes;

@@ -65,12 +65,13 @@ struct ms_exit_key {
 
 enum ms_stat {
 	MS_STAT_ALLOCS_FULL = SB_STAT_APPLET0, /* allocation not tracked */
-	MS_STAT_FREE_MISS, /* free of a pointer not known (-s: or not sampled) */
+	MS_STAT_FREE_MISS,    /* free (munmap) of something not known (-s: or
+			    * not sampled) */
 	MS_STAT_ROWS_FULL,    /* allocation not counted: row map full */
 	MS_STAT_REPLACED,     /* address allocated again without a free */
 	MS_STAT_THREADS_FULL, /* call not seen: thread map full */
-	MS_STAT_NO_RETURN,    /* an allocator call whose return was not seen */
-	MS_STAT_PARTIAL,      /* munmap/brk of a range not tracked */
+	MS_STAT_NO_RETURN,    /* a call whose return was not seen */
+	MS_STAT_EXITS_LOST,   /* a process end not noted: exit map full */
 };
 
 /* Tables for sampling (-s), filled by user space. */
