@@ -24,8 +24,9 @@
 //usage:                   faults: page faults per stack and interval (memory
 //usage:                   touched); kernel: kmalloc, kmem_cache and page
 //usage:                   allocations (kmem tracepoints)
-//usage:  -s BYTES         sample one allocation every BYTES on average (512k):
-//usage:                   values are unbiased estimates; default: every one
+//usage:  -s BYTES         sample allocations, one per BYTES allocated on average
+//usage:                   (512k, as Go and jemalloc): values are unbiased
+//usage:                   estimates; without -s every allocation counts
 //usage:  --age DURATION   only allocations older than DURATION (leak suspects)
 //usage:  --lib PATH       the allocator (default: each process's libc.so.6,
 //usage:                   ld-musl-ARCH.so.1, or static executable, or any
@@ -187,6 +188,7 @@ struct ms_state {
 	size_t nfiles, files_cap;
 	struct ref_map prev;
 	const char *raw_way; /* --mode mmap: how it attached */
+	const char *prefix;  /* --prefix, for what -v says */
 	int multi; /* BPF_TRACE_UPROBE_MULTI's value; 0: perf uprobes */
 	struct uprobe *uprobes; /* detached by memstack_main */
 	size_t nuprobes, uprobes_cap;
@@ -687,8 +689,8 @@ static int attach_file(struct ms_state *st, struct ms_file *f,
 	if (err)
 		return err;
 	for (unsigned i = 0; i < f->nsites; i++) {
-		len += snprintf(names + len, sizeof(names) - len, " %s",
-				f->sites[i].name);
+		len += snprintf(names + len, sizeof(names) - len, " %s%s",
+				st->prefix ? st->prefix : "", f->sites[i].name);
 		if (len >= sizeof(names))
 			len = sizeof(names) - 1;
 	}
@@ -1554,6 +1556,7 @@ static int memstack_main(void *args, int argc, char **argv)
 	int status;
 
 	check_args(a);
+	st.prefix = a->prefix;
 	a->st = &st;
 	ms_args = a;
 	if (a->mode == MS_MODE_FAULTS) {

@@ -86,6 +86,12 @@ else
 	skip "memstack musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
 fi
 
+# another allocator: --lib names its file, --prefix its functions
+ms "$T/pfx" --lib "$MS" --prefix xx_ -v -- "$MS" prefixed 1000 100
+check "--lib --prefix xx_: xx_malloc and xx_free probed" grep -q "uprobes in $MS for pid [0-9]*: xx_malloc xx_free" "$T/pfx.err"
+is "--lib --prefix xx_: pfx_keep holds 500 x 100 bytes (1000 allocated, 500 freed)" "$T/pfx" ';pfx_keep;xx_malloc ' 50000
+is "--lib --prefix xx_: libc's malloc not probed" "$T/pfx" ';xx_malloc;malloc ' 0
+
 # perf event uprobes (kernels before uprobe_multi) and every syscall's
 # raw_tp (no syscalls tracepoints): the same bytes
 STACKBOX_ATTACH=uprobe ms "$T/pu" -v -- "$MS" realloc 1000

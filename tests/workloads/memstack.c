@@ -40,6 +40,9 @@
  *   memstack phases K MS     K phases MS ms apart, each a new stack:
  *                            depth_alloc nested as deep as the phase,
  *                            10 x malloc(100) there, then freed
+ *   memstack prefixed N SZ   an allocator of its own, xx_malloc and
+ *                            xx_free (--lib this program --prefix xx_):
+ *                            pfx_keep: N x xx_malloc(SZ), half freed
  *   memstack loop N SZ       bench_loop: N x (malloc(SZ), free); prints
  *                            the loop's ns per pair
  *
@@ -452,6 +455,36 @@ NAMED void outer_age(long n, size_t size, long ms)
 		sink += young_keep(size) != NULL;
 }
 
+/* ---- an allocator with a prefix (--prefix xx_) ---- */
+
+NAMED void *xx_malloc(size_t size)
+{
+	return malloc(size);
+}
+
+NAMED void xx_free(void *p)
+{
+	free(p);
+}
+
+NAMED void *pfx_keep(size_t size)
+{
+	void *p = xx_malloc(size);
+
+	sink += p != NULL;
+	return p;
+}
+
+NAMED void outer_prefixed(long n, size_t size)
+{
+	void **p = calloc(n, sizeof(*p));
+
+	for (long i = 0; p && i < n; i++)
+		p[i] = pfx_keep(size);
+	for (long i = 0; p && i < n / 2; i++)
+		xx_free(p[i]);
+}
+
 /* ---- stacks that come and go ---- */
 
 NAMED void *depth_alloc(int depth)
@@ -521,6 +554,8 @@ int main(int argc, char **argv)
 		outer_mmap(a);
 	else if (!strcmp(mode, "touch"))
 		outer_touch(a);
+	else if (!strcmp(mode, "prefixed"))
+		outer_prefixed(a, b);
 	else if (!strcmp(mode, "phases"))
 		outer_phases(a, b);
 	else if (!strcmp(mode, "age"))
