@@ -1331,15 +1331,17 @@ static void drop_idle(struct walk *w, size_t max_rows)
 
 	if (w->nrows * 4 < max_rows * 3)
 		return;
-	for (size_t i = 0; i < w->nidle; i++) {
-		ref_find(&w->next_prev, w->idle[i], false)->used = false;
+	qsort(w->idle, w->nidle, sizeof(*w->idle), by_u64);
+	for (size_t i = 0; i < w->nidle; i++)
 		bpf_map_delete_elem(w->rows_fd, &w->idle[i]);
+	/* their previous counts go too: a new row counts from 0 */
+	for (size_t i = 0; i < w->next_prev.cap; i++) {
+		const struct ref_slot *e = &w->next_prev.slot[i];
+
+		if (e->used && !(w->nidle && bsearch(&e->ref, w->idle, w->nidle,
+						     sizeof(e->ref), by_u64)))
+			*ref_find(&kept, e->ref, true) = *e;
 	}
-	/* the map without them: an open-addressing table needs rehashing */
-	for (size_t i = 0; i < w->next_prev.cap; i++)
-		if (w->next_prev.slot[i].used)
-			*ref_find(&kept, w->next_prev.slot[i].ref, true) =
-				w->next_prev.slot[i];
 	ref_free(&w->next_prev);
 	w->next_prev = kept;
 	verbose("row map %zu of %zu full: %zu rows that held nothing dropped",

@@ -153,6 +153,25 @@ last=$(awk '$2 == "exited" { print $1 }' "$T/p.rows")
 check "-p: snapshots after that one do not show it" \
 	awk -v n="$last" '/^=== memstack snapshot/ { s = $4 + 0 } s > n + 0 && /memstack pid/ { bad = 1 } END { exit bad }' "$T/p.text"
 
+# ---- system-wide: every allocator file, a process started later ----
+# (it lives a snapshot past its work: one exec'd from a traced shell may
+# be captured before its libraries are mapped, and a later snapshot
+# reads its maps again)
+rm -f "$T/in"
+mkfifo "$T/in"
+"$STACKBOX" memstack -i 500ms -d 4 -f folded >"$T/sw" 2>"$T/sw.err" &
+prof=$!
+sleep 1.5
+"$MS" leak 2000 100 0 --wait <"$T/in" >/dev/null &
+exec 3>"$T/in"
+sleep 1.2
+exec 3>&-
+wait $prof
+check "system-wide: exits 0" [ $? = 0 ]
+is "system-wide: a process started later: leak_keep held at its exit" "$T/sw" "^memstack;.held at exit.;.*;leak_keep;malloc " 200000
+"$STACKBOX" memstack --rows 64 -i 300ms -d 2 -o /dev/null 2>"$T/sw64.err"
+check "system-wide, --rows 64: the row map under pressure, to the end (exit 0)" [ $? = 0 ]
+
 # ---- --age: only what is older than the age ----
 ms "$T/age" --age 1s -- "$MS" age 1000 100 1500
 is "--age 1s: old_keep's 1000 x 100 bytes are 1.5 s old" "$T/age" ';old_keep;malloc ' 100000
