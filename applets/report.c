@@ -458,7 +458,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 			labels[nl++] = "thread";
 			labels[nl++] = tid;
 		}
-		if (s->aux_name) {
+		if (s->aux_name && *s->aux_name(r->key.aux)) {
 			labels[nl++] = "state";
 			labels[nl++] = s->aux_name(r->key.aux);
 		}

@@ -298,6 +298,26 @@ step:
 	return 0;
 }
 
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * At the very entry of a function (a uprobe), before its prologue, the
+ * return address is still in x30 and sp is the caller's: when x30
+ * returns right after a bl to this pc, that is the first frame, table
+ * or not (musl's code has none and may keep no frame record).
+ */
+static __always_inline int sb_at_entry(__u64 pc, __u64 lr)
+{
+	__u32 insn = 0;
+
+	lr &= 0x0000ffffffffffffULL; /* a pointer authentication code */
+	if (lr < 4 ||
+	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(lr - 4)) ||
+	    (insn & 0xfc000000) != 0x94000000) /* bl imm26 */
+		return 0;
+	return lr - 4 + ((__s64)((__s32)(insn << 6) >> 6) << 2) == pc;
+}
+#endif
+
 /* The user stack of the current task into st; its length in bytes. */
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
@@ -315,6 +335,11 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	u->fp = sb_kread(regs + SB_REG_FP);
 #if defined(__TARGET_ARCH_arm64)
 	u->lr = sb_kread(regs + SB_REG_LR);
+	if (sb_at_entry(u->pc, u->lr)) {
+		st->ip[0] = u->pc;
+		u->n = 1;
+		u->pc = u->lr & 0x0000ffffffffffffULL;
+	}
 #endif
 	if (!bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid))
 		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);

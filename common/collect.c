@@ -610,9 +610,14 @@ static void add_tgid(struct collector *c, pid_t tgid)
  * The child waits on a pipe until everything is attached, then stops at
  * its exec (PTRACE_TRACEME): its mappings are read before it runs, so a
  * CMD that exits before its first process event is handled still
- * resolves.
+ * resolves, and the applet attaches to its libraries (ops->target).
  */
-static pid_t spawn_waiting(char **cmd, int *go)
+static bool stops_at_exec(const struct collector *c)
+{
+	return ENABLE_SYMBOLIZE || c->ops->target;
+}
+
+static pid_t spawn_waiting(char **cmd, int *go, bool stop_at_exec)
 {
 	int p[2];
 	pid_t pid;
@@ -631,7 +636,7 @@ static pid_t spawn_waiting(char **cmd, int *go)
 		close(p[1]);
 		if (read(p[0], &byte, 1) != 1)
 			_exit(127); /* the collector gave up before attaching */
-		if (ENABLE_SYMBOLIZE)
+		if (stop_at_exec)
 			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(cmd[0], cmd);
 		perror_msg("cannot run %s", cmd[0]);
@@ -646,12 +651,12 @@ static void start_child(struct collector *c, int go, const char *name)
 {
 	int st;
 
-	if (!ENABLE_SYMBOLIZE) /* it is not stopped at its exec */
+	if (!stops_at_exec(c)) /* it is not stopped at its exec */
 		add_tgid(c, c->child);
 	if (write(go, "g", 1) != 1)
 		perror_exit("starting %s", name);
 	close(go);
-	if (!ENABLE_SYMBOLIZE)
+	if (!stops_at_exec(c))
 		return;
 	if (waitpid(c->child, &st, 0) != c->child)
 		perror_exit("waiting for %s to start", name);
@@ -675,6 +680,8 @@ static void start_child(struct collector *c, int go, const char *name)
 	if (c->procs)
 		proc_syms_capture(c->procs, c->child);
 	unwind_process(c->unwind, c->child);
+	if (c->ops->target)
+		c->ops->target(c, c->skel, c->args, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);
 }
 
@@ -1028,7 +1035,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	c.out = output_open(o);
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
 	if (cmd)
-		c.child = spawn_waiting(cmd, &go);
+		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));
 	open_load_attach(&c);
 
 	c.stacks = stack_cache_new(
@@ -1039,6 +1046,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		if (ENABLE_SYMBOLIZE && c.procs) /* now, while they live */
 			proc_syms_capture(c.procs, o->pids.pid[i]);
 		unwind_process(c.unwind, o->pids.pid[i]);
+		if (ops->target)
+			ops->target(&c, c.skel, args, o->pids.pid[i]);
 	}
 	add_events(&c);
 	if (ops->describe)

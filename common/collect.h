@@ -88,6 +88,10 @@ struct collector_ops {
 	/* After the plan is attached: the applet's own attachments.
 	 * 0, or -errno (fatal; say more with error_msg() first). */
 	int (*attach)(struct collector *c, void *skel, void *args);
+	/* A process named by -p, or CMD stopped at its entry point (its
+	 * libraries mapped, not yet run): attachments of its own (uprobes
+	 * in the files it maps). Errors are the applet's to report. */
+	void (*target)(struct collector *c, void *skel, void *args, pid_t tgid);
 	/* At a snapshot, after BPF moved to the next interval's map and
 	 * before the closing one is read; flip_ns is when, on the BPF clock
 	 * (CLOCK_MONOTONIC). 0 or -errno. */
@@ -106,7 +110,8 @@ struct collector_ops {
 	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for
 	 * the snapshot's "lost:" line; ends with NULL. */
 	const char *const *stat_names;
-	/* Name of the key's aux split (offcpu state); NULL: no split. */
+	/* Name of the key's aux split (offcpu state); NULL: no split.
+	 * An empty name: this row's split is not shown. */
 	const char *(*aux_name)(__u32 aux);
 };
 

@@ -29,7 +29,7 @@ static char *fold(const struct snapshot *s, const struct row *r)
 		error_exit("out of memory");
 	fputs(r->key.comm, f);
 	/* the split (offcpu's state) stands at the root: one tree each */
-	if (s->aux_name)
+	if (s->aux_name && *s->aux_name(r->key.aux))
 		fprintf(f, ";[%s]", s->aux_name(r->key.aux));
 	for (unsigned j = 0; j < r->nu; j++)
 		put_frame(f, r->ustack[j]);

@@ -114,7 +114,7 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 		r->key.comm, r->key.tgid);
 	if (s->per_thread)
 		fprintf(f, " tid %u", r->key.pid);
-	if (s->aux_name)
+	if (s->aux_name && *s->aux_name(r->key.aux))
 		fprintf(f, " %s", s->aux_name(r->key.aux));
 	if (r->cgroup)
 		fprintf(f, " cgroup %s", r->cgroup);

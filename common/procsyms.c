@@ -360,7 +360,7 @@ static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid, bool exited)
  */
 static int capture(struct proc_syms *ps, uint32_t tgid, bool keep_on_empty)
 {
-	struct sproc **slot, *pr;
+	struct sproc **slot, *pr, *old;
 	char *path, *buf;
 	int err;
 
@@ -376,12 +376,17 @@ static int capture(struct proc_syms *ps, uint32_t tgid, bool keep_on_empty)
 		errno = buf ? ESRCH : err;
 		return -1;
 	}
-	if (*slot)
-		proc_drop(ps, slot);
+	/* the old maps go after the new ones are read: files they share
+	 * stay open, so a process that exits meanwhile loses none */
+	old = *slot;
+	if (old)
+		*slot = old->next;
 	pr = proc_add(ps, tgid, false);
 	pr->starttime = read_starttime(ps, tgid);
 	read_maps(ps, pr, buf);
 	free(buf);
+	if (old)
+		proc_drop(ps, &old);
 	return 0;
 }
 

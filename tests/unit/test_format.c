@@ -179,6 +179,39 @@ static void test_ratio(void)
 	free(out);
 }
 
+/* memstack: a split shown only on the rows it applies to (memory held
+ * by a process at its exit), none where its name is empty */
+static const char *held_at_exit(__u32 aux)
+{
+	return aux ? "held at exit" : "";
+}
+
+static void test_empty_aux(void)
+{
+	struct snapshot s = make_snapshot();
+	char *out;
+
+	s.aux_name = held_at_exit;
+	rows[1].key.aux = 1;
+	if (ENABLE_FORMAT_FOLDED) {
+		out = render(&s, 1, 0);
+		CHECK_STR("folded: an empty split adds no frame", out,
+			  "burn;[held at exit];main;burn_b 3\n"
+			  "burn;main;burn_b 2\n"
+			  "burn;main;outer;burn_a;-;entry_SYSCALL_64;"
+			  "do_syscall_64;x:y 5\n");
+		free(out);
+	}
+	if (ENABLE_FORMAT_TEXT) {
+		out = render(&s, 0, 0);
+		CHECK("text: an empty split says nothing",
+		      strstr(out, "burn pid 10 tid 11\n") &&
+			      strstr(out, "burn pid 10 tid 12 held at exit\n"),
+		      "got:\n%s", out);
+		free(out);
+	}
+}
+
 static void test_values(void)
 {
 	char b[32];
@@ -205,6 +238,7 @@ int main(void)
 	setenv("TZ", "UTC", 1);
 	if (ENABLE_FORMAT_FOLDED)
 		test_folded();
+	test_empty_aux();
 	if (ENABLE_FORMAT_TEXT) {
 		test_text();
 		test_primary();

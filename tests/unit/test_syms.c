@@ -975,6 +975,13 @@ static void test_fake_container(const struct child *c)
 		   "fixture_alpha", 0, "sym-pie");
 	check_usym("container gamma", ps, 4000001, c->pid, c->addr[GAMMA] + 2,
 		   "fixture_gamma", 2, "libsymfix.so");
+	/* captured again as it exits, its files out of reach: the files
+	 * read the first time stay (an exit during a capture keeps them) */
+	run(xasprintf("rm -r %s/root/app", dir));
+	CHECK("fake container captured again", !proc_syms_capture(ps, 4000001),
+	      "%s", strerror(errno));
+	check_usym("container alpha after its files went", ps, 4000001, c->pid,
+		   c->addr[ALPHA], "fixture_alpha", 0, "sym-pie");
 	free(dir);
 	free(maps);
 	proc_syms_free(ps);

@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memstack: memory held per allocation stack.
+ *
+ * Every allocation still held is a record in ms_allocs, keyed by the
+ * process incarnation and address, that names its stack's row in
+ * ms_rows; a row keeps what its stack holds now and what it ever
+ * allocated, updated with atomics. User space reads the rows at each
+ * snapshot without taking them away (outstanding memory is state), and
+ * drops a process's rows and records once it has exited.
+ *
+ * Modes (ms_mode): the allocator's functions through uprobes (entry and
+ * return), mmap/munmap/brk through syscall tracepoints, page faults
+ * through a software perf event (counted per interval, not held), and
+ * the kernel's kmem tracepoints.
+ */
+#define SB_NVALUES 2 /* faults: bytes (faults x page size), faults */
+#include "collect.bpf.h"
+#include "memstack.h"
+
+#include <stdbool.h>
+
+/* Where the kernel's pt_regs keep arguments, the return value and the
+ * stack pointer (fixed by each architecture's ABI). */
+#if defined(__TARGET_ARCH_x86)
+#define REG_ARG0  14 /* di */
+#define REG_ARG1  13 /* si */
+#define REG_ARG2  12 /* dx */
+#define REG_RET	  10 /* ax */
+#define REG_SP	  19
+#define NR_MMAP	  9
+#define NR_MUNMAP 11
+#define NR_BRK	  12
+#elif defined(__TARGET_ARCH_arm64)
+#define REG_ARG0  0
+#define REG_ARG1  1
+#define REG_ARG2  2
+#define REG_RET	  0
+#define REG_SP	  31
+#define NR_MMAP	  222
+#define NR_MUNMAP 215
+#define NR_BRK	  214
+#else
+#error "memstack knows x86 and arm64"
+#endif
+#define REG(ctx, i) (((const __u64 *)(ctx))[i])
+
+#define EEXIST	 17
+#define STALE_NS (10 * 1000000000ULL) /* no allocator call takes 10 s */
+
+const volatile __u8 ms_mode = MS_MODE_USER;
+const volatile __u64 sample_mean = 0; /* -s BYTES; 0: exact */
+const volatile __u8 keep_time = 0;    /* --age: allocation times */
+const volatile __u32 self_tgid = 0;   /* the collector: never traced */
+const volatile __u64 page_size = 4096;
+/* task_struct.signal, signal_struct.live from kernel BTF; 0: unknown,
+ * then a process ends when its leader does */
+const volatile __u32 task_signal_off = 0;
+const volatile __u32 signal_live_off = 0;
+const volatile __u32 log2_tab[(1 << MS_LOG2_BITS) + 1] = {};
+const volatile __u32 weight_tab[MS_WEIGHT_N + 1] = {};
+const volatile struct ms_kfield kfields[MS_K_NEVENTS] = {};
+
+/* A thread's call in flight (entry seen, return to come), and its
+ * sampling state. Only the thread itself writes it. */
+struct ms_thread {
+	__u64 size;
+	__u64 arg;	 /* realloc's old pointer, posix_memalign's &ptr */
+	__u64 sp;	 /* at the outermost entry: nested calls are below */
+	__u64 since;	 /* when it began */
+	__u64 stack;	 /* user stack at that entry */
+	__u64 countdown; /* -s: bytes until the next sample */
+	__u32 tgid, gen;
+	__u16 depth; /* allocator calls in flight, nested ones included */
+	__u8 kind;   /* enum ms_kind */
+	__u8 sampled;
+};
+
+struct ms_proc {
+	__u32 gen;
+	__u32 pad;
+	__u64 brk; /* the program break last seen; 0: not yet */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ms_thread);
+} ms_threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct ms_proc);
+} ms_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072); /* --max-allocs */
+	__type(key, struct ms_alloc_key);
+	__type(value, struct ms_alloc);
+} ms_allocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240); /* --rows */
+	__type(key, __u64);
+	__type(value, struct ms_row);
+} ms_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192); /* gone between two snapshots */
+	__type(key, struct ms_exit_key);
+	__type(value, __u64); /* when */
+} ms_exited SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ms_row);
+} ms_scratch SEC(".maps");
+
+/* ---- sampling (-s): intervals and weights from user space's tables ---- */
+
+/* Bytes to the next sample: mean x -ln(U), U uniform in (0, 1), from
+ * -log2(U) = 32 - log2(r) for a random 32-bit r. */
+static __always_inline __u64 draw_interval(void)
+{
+	__u32 r = bpf_get_prandom_u32() | 1, x = r, e = 0, m;
+	__u64 neglog2;
+
+	if (x >= 1 << 16)
+		x >>= 16, e += 16;
+	if (x >= 1 << 8)
+		x >>= 8, e += 8;
+	if (x >= 1 << 4)
+		x >>= 4, e += 4;
+	if (x >= 1 << 2)
+		x >>= 2, e += 2;
+	if (x >= 1 << 1)
+		e += 1;
+	m = e >= MS_LOG2_BITS ? r >> (e - MS_LOG2_BITS)
+			      : r << (MS_LOG2_BITS - e);
+	m &= (1 << MS_LOG2_BITS) - 1;
+	neglog2 = ((__u64)(32 - e) << 16) - log2_tab[m]; /* 16.16 */
+	/* x ln 2 (45426 / 2^16) */
+	return (((sample_mean * neglog2) >> 16) * 45426 >> 16) + 1;
+}
+
+/* An allocation of size s is sampled with probability 1 - e^(-s/mean):
+ * it stands for s / (1 - e^(-s/mean)) = mean x f(s/mean) bytes. */
+static __always_inline __u64 sampled_bytes(__u64 size)
+{
+	__u64 x = (size << 16) / sample_mean, f;
+	__u32 i = x >> 10, frac = x & 1023; /* table step 1/64 */
+
+	if (i >= MS_WEIGHT_N)
+		return size;
+	f = weight_tab[i] +
+	    (((__u64)(weight_tab[i + 1] - weight_tab[i]) * frac) >> 10);
+	return (sample_mean * f) >> 16;
+}
+
+/* ---- processes, threads, rows ---- */
+
+/* The filters, and never the collector's own calls (without -p its
+ * allocations at each snapshot would feed themselves). */
+static __always_inline bool wanted(__u64 id)
+{
+	return id >> 32 != self_tgid && sb_wanted(id >> 32);
+}
+
+static __always_inline struct ms_proc *proc_get(__u32 tgid)
+{
+	struct ms_proc *p = bpf_map_lookup_elem(&ms_procs, &tgid), n = {};
+	__u64 now;
+
+	if (p)
+		return p;
+	/* a new incarnation: its records never meet an older one's */
+	now = bpf_ktime_get_ns();
+	n.gen = now ^ (now >> 32);
+	bpf_map_update_elem(&ms_procs, &tgid, &n, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&ms_procs, &tgid);
+}
+
+static __always_inline struct ms_thread *thread_get(__u64 id)
+{
+	__u32 tid = id, tgid = id >> 32;
+	struct ms_thread *t = bpf_map_lookup_elem(&ms_threads, &tid);
+	struct ms_proc *p;
+
+	if (t && t->tgid == tgid)
+		return t;
+	p = proc_get(tgid);
+	if (p) {
+		struct ms_thread n = {.tgid = tgid, .gen = p->gen};
+
+		if (sample_mean)
+			n.countdown = draw_interval();
+		if (!bpf_map_update_elem(&ms_threads, &tid, &n, BPF_ANY))
+			return bpf_map_lookup_elem(&ms_threads, &tid);
+	}
+	sb_stat_add(MS_STAT_THREADS_FULL, 1);
+	return NULL;
+}
+
+static __always_inline __u64 row_ref(__u32 tgid, __u32 gen, __u64 ustack,
+				     __u64 kstack)
+{
+	__u64 h = ((__u64)tgid << 32 | gen) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= h >> 29;
+	h ^= ustack;
+	h *= 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 29;
+	h ^= kstack;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/* Tell user space about a process the first time one of its rows is
+ * made, so its mappings are read while it lives. */
+static __always_inline void announce(__u32 tgid)
+{
+	__u8 one = 1;
+
+	if (!sb_cfg.track_procs || !tgid ||
+	    bpf_map_lookup_elem(&sb_known, &tgid))
+		return;
+	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
+	sb_event(SB_EV_NEW_TGID, tgid);
+}
+
+/* The row of the current task's process and these stacks. */
+static __always_inline struct ms_row *
+row_get(__u32 tgid, __u32 gen, __u64 ustack, __u64 kstack, __u64 *ref)
+{
+	__u32 zero = 0;
+	struct ms_row *r, *n;
+
+	*ref = row_ref(tgid, gen, ustack, kstack);
+	r = bpf_map_lookup_elem(&ms_rows, ref);
+	if (r)
+		return r;
+	n = bpf_map_lookup_elem(&ms_scratch, &zero);
+	if (!n)
+		return NULL;
+	__builtin_memset(n, 0, sizeof(*n));
+	n->key.tgid = tgid;
+	n->key.user_stack = ustack;
+	n->key.kern_stack = kstack;
+	n->key.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(n->key.comm, sizeof(n->key.comm));
+	n->gen = gen;
+	if (bpf_map_update_elem(&ms_rows, ref, n, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&ms_rows, ref)) {
+		sb_stat_add(MS_STAT_ROWS_FULL, 1);
+		return NULL;
+	}
+	announce(tgid);
+	return bpf_map_lookup_elem(&ms_rows, ref);
+}
+
+/* Take a record away and what it held from its row. Two threads freeing
+ * one pointer: only the one whose delete succeeds subtracts. */
+static __always_inline void release(const struct ms_alloc_key *k, __u32 miss)
+{
+	struct ms_alloc *a = bpf_map_lookup_elem(&ms_allocs, k), copy;
+	struct ms_row *r;
+
+	if (!a) {
+		if (miss)
+			sb_stat_add(miss, 1);
+		return;
+	}
+	copy = *a;
+	if (bpf_map_delete_elem(&ms_allocs, k))
+		return;
+	r = bpf_map_lookup_elem(&ms_rows, &copy.ref);
+	if (!r)
+		return;
+	__sync_fetch_and_add(&r->inuse_bytes, -copy.bytes);
+	__sync_fetch_and_add(&r->inuse_objs, -copy.objs);
+}
+
+/* A record of bytes at k, for the current task and these stacks. */
+static __always_inline void hold(const struct ms_alloc_key *k, __u64 bytes,
+				 __u64 objs, __u64 ustack, __u64 kstack)
+{
+	struct ms_alloc a = {.bytes = bytes, .objs = objs};
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct ms_row *r = row_get(tgid, k->gen, ustack, kstack, &a.ref);
+	long err;
+
+	if (!r)
+		return;
+	if (keep_time)
+		a.time = bpf_ktime_get_ns();
+	err = bpf_map_update_elem(&ms_allocs, k, &a, BPF_NOEXIST);
+	if (err == -EEXIST) { /* its free was missed: the old one is gone */
+		sb_stat_add(MS_STAT_REPLACED, 1);
+		release(k, 0);
+		err = bpf_map_update_elem(&ms_allocs, k, &a, BPF_NOEXIST);
+	}
+	if (err) {
+		sb_stat_add(MS_STAT_ALLOCS_FULL, 1);
+		return;
+	}
+	__sync_fetch_and_add(&r->inuse_bytes, bytes);
+	__sync_fetch_and_add(&r->inuse_objs, objs);
+	__sync_fetch_and_add(&r->alloc_bytes, bytes);
+	__sync_fetch_and_add(&r->alloc_objs, objs);
+}
+
+/* A user allocation of size bytes at ptr, exact or sampled. */
+static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
+				      __u64 ustack)
+{
+	__u64 bytes = size, objs = 1;
+
+	if (sample_mean && size) {
+		bytes = sampled_bytes(size);
+		objs = (bytes + size / 2) / size;
+	}
+	hold(k, bytes, objs, ustack, SB_STACK_NONE);
+}
+
+static __always_inline __u64 user_stack(void *ctx)
+{
+	__u64 id;
+
+	if (!sb_cfg.user_stacks)
+		return SB_STACK_NONE;
+	id = sb_stack_id(ctx, BPF_F_USER_STACK);
+	if (id == SB_STACK_LOST)
+		sb_stat_add(SB_STAT_USTACK_LOST, 1);
+	return id;
+}
+
+/* ---- the allocator's functions (uprobes) ---- */
+
+static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
+				       __u64 arg)
+{
+	__u64 id = bpf_get_current_pid_tgid(), sp = REG(ctx, REG_SP);
+	__u64 now = bpf_ktime_get_ns();
+	struct ms_thread *t;
+
+	if (!wanted(id) || !(t = thread_get(id)))
+		return 0;
+	/* called by another allocator function (glibc's realloc calls
+	 * malloc, musl's calloc too), or tail-called by it (same stack
+	 * pointer): the outer call counts. One that began long ago has
+	 * lost its return (a uretprobe that could not be set up). */
+	if (t->depth && sp <= t->sp && now - t->since < STALE_NS) {
+		t->depth++;
+		return 0;
+	}
+	if (t->depth)
+		sb_stat_add(MS_STAT_NO_RETURN, 1);
+	t->since = now;
+	t->depth = 1;
+	t->sp = sp;
+	t->kind = kind;
+	t->size = size;
+	t->arg = arg;
+	t->sampled = 1;
+	if (sample_mean) {
+		if (size < t->countdown) {
+			t->countdown -= size;
+			t->sampled = 0;
+		} else {
+			t->countdown = draw_interval();
+		}
+	}
+	t->stack = t->sampled ? user_stack(ctx) : SB_STACK_NONE;
+	return 0;
+}
+
+static __always_inline __u64 times(__u64 n, __u64 size)
+{
+	__u64 most;
+
+	if (!n)
+		return 0;
+	most = ~0ULL / n;
+	/* kept from becoming a 128-bit multiply, which BPF has not */
+	asm volatile("" : "+r"(most));
+	return size > most ? ~0ULL : n * size; /* ~0: the call fails */
+}
+
+static __always_inline int free_entry(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ptr = REG(ctx, REG_ARG0);
+	struct ms_alloc_key k = {.tgid = id >> 32, .addr = ptr};
+	struct ms_thread *t;
+
+	if (!ptr || !wanted(id) || !(t = thread_get(id)))
+		return 0;
+	if (t->depth && REG(ctx, REG_SP) <= t->sp)
+		return 0; /* inside realloc: its return accounts for it */
+	k.gen = t->gen;
+	release(&k, MS_STAT_FREE_MISS);
+	return 0;
+}
+
+/* The entry of each function by its kind: size and pointer argument. */
+static __always_inline int entry(void *ctx, __u64 kind)
+{
+	__u64 a0 = REG(ctx, REG_ARG0), a1 = REG(ctx, REG_ARG1);
+
+	switch (kind) {
+	case MS_MALLOC:
+	case MS_VALLOC:
+		return alloc_entry(ctx, kind, a0, 0);
+	case MS_CALLOC:
+		return alloc_entry(ctx, kind, times(a0, a1), 0);
+	case MS_REALLOC:
+		return alloc_entry(ctx, kind, a1, a0);
+	case MS_REALLOCARRAY:
+		return alloc_entry(ctx, kind, times(a1, REG(ctx, REG_ARG2)),
+				   a0);
+	case MS_POSIX_MEMALIGN: /* (&ptr, align, size) */
+		return alloc_entry(ctx, kind, REG(ctx, REG_ARG2), a0);
+	case MS_MEMALIGN: /* (align, size) */
+		return alloc_entry(ctx, kind, a1, 0);
+	case MS_PVALLOC: /* whole pages, and pvalloc(0) one page */
+		return alloc_entry(ctx, kind,
+				   a0 ? (a0 + page_size - 1) & ~(page_size - 1)
+				      : page_size,
+				   0);
+	case MS_FREE:
+		return free_entry(ctx);
+	}
+	return 0;
+}
+
+/* One program per function: uprobes through perf events, which any
+ * kernel with uprobes has. */
+SEC("uprobe")
+int ms_malloc(void *ctx)
+{
+	return entry(ctx, MS_MALLOC);
+}
+
+SEC("uprobe")
+int ms_calloc(void *ctx)
+{
+	return entry(ctx, MS_CALLOC);
+}
+
+SEC("uprobe")
+int ms_realloc(void *ctx)
+{
+	return entry(ctx, MS_REALLOC);
+}
+
+SEC("uprobe")
+int ms_reallocarray(void *ctx)
+{
+	return entry(ctx, MS_REALLOCARRAY);
+}
+
+SEC("uprobe")
+int ms_posix_memalign(void *ctx)
+{
+	return entry(ctx, MS_POSIX_MEMALIGN);
+}
+
+SEC("uprobe")
+int ms_memalign(void *ctx)
+{
+	return entry(ctx, MS_MEMALIGN);
+}
+
+SEC("uprobe")
+int ms_valloc(void *ctx)
+{
+	return entry(ctx, MS_VALLOC);
+}
+
+SEC("uprobe")
+int ms_pvalloc(void *ctx)
+{
+	return entry(ctx, MS_PVALLOC);
+}
+
+SEC("uprobe")
+int ms_free(void *ctx)
+{
+	return entry(ctx, MS_FREE);
+}
+
+/* All of them in one uprobe_multi link (6.6+), the kind in each
+ * offset's cookie: one link to detach, not one per function. */
+SEC("uprobe")
+int ms_entry_multi(void *ctx)
+{
+	return entry(ctx, bpf_get_attach_cookie(ctx));
+}
+
+/* Every allocating function's return. */
+SEC("uretprobe")
+int ms_alloc_return(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ptr = REG(ctx, REG_RET);
+	__u32 tid = id;
+	struct ms_thread *t = bpf_map_lookup_elem(&ms_threads, &tid);
+	struct ms_alloc_key k = {.tgid = id >> 32};
+
+	if (!t || !t->depth || --t->depth)
+		return 0; /* not seen entering, or a nested call */
+	k.gen = t->gen;
+	if (t->kind == MS_POSIX_MEMALIGN) {
+		if ((int)ptr ||
+		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)t->arg))
+			ptr = 0;
+	}
+	/* realloc moves what the old pointer held; realloc(p, 0) that
+	 * returns NULL (glibc) has freed p; NULL otherwise: p is intact */
+	if ((t->kind == MS_REALLOC || t->kind == MS_REALLOCARRAY) && t->arg &&
+	    (ptr || !t->size)) {
+		k.addr = t->arg;
+		release(&k, MS_STAT_FREE_MISS);
+	}
+	if (!ptr || !t->sampled)
+		return 0;
+	k.addr = ptr;
+	hold_user(&k, t->size, t->stack);
+	return 0;
+}
+
+/* ---- process lifetime: a gone incarnation's memory is dropped ---- */
+
+static __always_inline bool group_dead(__u64 id)
+{
+	void *task = (void *)bpf_get_current_task(), *signal = NULL;
+	int live = 1;
+
+	if (!task_signal_off ||
+	    bpf_probe_read_kernel(&signal, sizeof(signal),
+				  task + task_signal_off) ||
+	    !signal ||
+	    bpf_probe_read_kernel(&live, sizeof(live),
+				  signal + signal_live_off))
+		return (__u32)id == id >> 32;
+	return live == 0; /* the last thread to exit took it to 0 */
+}
+
+static __always_inline void proc_gone(__u32 tgid)
+{
+	struct ms_proc *p = bpf_map_lookup_elem(&ms_procs, &tgid);
+	__u64 now = bpf_ktime_get_ns();
+	struct ms_exit_key k = {.tgid = tgid};
+
+	if (!p)
+		return;
+	k.gen = p->gen;
+	if (bpf_map_update_elem(&ms_exited, &k, &now, BPF_ANY))
+		sb_stat_add(MS_STAT_EXITS_LOST, 1);
+	bpf_map_delete_elem(&ms_procs, &tgid);
+}
+
+SEC("raw_tp/sched_process_exit")
+int ms_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id;
+
+	bpf_map_delete_elem(&ms_threads, &tid);
+	if (group_dead(id))
+		proc_gone(id >> 32);
+	return 0;
+}
+
+/* (task, old_pid, bprm): the image is new, its memory too */
+SEC("raw_tp/sched_process_exec")
+int ms_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id, old = ctx->args[1];
+
+	bpf_map_delete_elem(&ms_threads, &tid);
+	bpf_map_delete_elem(&ms_threads, &old);
+	proc_gone(id >> 32);
+	return 0;
+}
+
+/* ---- mmap, munmap, brk ---- */
+
+static __always_inline __u64 page_up(__u64 len)
+{
+	return (len + page_size - 1) & ~(page_size - 1);
+}
+
+static __always_inline void mmap_enter(void *ctx, __u64 len)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ms_thread *t;
+
+	if (!wanted(id) || !(t = thread_get(id)))
+		return;
+	if (t->depth)
+		sb_stat_add(MS_STAT_NO_RETURN, 1);
+	t->depth = 1;
+	t->kind = MS_MMAP;
+	t->size = page_up(len);
+	t->stack = user_stack(ctx);
+}
+
+static __always_inline void mmap_exit(__s64 ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id;
+	struct ms_thread *t = bpf_map_lookup_elem(&ms_threads, &tid);
+	struct ms_alloc_key k = {.tgid = id >> 32, .addr = ret};
+
+	if (!t || !t->depth || t->kind != MS_MMAP)
+		return;
+	t->depth = 0;
+	if (ret < 0 && ret > -4096)
+		return; /* an error */
+	k.gen = t->gen;
+	hold(&k, t->size, 1, t->stack, SB_STACK_NONE);
+}
+
+/* Take [addr, end) away from the record at k, which starts there and
+ * holds more: what is left is the record at end. */
+static __always_inline void trim_front(struct ms_alloc_key *k, __u64 end,
+				       __u64 new_addr)
+{
+	struct ms_alloc *a = bpf_map_lookup_elem(&ms_allocs, k), copy;
+	struct ms_row *r;
+	__u64 cut;
+
+	if (!a)
+		return;
+	copy = *a;
+	if (bpf_map_delete_elem(&ms_allocs, k))
+		return;
+	cut = end - (k->addr & ~MS_BRK_SEGMENT);
+	copy.bytes -= cut;
+	k->addr = new_addr;
+	bpf_map_update_elem(&ms_allocs, k, &copy, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&ms_rows, &copy.ref);
+	if (r)
+		__sync_fetch_and_add(&r->inuse_bytes, -cut);
+}
+
+/* Whole mappings from addr on, and the front of the last one. */
+static __always_inline void munmap_enter(__u64 addr, __u64 len)
+{
+	__u64 id = bpf_get_current_pid_tgid(), end = addr + page_up(len);
+	struct ms_alloc_key k = {.tgid = id >> 32};
+	struct ms_thread *t;
+
+	if (!wanted(id) || !(t = thread_get(id)))
+		return;
+	k.gen = t->gen;
+	for (int i = 0; i < 8 && addr < end; i++) {
+		struct ms_alloc *a;
+
+		k.addr = addr;
+		a = bpf_map_lookup_elem(&ms_allocs, &k);
+		if (!a) {
+			sb_stat_add(MS_STAT_FREE_MISS, 1);
+			return;
+		}
+		if (a->bytes > end - addr) {
+			trim_front(&k, end, end);
+			return;
+		}
+		addr += a->bytes;
+		release(&k, 0);
+	}
+}
+
+/*
+ * The program break: each growth is a record keyed by its end, so a
+ * shrink finds the latest growth at the old break and takes growths
+ * back newest first, the last one in part.
+ */
+static __always_inline void brk_exit(void *ctx, __u64 brk)
+{
+	__u64 id = bpf_get_current_pid_tgid(), cur;
+	struct ms_alloc_key k = {.tgid = id >> 32};
+	struct ms_thread *t;
+	struct ms_proc *p;
+
+	if (!wanted(id) || !(t = thread_get(id)) ||
+	    !(p = bpf_map_lookup_elem(&ms_procs, &k.tgid)))
+		return;
+	k.gen = t->gen;
+	cur = p->brk;
+	p->brk = brk;
+	if (!cur || brk == cur)
+		return; /* the break as found, or a query */
+	if (brk > cur) {
+		k.addr = brk | MS_BRK_SEGMENT;
+		hold(&k, brk - cur, 1, user_stack(ctx), SB_STACK_NONE);
+		return;
+	}
+	for (int i = 0; i < 8 && brk < cur; i++) {
+		struct ms_alloc *a;
+		__u64 start;
+
+		k.addr = cur | MS_BRK_SEGMENT;
+		a = bpf_map_lookup_elem(&ms_allocs, &k);
+		if (!a) {
+			sb_stat_add(MS_STAT_FREE_MISS, 1);
+			return;
+		}
+		start = cur - a->bytes;
+		if (start < brk) { /* keep [start, brk): the end moves */
+			struct ms_alloc copy = *a;
+			struct ms_row *r =
+				bpf_map_lookup_elem(&ms_rows, &copy.ref);
+
+			if (bpf_map_delete_elem(&ms_allocs, &k))
+				return;
+			copy.bytes = brk - start;
+			k.addr = brk | MS_BRK_SEGMENT;
+			bpf_map_update_elem(&ms_allocs, &k, &copy, BPF_NOEXIST);
+			if (r)
+				__sync_fetch_and_add(&r->inuse_bytes,
+						     -(cur - brk));
+			return;
+		}
+		release(&k, 0);
+		cur = start;
+	}
+}
+
+/* syscalls:sys_enter_NAME and sys_exit_NAME records */
+struct sys_enter_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+struct sys_exit_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int ms_enter_mmap(struct sys_enter_tp *ctx)
+{
+	mmap_enter(ctx, ctx->args[1]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int ms_exit_mmap(struct sys_exit_tp *ctx)
+{
+	mmap_exit(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int ms_enter_munmap(struct sys_enter_tp *ctx)
+{
+	munmap_enter(ctx->args[0], ctx->args[1]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_brk")
+int ms_exit_brk(struct sys_exit_tp *ctx)
+{
+	brk_exit(ctx, ctx->ret);
+	return 0;
+}
+
+/* Without the per-syscall tracepoints: every syscall's raw_tp, by number
+ * (needs neither tracefs nor BTF). */
+static __always_inline __u64 sys_arg(struct bpf_raw_tracepoint_args *ctx, int i)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v),
+			      (__u64 *)ctx->args[0] +
+				      (i ? REG_ARG1 : REG_ARG0));
+	return v;
+}
+
+SEC("raw_tp/sys_enter")
+int ms_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	long nr = ctx->args[1];
+
+	if (nr == NR_MMAP)
+		mmap_enter(ctx, sys_arg(ctx, 1));
+	else if (nr == NR_MUNMAP)
+		munmap_enter(sys_arg(ctx, 0), sys_arg(ctx, 1));
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int ms_raw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id;
+	struct ms_thread *t;
+	__u64 nr;
+
+	/* the number from the registers' orig_ax / syscallno is arch
+	 * specific: what is in flight says which call this is */
+	t = bpf_map_lookup_elem(&ms_threads, &tid);
+	if (t && t->depth && t->kind == MS_MMAP) {
+		mmap_exit(ctx->args[1]);
+		return 0;
+	}
+	nr = 0;
+#if defined(__TARGET_ARCH_x86)
+	bpf_probe_read_kernel(&nr, sizeof(nr), (__u64 *)ctx->args[0] + 15);
+#else
+	bpf_probe_read_kernel(&nr, 4, (__u64 *)ctx->args[0] + 35);
+#endif
+	if (nr == NR_BRK)
+		brk_exit(ctx, ctx->args[1]);
+	return 0;
+}
+
+/* ---- page faults (counted per interval) ---- */
+
+SEC("perf_event")
+int ms_fault(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sb_values v = {{page_size, 1}};
+	struct sb_key key = {};
+
+	if (!(id >> 32) || !wanted(id))
+		return 0;
+	sb_key_init(ctx, &key, id);
+	sb_count(&key, &v);
+	return 0;
+}
+
+/* ---- kernel: kmem tracepoints, fields where tracefs says ---- */
+
+static __always_inline __u64 kfield(void *ctx, __u16 off, __u8 size)
+{
+	__u64 v = 0;
+
+	if (off != 0xffff)
+		bpf_probe_read_kernel(&v, size == 8 ? 8 : 4, (char *)ctx + off);
+	return v;
+}
+
+static __always_inline void k_alloc(void *ctx, int ev, bool page)
+{
+	__u64 id = bpf_get_current_pid_tgid(), bytes, ustack, kstack;
+	struct ms_alloc_key k = {.gen = page};
+
+	k.addr = kfield(ctx, kfields[ev].ptr, kfields[ev].ptr_size);
+	if (k.addr <= 16 || k.addr == ~0ULL || !wanted(id))
+		return; /* NULL, ZERO_SIZE_PTR, no page */
+	if (page)
+		bytes = page_size << (kfield(ctx, kfields[ev].order,
+					     kfields[ev].order_size) &
+				      31);
+	else
+		bytes = kfield(ctx, kfields[ev].bytes, kfields[ev].bytes_size);
+	ustack = user_stack(ctx);
+	kstack = SB_STACK_NONE;
+	if (sb_cfg.kern_stacks) {
+		kstack = sb_stack_id(ctx, 0);
+		if (kstack == SB_STACK_LOST)
+			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
+	}
+	hold(&k, bytes, 1, ustack, kstack);
+}
+
+static __always_inline void k_free(void *ctx, int ev, bool page)
+{
+	struct ms_alloc_key k = {.gen = page};
+
+	k.addr = kfield(ctx, kfields[ev].ptr, kfields[ev].ptr_size);
+	if (k.addr > 16)
+		release(&k, MS_STAT_FREE_MISS);
+}
+
+SEC("tracepoint/kmem/kmalloc")
+int ms_kmalloc(void *ctx)
+{
+	k_alloc(ctx, MS_K_KMALLOC, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/kmalloc_node")
+int ms_kmalloc_node(void *ctx)
+{
+	k_alloc(ctx, MS_K_KMALLOC_NODE, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/kmem_cache_alloc")
+int ms_cache_alloc(void *ctx)
+{
+	k_alloc(ctx, MS_K_CACHE_ALLOC, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/kmem_cache_alloc_node")
+int ms_cache_alloc_node(void *ctx)
+{
+	k_alloc(ctx, MS_K_CACHE_ALLOC_NODE, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/kfree")
+int ms_kfree(void *ctx)
+{
+	k_free(ctx, MS_K_KFREE, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/kmem_cache_free")
+int ms_cache_free(void *ctx)
+{
+	k_free(ctx, MS_K_CACHE_FREE, false);
+	return 0;
+}
+
+SEC("tracepoint/kmem/mm_page_alloc")
+int ms_page_alloc(void *ctx)
+{
+	k_alloc(ctx, MS_K_PAGE_ALLOC, true);
+	return 0;
+}
+
+SEC("tracepoint/kmem/mm_page_free")
+int ms_page_free(void *ctx)
+{
+	k_free(ctx, MS_K_PAGE_FREE, true);
+	return 0;
+}
+
+SEC("tracepoint/kmem/mm_page_free_batched")
+int ms_page_free_batched(void *ctx)
+{
+	k_free(ctx, MS_K_PAGE_FREE_BATCHED, true);
+	return 0;
+}

@@ -1,0 +1,226 @@
+#!/bin/sh
+# memstack against tests/workloads/memstack.c, whose named functions keep
+# and give back known amounts: the bytes held per stack are asserted
+# exactly (sampled mode within a tolerance that follows from the number
+# of samples), for glibc (dynamic) and musl (static) builds of the same
+# workload. Also -p on a running process, a process that exits, --age,
+# the mmap, faults and kernel modes, the bin round trip and the direct
+# caller of malloc (libcall).
+. "$SRCTREE/tests/lib.sh"
+need_bpf "memstack integration"
+MS=$WORKLOADS/memstack
+MUSL=${OUT:+$OUT/musl-x86_64/workloads}
+PAGE=$(getconf PAGESIZE)
+
+# sum FILE PATTERN: folded values of the lines matching PATTERN
+sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
+# is NAME FILE PATTERN WANT: the folded lines matching PATTERN add up to WANT
+is() {
+	got=$(sum "$2" "$3")
+	if [ "$got" = "$4" ]; then pass "$1 ($got)"; else
+		fail "$1" "got $got, want $4: $(sed 's/^[^;]*;\(\[[^]]*\];\)\{0,1\}[^;]*;[^;]*;main;/..main;/' "$2" | tr '\n' '|' | cut -c1-600)"
+	fi
+}
+# ms OUT ARGS...: memstack ARGS, folded to OUT, errors to OUT.err
+ms() {
+	out=$1
+	shift
+	"$STACKBOX" memstack -f folded "$@" >"$out" 2>"$out.err"
+}
+
+# ---- exact bytes, per libc ----
+exact() {
+	label=$1 w=$2
+	ms "$T/leak" -- "$w" leak 2000 100 5000
+	is "$label: leak_keep holds 2000 x 100 bytes" "$T/leak" ';leak_keep;malloc ' 200000
+	is "$label: churn_free's malloc/free pairs hold nothing" "$T/leak" 'churn_free' 0
+	check "$label: what CMD held at exit says so" grep -q '^memstack;\[held at exit\];.*;leak_keep;malloc 200000$' "$T/leak"
+	ms "$T/leak.n" --value alloc_objects -- "$w" leak 2000 100 5000
+	is "$label: churn_free's 5000 allocations were seen" "$T/leak.n" ';churn_free;malloc ' 5000
+	is "$label: leak_keep's 2000 allocations were seen" "$T/leak.n" ';leak_keep;malloc ' 2000
+
+	ms "$T/xt" -- "$w" xthread 2000 100
+	is "$label: allocated in one thread, half freed in another" "$T/xt" ';xfer_alloc;malloc ' 100000
+
+	ms "$T/re" -- "$w" realloc 1000
+	is "$label: realloc growth moves the bytes (1000 x 1000 - shrunk - freed)" "$T/re" ';realloc_grow;realloc ' 250000
+	is "$label: realloc shrink (500 x 10)" "$T/re" ';realloc_shrink;realloc ' 5000
+	is "$label: realloc(NULL, 64) allocates (1000 x 64)" "$T/re" ';realloc_null;realloc ' 64000
+	is "$label: realloc(p, 0) holds no bytes" "$T/re" ';realloc_zero;' 0
+	is "$label: what realloc moved is gone from malloc's stack" "$T/re" ';base_alloc;' 0
+
+	ms "$T/ca" -- "$w" calloc 1000 400
+	is "$label: calloc (1000 x 4 x 100; an overflowing one allocates nothing)" "$T/ca" ';calloc_keep;calloc ' 400000
+
+	ms "$T/al" -- "$w" align 100
+	is "$label: posix_memalign (100 x 1000)" "$T/al" ';posix_keep;posix_memalign ' 100000
+	is "$label: aligned_alloc (100 x 640)" "$T/al" ';aligned_keep;' 64000
+	is "$label: memalign (100 x 320)" "$T/al" ';memalign_keep;memalign ' 32000
+	is "$label: valloc (100 x 100)" "$T/al" ';valloc_keep;valloc ' 10000
+	is "$label: reallocarray (100 x 10 x 30)" "$T/al" ';array_keep;reallocarray ' 30000
+	if [ "$label" = glibc ]; then
+		is "$label: pvalloc (100 x a page)" "$T/al" ';pvalloc_keep;pvalloc ' $((100 * PAGE))
+	fi
+
+	# issue 8: the function that calls malloc directly is its caller
+	lc=$(dirname "$w")/libcall
+	ms "$T/lc" -- "$lc" alloc 1000 100
+	is "$label: libcall alloc: outer_alloc;theta_keep;malloc" "$T/lc" 'outer_alloc;theta_keep;malloc ' 100000
+	ms "$T/eh" --unwind eh_frame -- "$lc-nofp" alloc 1000 100
+	is "$label: --unwind eh_frame, no frame pointers: main..outer_alloc;theta_keep;malloc" "$T/eh" ';main;outer_alloc;theta_keep;malloc ' 100000
+
+	ms "$T/mm" --mode mmap -- "$w" mmap 16
+	is "$label --mode mmap: mmap_keep's mapping (16 pages)" "$T/mm" ';mmap_keep;mmap ' $((16 * PAGE))
+	is "$label --mode mmap: a mapping unmapped holds nothing" "$T/mm" ';mmap_drop;' 0
+	is "$label --mode mmap: 8 pages, the first 2 unmapped" "$T/mm" ';mmap_trim;mmap ' $((6 * PAGE))
+	is "$label --mode mmap: brk up 2 x 64 KiB, down 96 KiB" "$T/mm" ';brk_grow;' 32768
+
+	ms "$T/pf" --mode faults --value faults -- "$w" touch 3000
+	is "$label --mode faults: touch_pages writes 3000 new pages" "$T/pf" ';touch_pages ' 3000
+}
+
+exact glibc "$MS"
+if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL/memstack" ]; then
+	exact musl-static "$MUSL/memstack"
+else
+	skip "memstack musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+fi
+
+# another allocator: --lib names its file, --prefix its functions
+ms "$T/pfx" --lib "$MS" --prefix xx_ -v -- "$MS" prefixed 1000 100
+check "--lib --prefix xx_: xx_malloc and xx_free probed" grep -q "uprobes in $MS for pid [0-9]*: xx_malloc xx_free" "$T/pfx.err"
+is "--lib --prefix xx_: pfx_keep holds 500 x 100 bytes (1000 allocated, 500 freed)" "$T/pfx" ';pfx_keep;xx_malloc ' 50000
+is "--lib --prefix xx_: libc's malloc not probed" "$T/pfx" ';xx_malloc;malloc ' 0
+
+# perf event uprobes (kernels before uprobe_multi) and every syscall's
+# raw_tp (no syscalls tracepoints): the same bytes
+STACKBOX_ATTACH=uprobe ms "$T/pu" -v -- "$MS" realloc 1000
+check "perf event uprobes: -v says so" grep -q 'uprobes: a perf event per function' "$T/pu.err"
+is "perf event uprobes: realloc growth" "$T/pu" ';realloc_grow;realloc ' 250000
+is "perf event uprobes: realloc(NULL, 64)" "$T/pu" ';realloc_null;realloc ' 64000
+STACKBOX_ATTACH=raw_tp ms "$T/rt" --mode mmap -v -- "$MS" mmap 16
+check "--mode mmap through raw_tp: -v says so" grep -q 'attached with raw_tp' "$T/rt.err"
+is "--mode mmap through raw_tp: mmap_keep" "$T/rt" ';mmap_keep;mmap ' $((16 * PAGE))
+is "--mode mmap through raw_tp: brk" "$T/rt" ';brk_grow;' 32768
+
+# ---- sampled: 200000 x 256 bytes kept, as many allocated and freed ----
+# With a sample every 16 KiB on average, 51.2 MB kept give about 3125
+# samples: the estimate's relative standard deviation is 1/sqrt(3125) =
+# 1.8 %, so 10 % is over 5 standard deviations.
+STACKBOX_BIN_TEE=$T/s.bin "$STACKBOX" memstack -s 16k -i 0 -- "$MS" sample 200000 256 >"$T/s.text" 2>&1
+"$STACKBOX" report -f folded "$T/s.bin" >"$T/s" 2>&1
+set -- "$(sum "$T/s" ';sample_keep;malloc ')"
+check "-s 16k: sample_keep's 51.2 MB estimated within 10 % ($1)" fcmp "$1 >= 0.9 * 51200000 && $1 <= 1.1 * 51200000"
+is "-s 16k: sampled allocations freed leave nothing" "$T/s" ';sample_churn;' 0
+check "-s 16k: the header says values are estimates" grep -q 'estimates: allocations sampled every 16.0 KiB' "$T/s.text"
+set -- "$(awk '/^ *[0-9.]+ [KMG]iB +[0-9]+ .*memstack pid/ { print $3; exit }' "$T/s.text")"
+check "-s 16k: 200000 allocations estimated within 10 % ($1)" fcmp "$1 >= 180000 && $1 <= 220000"
+
+# ---- -p on a process already running ----
+# prewait: 1000 x 100 bytes allocated before memstack starts, freed by a
+# thread started before it too, which then keeps 500 x 100 bytes.
+mkfifo "$T/in"
+"$MS" prewait 1000 100 500 --wait <"$T/in" >"$T/pw.out" &
+wl=$!
+exec 3>"$T/in"
+n=0
+until grep -q ready "$T/pw.out" || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+"$STACKBOX" memstack -p $wl -i 400ms -d 3 -v >"$T/p.text" 2>"$T/p.err" &
+prof=$!
+n=0
+until grep -q 'uprobes in' "$T/p.err" 2>/dev/null || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+sleep 0.3
+echo go >&3
+n=0
+until grep -q done "$T/pw.out" || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+sleep 1
+echo end >&3
+exec 3>&-
+wait $wl
+wait $prof
+check "-p: memstack exits 0" [ $? = 0 ]
+check "-p: probes for that process only (-v)" grep -q "uprobes in .*libc.so.6 for pid $wl:" "$T/p.err"
+# per snapshot: late_keep's row, and whether it is marked
+awk '/^=== memstack snapshot/ { s = $4 } / pid [0-9]+/ { mark = / held at exit/ }
+     /late_keep/ { print s, (mark ? "exited" : "live") }' "$T/p.text" | sort -u >"$T/p.rows"
+check "-p: a thread from before the start keeps 500 x 100 bytes" \
+	grep -q '48.8 KiB *500 .* memstack pid' "$T/p.text"
+check "-p: frees of the 1000 allocations from before the start are counted, not subtracted" \
+	grep -qE 'lost: .* (100[0-9]|10[1-9][0-9]) frees of pointers not known' "$T/p.text"
+check "-p: live, then one snapshot says it exited, then it is gone" \
+	awk '$2 == "live" { l++ } $2 == "exited" { e++; last = $1 } END { exit !(l >= 1 && e == 1) }' "$T/p.rows"
+last=$(awk '$2 == "exited" { print $1 }' "$T/p.rows")
+check "-p: snapshots after that one do not show it" \
+	awk -v n="$last" '/^=== memstack snapshot/ { s = $4 + 0 } s > n + 0 && /memstack pid/ { bad = 1 } END { exit bad }' "$T/p.text"
+
+# ---- system-wide: every allocator file, a process started later ----
+# (it lives a snapshot past its work: one exec'd from a traced shell may
+# be captured before its libraries are mapped, and a later snapshot
+# reads its maps again)
+rm -f "$T/in"
+mkfifo "$T/in"
+"$STACKBOX" memstack -i 500ms -d 4 -f folded >"$T/sw" 2>"$T/sw.err" &
+prof=$!
+sleep 1.5
+"$MS" leak 2000 100 0 --wait <"$T/in" >/dev/null &
+exec 3>"$T/in"
+sleep 1.2
+exec 3>&-
+wait $prof
+check "system-wide: exits 0" [ $? = 0 ]
+is "system-wide: a process started later: leak_keep held at its exit" "$T/sw" "^memstack;.held at exit.;.*;leak_keep;malloc " 200000
+"$STACKBOX" memstack --rows 64 -i 300ms -d 2 -o /dev/null 2>"$T/sw64.err"
+check "system-wide, --rows 64: the row map under pressure, to the end (exit 0)" [ $? = 0 ]
+
+# ---- --age: only what is older than the age ----
+ms "$T/age" --age 1s -- "$MS" age 1000 100 1500
+is "--age 1s: old_keep's 1000 x 100 bytes are 1.5 s old" "$T/age" ';old_keep;malloc ' 100000
+is "--age 1s: young_keep's are not" "$T/age" 'young_keep' 0
+
+# ---- bounded memory: what does not fit is counted ----
+"$STACKBOX" memstack --max-allocs 64 -- "$MS" leak 2000 100 0 >"$T/full.text" 2>&1
+check "--max-allocs 64: 64 allocations held, the 1936 that did not fit counted" \
+	grep -qE 'lost: .* 1936 allocations not tracked' "$T/full.text"
+check "--max-allocs 64: and 64 held" grep -q '^total: 6.2 KiB inuse_space, 64 inuse_objects' "$T/full.text"
+
+# stacks that come and go in a long run: with room for 8 rows, 12 phases
+# each with a stack of its own are all counted (idle rows make room)
+ms "$T/ph" --rows 8 -i 100ms --value alloc_objects -- "$MS" phases 12 250
+# (a stack BPF could not capture, another profiler's on this CPU, is
+# counted under [user stack lost])
+is "--rows 8: 12 stacks one after the other, 10 allocations each, all counted" "$T/ph" ';depth_alloc;malloc |^memstack;.user stack lost. ' 120
+check "--rows 8: ... as 12 stacks" [ "$(grep -c ';depth_alloc;malloc ' "$T/ph")" = 12 ]
+
+# ---- --mode kernel: page cache and slab while writing a file ----
+ms "$T/k" --mode kernel -- "$MS" io 8 "$T/io.file"
+set -- "$(sum "$T/k" ';io_write;.*;-;.*vfs_write')"
+check "--mode kernel: io_write's write(2) holds at least the 8 MiB it wrote ($1)" fcmp "$1 >= 8388608"
+check "--mode kernel: kernel memory is not dropped when the process exits" \
+	test -z "$(grep 'held at exit' "$T/k")"
+
+# ---- bin round trip (issue 7) ----
+STACKBOX_BIN_TEE=$T/rt.bin "$STACKBOX" memstack -f folded -i 200ms -- "$MS" age 2000 100 600 >"$T/rt.folded" 2>&1
+"$STACKBOX" report -f folded "$T/rt.bin" >"$T/rt-r.folded" 2>&1
+check "bin round trip: report -f folded is byte for byte memstack's" cmp -s "$T/rt.folded" "$T/rt-r.folded"
+STACKBOX_BIN_TEE=$T/rtt.bin "$STACKBOX" memstack -i 200ms -- "$MS" age 2000 100 600 >"$T/rt.text" 2>&1
+"$STACKBOX" report "$T/rtt.bin" >"$T/rt-r.text" 2>&1
+check "bin round trip: report's text is byte for byte memstack's (the exit mark too)" cmp -s "$T/rt.text" "$T/rt-r.text"
+ratio=$(awk -v b="$(wc -c <"$T/rtt.bin")" -v t="$(wc -c <"$T/rt.text")" 'BEGIN { printf "%.3f", b / t }')
+check "memstack: bin is $ratio of text for the same snapshots (at most 0.25)" fcmp "$ratio <= 0.25"
+"$STACKBOX" report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
+if command -v go >/dev/null; then
+	check "pprof: memory sample types" sh -c "go tool pprof -raw '$T/ms.pb.gz' 2>/dev/null | grep -q 'inuse_space/bytes'"
+fi
+
+# ---- bad input: one line naming the problem ----
+"$STACKBOX" memstack -s 0 -- true >/dev/null 2>"$T/e1"
+check "-s 0 is refused, naming the option" grep -q "^memstack: -s 0: not a size from 1 to 4G" "$T/e1"
+"$STACKBOX" memstack --lib /etc/hostname -- true >/dev/null 2>"$T/e2"
+check "--lib of a file without malloc says so" grep -qx "memstack: --lib /etc/hostname: no malloc in its symbols" "$T/e2"
+"$STACKBOX" memstack -K -- true >/dev/null 2>"$T/e3"
+check "-K in the allocator mode is refused" grep -q "memstack: -K: --mode user has user stacks only" "$T/e3"
+"$STACKBOX" memstack --mode mmap -s 4k -- true >/dev/null 2>"$T/e4"
+check "-s outside --mode user is refused" grep -q "memstack: -s samples the allocator's calls" "$T/e4"
+
+check "no memstack program left loaded" \
+	sh -c "! bpftool prog show 2>/dev/null | grep -q 'ms_alloc_return\|ms_entry_multi'"
