@@ -129,8 +129,8 @@ static const struct opt memstack_opts[] = {
 };
 
 static const struct metric held_metrics[] = {
-	{"inuse_space", METRIC_BYTES},
-	{"inuse_objects", METRIC_COUNT},
+	{"inuse_space", METRIC_BYTES, .level = true},
+	{"inuse_objects", METRIC_COUNT, .level = true},
 	{"alloc_space", METRIC_BYTES},
 	{"alloc_objects", METRIC_COUNT},
 };

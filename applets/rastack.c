@@ -68,9 +68,9 @@ static const struct opt rastack_opts[] = {
 };
 
 static const struct metric rastack_metrics[RA_NMETRICS] = {
-	[RA_TOTAL] = {"read ahead", METRIC_COUNT},
-	[RA_USED] = {"used", METRIC_COUNT},
-	[RA_UNUSED] = {"unused", METRIC_COUNT},
+	[RA_TOTAL] = {"read ahead", METRIC_COUNT, .level = true},
+	[RA_USED] = {"used", METRIC_COUNT, .level = true},
+	[RA_UNUSED] = {"unused", METRIC_COUNT, .level = true},
 	[RA_RATIO] = {"used ratio", METRIC_RATIO, RA_USED, RA_TOTAL},
 };
 

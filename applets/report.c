@@ -203,8 +203,9 @@ struct report {
 	int failed;
 	/* -f pprof, -f svg, --push: one profile of every snapshot */
 	struct pprof *pp;
-	bool cpu_time;	/* oncpu: samples, and cpu nanoseconds */
-	int64_t period; /* ns per sample */
+	bool cpu_time;	 /* oncpu: samples, and cpu nanoseconds */
+	unsigned levels; /* pprof types that are levels (memory held) */
+	int64_t period;	 /* ns per sample */
 	struct flame *fl;
 	bool base_mode; /* reading --base inputs */
 	char applet[32], metric[32], host[64];
@@ -378,6 +379,8 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 			continue;
 		if (m == s->primary)
 			primary = n;
+		if (s->metrics[m].level)
+			rp->levels |= 1u << n;
 		/* Pyroscope files any sample type containing "cpu" as CPU:
 		 * only oncpu's may (offcpu's is "blocked") */
 		types[n] = s->metrics[m].name;
@@ -433,6 +436,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 
 	if (!rp->pp)
 		start_pprof(rp, s);
+	pprof_snapshot(rp->pp, rp->levels);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
 		struct rec_map *maps = NULL;
@@ -485,6 +489,9 @@ static void add_flame(struct report *rp, const struct snapshot *s)
 	fclose(f);
 	if (!rp->fl)
 		rp->fl = flame_new();
+	/* memory held: the last snapshot's, not the sum of all */
+	if (s->metrics[s->primary].level)
+		flame_snapshot(rp->fl, rp->base_mode);
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		flame_add_folded(rp->fl, line, rp->base_mode);

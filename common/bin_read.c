@@ -107,7 +107,10 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	}
 	for (unsigned m = 0; m < st->nmetrics; m++) {
 		st->metrics[m].name = bc_str(c);
-		st->metrics[m].kind = bc_varint(c);
+		unsigned kind = bc_varint(c);
+
+		st->metrics[m].level = kind & BIN_KIND_LEVEL;
+		st->metrics[m].kind = kind & ~BIN_KIND_LEVEL;
 		if (st->metrics[m].kind > METRIC_RATIO)
 			c->bad = true;
 		if (st->metrics[m].kind == METRIC_RATIO) {

@@ -35,6 +35,9 @@ enum bin_frame_type {
 	BIN_FRAME_MAX,
 };
 
+/* A metric's kind in the header; this bit set: the metric is a level. */
+#define BIN_KIND_LEVEL 0x10
+
 /* Stack references in sample rows; dictionary index i is BIN_REF0 + i. */
 enum { BIN_REF_NONE, BIN_REF_LOST, BIN_REF_MISSING, BIN_REF0 };
 

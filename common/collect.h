@@ -57,6 +57,10 @@ struct metric {
 	 * shown by text as a percentage; BPF never counts it, folded and
 	 * pprof leave it out. */
 	unsigned char num, den;
+	/* A level at the snapshot (memory held), not a count over its
+	 * interval: a profile of many snapshots takes the last, not the
+	 * sum. */
+	bool level;
 };
 
 /* One way to attach one hook; a hook lists them best first. */

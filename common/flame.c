@@ -87,6 +87,22 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 		fl->depth = depth;
 }
 
+static void forget(struct node *n, bool base)
+{
+	for (; n; n = n->next) {
+		if (base)
+			n->base = 0;
+		else
+			n->v = 0;
+		forget(n->child, base);
+	}
+}
+
+void flame_snapshot(struct flame *fl, bool base)
+{
+	forget(&fl->root, base);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp((*(struct node *const *)a)->name,

@@ -20,6 +20,9 @@ struct flame *flame_new(void);
 /* "frame;frame;... VALUE"; base: the line belongs to the base profile. */
 void flame_add_folded(struct flame *fl, const char *line, bool base);
 /* unit: how values print in tooltips ("samples", "us", "bytes"). */
+/* A new snapshot of levels (memory held): forget this side's values
+ * (the base profile's when base) before its lines are added. */
+void flame_snapshot(struct flame *fl, bool base);
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit);
 void flame_free(struct flame *fl);

@@ -235,7 +235,9 @@ static void put_header(struct bin_writer *w, const struct snapshot *s,
 	bb_varint(&b, s->nmetrics);
 	for (unsigned m = 0; m < s->nmetrics; m++) {
 		bb_str(&b, s->metrics[m].name);
-		bb_varint(&b, s->metrics[m].kind);
+		bb_varint(&b,
+			  s->metrics[m].kind |
+				  (s->metrics[m].level ? BIN_KIND_LEVEL : 0));
 		if (s->metrics[m].kind == METRIC_RATIO) {
 			bb_varint(&b, s->metrics[m].num);
 			bb_varint(&b, s->metrics[m].den);

@@ -103,7 +103,12 @@ static void intern_free(struct intern *t)
 
 struct pprof {
 	struct intern strings, functions, mappings, locations;
-	struct bbuf samples; /* encoded Sample messages, field 2 each */
+	/* Samples by their locations and labels (encoded, fields 1 and 3),
+	 * values by the same index: equal samples are one, and a level's
+	 * value can be replaced. */
+	struct intern samples;
+	int64_t (*values)[8];
+	size_t values_cap;
 	struct bbuf mapping_msgs, location_msgs, function_msgs;
 	int64_t types[8], units[8];
 	unsigned ntypes;
@@ -132,6 +137,14 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 	p->period = period;
 	p->default_index = default_index < (int)p->ntypes ? default_index : -1;
 	return p;
+}
+
+void pprof_snapshot(struct pprof *p, unsigned levels)
+{
+	for (size_t i = 0; i < p->samples.n; i++)
+		for (unsigned t = 0; t < p->ntypes; t++)
+			if (levels & 1u << t)
+				p->values[i][t] = 0;
 }
 
 void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns)
@@ -207,13 +220,11 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	       const int64_t *values, const char *const *labels, int64_t pid)
 {
 	struct bbuf s = {0}, packed = {0}, label = {0};
+	size_t before = p->samples.n, i;
 
 	for (unsigned i = 0; i < n; i++)
 		bb_varint(&packed, location_id(p, &frames[i]));
 	pb_msg(&s, 1, &packed);
-	for (unsigned i = 0; i < p->ntypes; i++)
-		bb_varint(&packed, values[i]);
-	pb_msg(&s, 2, &packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
 		pb_int(&label, 1, str(p, labels[i]));
 		pb_int(&label, 2, str(p, labels[i + 1]));
@@ -224,7 +235,14 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 		pb_int(&label, 3, pid);
 		pb_msg(&s, 3, &label);
 	}
-	pb_msg(&p->samples, 2, &s);
+	i = intern(&p->samples, s.p, s.len);
+	if (p->samples.n != before) {
+		p->values = grow_array(p->values, &p->values_cap, i + 1,
+				       sizeof(*p->values));
+		memset(p->values[i], 0, sizeof(p->values[i]));
+	}
+	for (unsigned t = 0; t < p->ntypes; t++)
+		p->values[i][t] += values[t];
 	free(s.p);
 	free(packed.p);
 	free(label.p);
@@ -232,7 +250,7 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 
 unsigned char *pprof_encode(struct pprof *p, size_t *len)
 {
-	struct bbuf b = {0}, m = {0};
+	struct bbuf b = {0}, m = {0}, s = {0}, packed = {0};
 	z_stream z = {0};
 	unsigned char *out;
 	uLong cap;
@@ -242,7 +260,21 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 		pb_int(&m, 2, p->units[i]);
 		pb_msg(&b, 1, &m);
 	}
-	bb_put(&b, p->samples.p, p->samples.len);
+	for (size_t i = 0; i < p->samples.n; i++) {
+		bool any = false;
+
+		for (unsigned t = 0; t < p->ntypes; t++) {
+			bb_varint(&packed, p->values[i][t]);
+			any |= p->values[i][t] != 0;
+		}
+		if (!any) { /* a level that is gone */
+			packed.len = 0;
+			continue;
+		}
+		bb_put(&s, p->samples.key[i], p->samples.len[i]);
+		pb_msg(&s, 2, &packed);
+		pb_msg(&b, 2, &s);
+	}
 	bb_put(&b, p->mapping_msgs.p, p->mapping_msgs.len);
 	bb_put(&b, p->location_msgs.p, p->location_msgs.len);
 	bb_put(&b, p->function_msgs.p, p->function_msgs.len);
@@ -259,6 +291,8 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 	if (p->default_index >= 0)
 		pb_int(&b, 14, p->types[p->default_index]);
 	free(m.p);
+	free(s.p);
+	free(packed.p);
 	/* gzip: zlib's deflate with a gzip wrapper (window bits 16 + 15) */
 	cap = compressBound(b.len) + 64;
 	out = xmalloc(cap);
@@ -294,7 +328,8 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->functions);
 	intern_free(&p->mappings);
 	intern_free(&p->locations);
-	free(p->samples.p);
+	intern_free(&p->samples);
+	free(p->values);
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);
 	free(p->function_msgs.p);

@@ -32,6 +32,10 @@ struct pprof_frame {
  * string pairs ("comm", "burn", ...); pid a numeric label when > 0. */
 void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	       const int64_t *values, const char *const *labels, int64_t pid);
+/* A new snapshot: the types in levels (bit i: types[i]) are levels at
+ * the snapshot (memory held), so its values replace the last ones
+ * instead of adding to them. */
+void pprof_snapshot(struct pprof *p, unsigned levels);
 void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns);
 /* gzip-compressed, as pprof and Pyroscope expect. 0 or -1. */
 int pprof_write(struct pprof *p, FILE *f);

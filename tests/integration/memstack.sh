@@ -208,9 +208,23 @@ check "bin round trip: report's text is byte for byte memstack's (the exit mark 
 ratio=$(awk -v b="$(wc -c <"$T/rtt.bin")" -v t="$(wc -c <"$T/rt.text")" 'BEGIN { printf "%.3f", b / t }')
 check "memstack: bin is $ratio of text for the same snapshots (at most 0.25)" fcmp "$ratio <= 0.25"
 "$STACKBOX" report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
+# memory held is a level: a profile of several snapshots holds the last
+# one's (age keeps 2 x 2000 x 100 bytes at the end), allocations add up
+n=$(grep -c '^=== memstack snapshot' "$T/rt.text")
+check "the round trip has several snapshots ($n), so a sum would differ" [ "$n" -ge 3 ]
 if command -v go >/dev/null; then
 	check "pprof: memory sample types" sh -c "go tool pprof -raw '$T/ms.pb.gz' 2>/dev/null | grep -q 'inuse_space/bytes'"
+	for t in inuse_space alloc_space; do
+		got=$(go tool pprof -sample_index=$t -unit=B -top "$T/ms.pb.gz" 2>/dev/null |
+			sed -n 's/^Showing nodes accounting for \([0-9]*\)B,.*/\1/p')
+		check "pprof $t of $n snapshots: the last held, all allocated (${got}B, want 400000)" [ "$got" = 400000 ]
+	done
+else
+	skip "pprof of memory held" "go not installed (Debian golang-go; make setup installs it)"
 fi
+"$STACKBOX" report -f svg -o "$T/ms.svg" "$T/rtt.bin" 2>/dev/null
+check "flame graph of $n snapshots: the memory held at the last one" \
+	grep -q '<title>all (400000 bytes, 100.00%)' "$T/ms.svg"
 
 # ---- bad input: one line naming the problem ----
 "$STACKBOX" memstack -s 0 -- true >/dev/null 2>"$T/e1"
