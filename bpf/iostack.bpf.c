@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iostack: bytes that I/O syscalls moved, per user stack, split by
+ * direction and by what the descriptor is; with --disk, block requests
+ * per submitting stack with their latency from issue to completion.
+ *
+ * Syscalls are counted at their exit, from the return value, with the
+ * stack of the calling thread. Two ways in: raw_tp sys_exit alone (the
+ * number and the descriptors are read from the saved user registers),
+ * or the per-syscall tracepoints, where sys_enter_* keeps the
+ * descriptors for sys_exit_*.
+ */
+#define SB_NVALUES 4
+#include "collect.bpf.h"
+#include "iostack.h"
+
+/* syscall number -> enum iostack_class (user space fills it) */
+const volatile __u8 sys_class[IO_MAX_SYSCALL] = {};
+/* kernel BTF gave the layout: descriptor kinds can be told */
+const volatile __u8 kinds_known = 0;
+const volatile __u8 kind_mask = 0xff; /* --kind: bits of iostack_kind */
+const volatile __u8 path_on = 0;      /* --path: (path_dev, path_ino) */
+const volatile __u32 path_dev = 0;
+const volatile __u64 path_ino = 0;
+const volatile struct iostack_layout lay = {};
+/* --disk: where each block tracepoint keeps its fields */
+const volatile struct iostack_block_fields f_submit = {}, f_issue = {},
+					   f_complete = {};
+
+#define PATH_DEPTH 32 /* directories walked up from a file for --path */
+
+/*
+ * The saved user registers (struct pt_regs) at raw_tp sys_exit: the
+ * syscall number, the first three arguments, and what tells a 32-bit
+ * (compat) task, whose numbers are another table's. These layouts are
+ * the architectures' own and have not moved.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define REGS_NR	  120 /* orig_ax */
+#define REGS_ARG0 112 /* di */
+#define REGS_ARG1 104 /* si */
+#define REGS_ARG2 96  /* dx */
+#define REGS_MODE 136 /* cs */
+#define IS_COMPAT(mode) (((mode) & 0xffff) == 0x23) /* __USER32_CS */
+#elif defined(__TARGET_ARCH_arm64)
+#define REGS_NR	  280 /* syscallno */
+#define REGS_ARG0 272 /* orig_x0: x0 holds the return value by now */
+#define REGS_ARG1 8   /* regs[1] */
+#define REGS_ARG2 16  /* regs[2] */
+#define REGS_MODE 264 /* pstate */
+#define IS_COMPAT(mode) ((mode) & 0x10) /* PSR_MODE32_BIT */
+#else
+#error "iostack: the pt_regs layout of this architecture is not known"
+#endif
+
+/* per-syscall tracepoint path: the descriptors, from enter to exit */
+struct inflight {
+	__u64 fd0, fd1;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* --disk: a request from submission to completion, by (dev, sector) */
+struct disk_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 sector;
+};
+
+struct disk_req {
+	struct sb_key key;
+	__u64 issued;  /* ns; 0 until block_rq_issue */
+	__u64 sectors; /* at issue: what completion still has to finish */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct disk_key);
+	__type(value, struct disk_req);
+} disk_reqs SEC(".maps");
+
+static __always_inline __u64 read_u64(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), p);
+	return v;
+}
+
+static __always_inline void *read_ptr(const void *p)
+{
+	return (void *)read_u64(p);
+}
+
+/* The current task's struct file for fd, or NULL. */
+static __always_inline void *fd_file(__u64 fd)
+{
+	void *task = (void *)bpf_get_current_task();
+	void *fdt = read_ptr(read_ptr(task + lay.task_files) + lay.files_fdt);
+	__u32 max = 0;
+
+	if (!fdt)
+		return NULL;
+	bpf_probe_read_kernel(&max, sizeof(max), fdt + lay.fdt_max_fds);
+	if (fd >= max)
+		return NULL;
+	return read_ptr(read_ptr(fdt + lay.fdt_fd) + fd * sizeof(void *));
+}
+
+static __always_inline int file_kind(void *file)
+{
+	__u16 mode = 0;
+
+	bpf_probe_read_kernel(&mode, sizeof(mode),
+			      read_ptr(file + lay.file_inode) + lay.inode_mode);
+	switch (mode & 0170000) {
+	case 0100000: /* S_IFREG */
+	case 0060000: /* S_IFBLK */
+		return IO_KIND_FILE;
+	case 0140000: /* S_IFSOCK */
+		return IO_KIND_SOCKET;
+	case 0010000: /* S_IFIFO */
+		return IO_KIND_PIPE;
+	}
+	return IO_KIND_OTHER;
+}
+
+/* --path: is the file, or a directory above it on its filesystem, the
+ * one user space named (by device and inode)? */
+static __always_inline int under_path(void *file)
+{
+	void *dentry = read_ptr(file + lay.file_dentry);
+
+	for (int i = 0; i < PATH_DEPTH && dentry; i++) {
+		void *inode = read_ptr(dentry + lay.dentry_inode);
+		void *parent;
+
+		if (inode && read_u64(inode + lay.inode_ino) == path_ino) {
+			__u32 dev = 0;
+
+			bpf_probe_read_kernel(
+				&dev, sizeof(dev),
+				read_ptr(inode + lay.inode_sb) + lay.sb_dev);
+			if (dev == path_dev)
+				return 1;
+		}
+		parent = read_ptr(dentry + lay.dentry_parent);
+		if (parent == dentry)
+			break; /* the root of its filesystem */
+		dentry = parent;
+	}
+	return 0;
+}
+
+/* The kind of fd, or -1 when --kind or --path leave it out. */
+static __always_inline int wanted_kind(__u64 fd)
+{
+	void *file;
+	int kind;
+
+	if (!kinds_known)
+		return IO_KIND_UNKNOWN;
+	file = fd_file(fd);
+	kind = file ? file_kind(file) : IO_KIND_OTHER;
+	if (!(kind_mask & (1 << kind)))
+		return -1;
+	if (path_on && (kind != IO_KIND_FILE || !under_path(file)))
+		return -1;
+	return kind;
+}
+
+/*
+ * One syscall's exit: its bytes (the return value; nothing when it
+ * failed, which counts an error), once for each descriptor it moved
+ * data through: sendfile and splice read one and write the other.
+ */
+static __always_inline void on_sys_exit(void *ctx, __u64 id, __u8 cls,
+					long ret, __u64 fd0, __u64 fd1)
+{
+	struct sb_values v = {{ret > 0 ? ret : 0, 1, ret < 0, 0}};
+	int rkind = -1, wkind = -1;
+	struct sb_key key = {};
+
+	/* a descriptor that names no file (-1, closed) is of kind other */
+	switch (cls) {
+	case IO_SYS_READ:
+		rkind = wanted_kind(fd0);
+		break;
+	case IO_SYS_WRITE:
+		wkind = wanted_kind(fd0);
+		break;
+	case IO_SYS_SENDFILE:
+		wkind = wanted_kind(fd0);
+		rkind = wanted_kind(fd1);
+		break;
+	case IO_SYS_SPLICE:
+		rkind = wanted_kind(fd0);
+		wkind = wanted_kind(fd1);
+		break;
+	}
+	if (rkind < 0 && wkind < 0)
+		return;
+	sb_key_init(ctx, &key, id);
+	if (rkind >= 0) {
+		key.aux = IO_AUX(0, rkind);
+		sb_count(&key, &v);
+	}
+	if (wkind >= 0) {
+		key.aux = IO_AUX(IO_WRITE, wkind);
+		sb_count(&key, &v);
+	}
+}
+
+static __always_inline __u8 class_of(__u64 nr)
+{
+	return nr < IO_MAX_SYSCALL ? sys_class[nr] : IO_SYS_NONE;
+}
+
+/* raw_syscalls' sys_exit (regs, ret): every syscall of every task comes
+ * here; the number filters first. */
+SEC("raw_tp/sys_exit")
+int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	void *regs = (void *)ctx->args[0];
+	__u64 id, mode, fd1;
+	__u8 cls = class_of((__u32)read_u64(regs + REGS_NR));
+
+	if (cls == IO_SYS_NONE)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (!sb_wanted(id >> 32))
+		return 0;
+	mode = read_u64(regs + REGS_MODE);
+	if (IS_COMPAT(mode))
+		return 0;
+	fd1 = read_u64(regs + (cls == IO_SYS_SPLICE ? REGS_ARG2 : REGS_ARG1));
+	on_sys_exit(ctx, id, cls, ctx->args[1], (int)read_u64(regs + REGS_ARG0),
+		    (int)fd1);
+	return 0;
+}
+
+/* The per-syscall tracepoints' records (struct syscall_trace_enter and
+ * _exit): stable since they were added. */
+struct sys_enter_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct sys_exit_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+/* Attached by user space to every sys_enter_* of the syscalls counted. */
+SEC("tracepoint/syscalls/sys_enter_read")
+int iostack_enter_tp(struct sys_enter_tp *ctx)
+{
+	__u8 cls = class_of((__u32)ctx->nr);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight in;
+	__u32 tid = id;
+	__u64 arg1, arg2;
+
+	if (cls == IO_SYS_NONE || !sb_wanted(id >> 32))
+		return 0;
+	/* both loaded: the context is read at constant offsets only */
+	arg1 = *(volatile __u64 *)&ctx->args[1];
+	arg2 = *(volatile __u64 *)&ctx->args[2];
+	in.fd0 = (int)ctx->args[0];
+	in.fd1 = (int)(cls == IO_SYS_SPLICE ? arg2 : arg1);
+	if (bpf_map_update_elem(&inflight, &tid, &in, BPF_ANY))
+		sb_stat_add(IO_STAT_INFLIGHT_FULL, 1);
+	return 0;
+}
+
+/* ... and to every sys_exit_* of them */
+SEC("tracepoint/syscalls/sys_exit_read")
+int iostack_exit_tp(struct sys_exit_tp *ctx)
+{
+	__u8 cls = class_of((__u32)ctx->nr);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *p, in;
+	__u32 tid = id;
+
+	if (cls == IO_SYS_NONE || !(p = bpf_map_lookup_elem(&inflight, &tid)))
+		return 0;
+	in = *p;
+	bpf_map_delete_elem(&inflight, &tid);
+	on_sys_exit(ctx, id, cls, ctx->ret, in.fd0, in.fd1);
+	return 0;
+}
+
+/* ---- --disk ---- */
+
+/* A field of a classic tracepoint's record, at an offset user space
+ * read from its format file. */
+static __always_inline __u64 field(void *ctx, __u16 off, unsigned size)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, size & 8 ? 8 : 4, ctx + off);
+	return v;
+}
+
+/* rwbs: "R", "WS", "FWFS" (a preflush write), "D", "N"... */
+static __always_inline __u32 disk_op(void *ctx, __u16 off)
+{
+	char rwbs[4] = {};
+
+	bpf_probe_read_kernel(rwbs, sizeof(rwbs), ctx + off);
+	for (int i = 0; i < 2; i++) {
+		if (rwbs[i] == 'W')
+			return IO_DISK_WRITE;
+		if (rwbs[i] == 'R')
+			return IO_DISK_READ;
+		if (rwbs[i] == 'D')
+			return IO_DISK_DISCARD;
+		if (rwbs[i] != 'F')
+			break;
+	}
+	return IO_DISK_OTHER;
+}
+
+static __always_inline void disk_key_of(void *ctx,
+					const volatile struct iostack_block_fields *f,
+					struct disk_key *k)
+{
+	k->dev = field(ctx, f->dev, 4);
+	k->pad = 0;
+	k->sector = field(ctx, f->sector, 8);
+}
+
+/* In the submitter's context: who asked for this request. Requests
+ * without data (flushes) are left out: they share sector 0. */
+static __always_inline void on_submit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct disk_req r = {};
+	struct disk_key k;
+
+	if (!(__u32)field(ctx, f_submit.nr_sector, 4) || !sb_wanted(id >> 32))
+		return;
+	disk_key_of(ctx, &f_submit, &k);
+	sb_key_init(ctx, &r.key, id);
+	r.key.aux = IO_DISK_AUX(disk_op(ctx, f_submit.rwbs), k.dev);
+	if (bpf_map_update_elem(&disk_reqs, &k, &r, BPF_ANY))
+		sb_stat_add(IO_STAT_REQS_FULL, 1);
+}
+
+/* block_io_start (6.5+): a request is started, in
+ * blk_mq_submit_bio(), by the task that submits its first bio. */
+SEC("tracepoint/block/block_io_start")
+int iostack_io_start(void *ctx)
+{
+	on_submit(ctx);
+	return 0;
+}
+
+/* block_bio_queue: a bio enters the block layer, in its submitter's
+ * context; the request it starts (or is merged into) carries its
+ * sector. */
+SEC("tracepoint/block/block_bio_queue")
+int iostack_bio_queue(void *ctx)
+{
+	on_submit(ctx);
+	return 0;
+}
+
+SEC("tracepoint/block/block_rq_issue")
+int iostack_rq_issue(void *ctx)
+{
+	struct disk_req *r;
+	struct disk_key k;
+
+	disk_key_of(ctx, &f_issue, &k);
+	r = bpf_map_lookup_elem(&disk_reqs, &k);
+	if (!r)
+		return 0;
+	r->issued = bpf_ktime_get_ns();
+	r->sectors = (__u32)field(ctx, f_issue.nr_sector, 4);
+	return 0;
+}
+
+/* Completion, in whatever context the driver completes in. A request
+ * may complete in parts: what is left moves to the sector after the
+ * part done, and its latency is counted when the last part is. */
+SEC("tracepoint/block/block_rq_complete")
+int iostack_rq_complete(void *ctx)
+{
+	__u64 done = (__u32)field(ctx, f_complete.nr_sector, 4);
+	struct sb_values v = {};
+	struct disk_req *r, req;
+	struct disk_key k;
+
+	disk_key_of(ctx, &f_complete, &k);
+	r = bpf_map_lookup_elem(&disk_reqs, &k);
+	if (!r || !r->issued) {
+		if (done)
+			sb_stat_add(IO_STAT_REQS_UNKNOWN, 1);
+		return 0;
+	}
+	req = *r;
+	bpf_map_delete_elem(&disk_reqs, &k);
+	v.v[IO_BYTES] = done * 512;
+	v.v[IO_ERRORS] = (int)field(ctx, f_complete.error, 4) != 0;
+	if (done && done < req.sectors) {
+		req.sectors -= done;
+		k.sector += done;
+		bpf_map_update_elem(&disk_reqs, &k, &req, BPF_ANY);
+	} else {
+		v.v[IO_CALLS] = 1;
+		v.v[IO_LATENCY] = bpf_ktime_get_ns() - req.issued;
+	}
+	sb_count(&req.key, &v);
+	return 0;
+}
