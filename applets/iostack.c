@@ -187,7 +187,8 @@ static bool probe_file_layout(struct iostack_layout *l)
 		__u32 *dst;
 		int off;
 	} m[] = {
-		{&l->task_files, kbtf_member(btf, "task_struct", "files", NULL)},
+		{&l->task_files,
+		 kbtf_member(btf, "task_struct", "files", NULL)},
 		{&l->files_fdt, kbtf_member(btf, "files_struct", "fdt", NULL)},
 		{&l->fdt_max_fds, kbtf_member(btf, "fdtable", "max_fds", NULL)},
 		{&l->fdt_fd, kbtf_member(btf, "fdtable", "fd", NULL)},
@@ -230,7 +231,8 @@ static void configure_syscalls(struct iostack_bpf *s, struct iostack_args *a)
 	bool tp = bpf_program__autoload(s->progs.iostack_exit_tp);
 
 	for (size_t i = 0; i < ARRAY_SIZE(io_syscalls); i++)
-		if (io_syscalls[i].nr >= 0 && io_syscalls[i].nr < IO_MAX_SYSCALL)
+		if (io_syscalls[i].nr >= 0 &&
+		    io_syscalls[i].nr < IO_MAX_SYSCALL)
 			s->rodata->sys_class[io_syscalls[i].nr] =
 				io_syscalls[i].cls;
 	/* the entry hook only serves the per-syscall tracepoints */
@@ -263,8 +265,9 @@ static int attach_syscall_tracepoints(struct collector *c,
 
 	for (size_t i = 0; i < ARRAY_SIZE(io_syscalls); i++) {
 		for (int exit = 0; exit < 2; exit++) {
-			struct bpf_program *p = exit ? s->progs.iostack_exit_tp
-						     : s->progs.iostack_enter_tp;
+			struct bpf_program *p =
+				exit ? s->progs.iostack_exit_tp
+				     : s->progs.iostack_enter_tp;
 			struct bpf_link *l;
 
 			if (exit && !strcmp(io_syscalls[i].tp, "read"))
@@ -454,8 +457,7 @@ static void iostack_describe(void *args, char *buf, size_t len)
 static const char *syscall_aux_name(__u32 aux)
 {
 	static const char *const names[2][IO_NKINDS] = {
-		{"read file", "read socket", "read pipe", "read other",
-		 "read"},
+		{"read file", "read socket", "read pipe", "read other", "read"},
 		{"write file", "write socket", "write pipe", "write other",
 		 "write"},
 	};

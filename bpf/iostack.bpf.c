@@ -36,19 +36,19 @@ const volatile struct iostack_block_fields f_submit = {}, f_issue = {},
  * the architectures' own and have not moved.
  */
 #if defined(__TARGET_ARCH_x86)
-#define REGS_NR	  120 /* orig_ax */
-#define REGS_ARG0 112 /* di */
-#define REGS_ARG1 104 /* si */
-#define REGS_ARG2 96  /* dx */
-#define REGS_MODE 136 /* cs */
-#define IS_COMPAT(mode) (((mode) & 0xffff) == 0x23) /* __USER32_CS */
+#define REGS_NR		120			  /* orig_ax */
+#define REGS_ARG0	112			  /* di */
+#define REGS_ARG1	104			  /* si */
+#define REGS_ARG2	96			  /* dx */
+#define REGS_MODE	136			  /* cs */
+#define IS_COMPAT(mode) (((mode)&0xffff) == 0x23) /* __USER32_CS */
 #elif defined(__TARGET_ARCH_arm64)
-#define REGS_NR	  280 /* syscallno */
-#define REGS_ARG0 272 /* orig_x0: x0 holds the return value by now */
-#define REGS_ARG1 8   /* regs[1] */
-#define REGS_ARG2 16  /* regs[2] */
-#define REGS_MODE 264 /* pstate */
-#define IS_COMPAT(mode) ((mode) & 0x10) /* PSR_MODE32_BIT */
+#define REGS_NR		280 /* syscallno */
+#define REGS_ARG0	272 /* orig_x0: x0 holds the return value by now */
+#define REGS_ARG1	8   /* regs[1] */
+#define REGS_ARG2	16  /* regs[2] */
+#define REGS_MODE	264 /* pstate */
+#define IS_COMPAT(mode) ((mode)&0x10) /* PSR_MODE32_BIT */
 #else
 #error "iostack: the pt_regs layout of this architecture is not known"
 #endif
@@ -144,9 +144,9 @@ static __always_inline int under_path(void *file)
 		if (inode && read_u64(inode + lay.inode_ino) == path_ino) {
 			__u32 dev = 0;
 
-			bpf_probe_read_kernel(
-				&dev, sizeof(dev),
-				read_ptr(inode + lay.inode_sb) + lay.sb_dev);
+			bpf_probe_read_kernel(&dev, sizeof(dev),
+					      read_ptr(inode + lay.inode_sb) +
+						      lay.sb_dev);
 			if (dev == path_dev)
 				return 1;
 		}
@@ -180,8 +180,8 @@ static __always_inline int wanted_kind(__u64 fd)
  * failed, which counts an error), once for each descriptor it moved
  * data through: sendfile and splice read one and write the other.
  */
-static __always_inline void on_sys_exit(void *ctx, __u64 id, __u8 cls,
-					long ret, __u64 fd0, __u64 fd1)
+static __always_inline void on_sys_exit(void *ctx, __u64 id, __u8 cls, long ret,
+					__u64 fd0, __u64 fd1)
 {
 	struct sb_values v = {{ret > 0 ? ret : 0, 1, ret < 0, 0}};
 	int rkind = -1, wkind = -1;
@@ -331,9 +331,9 @@ static __always_inline __u32 disk_op(void *ctx, __u16 off)
 	return IO_DISK_OTHER;
 }
 
-static __always_inline void disk_key_of(void *ctx,
-					const volatile struct iostack_block_fields *f,
-					struct disk_key *k)
+static __always_inline void
+disk_key_of(void *ctx, const volatile struct iostack_block_fields *f,
+	    struct disk_key *k)
 {
 	k->dev = field(ctx, f->dev, 4);
 	k->pad = 0;

@@ -22,7 +22,7 @@ enum iostack_class {
 	IO_SYS_READ,	 /* reads its first argument's descriptor */
 	IO_SYS_WRITE,	 /* writes its first argument's descriptor */
 	IO_SYS_SENDFILE, /* sendfile(out, in, ...): writes arg 0, reads arg 1 */
-	IO_SYS_SPLICE,	 /* splice(in, off, out, ...): reads arg 0, writes arg 2 */
+	IO_SYS_SPLICE, /* splice(in, off, out, ...): reads arg 0, writes arg 2 */
 };
 #define IO_MAX_SYSCALL 512
 
@@ -52,26 +52,26 @@ enum iostack_disk_op {
 	IO_DISK_DISCARD,
 	IO_DISK_OTHER,
 };
-#define IO_DISK_AUX(op, dev)   ((__u32)(op) << 30 | ((dev) & 0x3fffffff))
+#define IO_DISK_AUX(op, dev)   ((__u32)(op) << 30 | ((dev)&0x3fffffff))
 #define IO_DISK_AUX_OP(aux)    ((aux) >> 30)
 #define IO_DISK_AUX_MAJOR(aux) (((aux) >> 20) & 0x3ff)
-#define IO_DISK_AUX_MINOR(aux) ((aux) & 0xfffff)
+#define IO_DISK_AUX_MINOR(aux) ((aux)&0xfffff)
 
 /* Where the kernel keeps what the kind and --path walks read: offsets
  * from kernel BTF, found by user space (no CO-RE, so the object loads
  * without BTF). */
 struct iostack_layout {
-	__u32 task_files;   /* task_struct.files */
-	__u32 files_fdt;    /* files_struct.fdt */
-	__u32 fdt_max_fds;  /* fdtable.max_fds */
-	__u32 fdt_fd;	    /* fdtable.fd */
-	__u32 file_inode;   /* file.f_inode */
-	__u32 file_dentry;  /* file.f_path.dentry */
-	__u32 inode_mode;   /* inode.i_mode */
-	__u32 inode_ino;    /* inode.i_ino */
-	__u32 inode_sb;	    /* inode.i_sb */
-	__u32 sb_dev;	    /* super_block.s_dev */
-	__u32 dentry_inode; /* dentry.d_inode */
+	__u32 task_files;    /* task_struct.files */
+	__u32 files_fdt;     /* files_struct.fdt */
+	__u32 fdt_max_fds;   /* fdtable.max_fds */
+	__u32 fdt_fd;	     /* fdtable.fd */
+	__u32 file_inode;    /* file.f_inode */
+	__u32 file_dentry;   /* file.f_path.dentry */
+	__u32 inode_mode;    /* inode.i_mode */
+	__u32 inode_ino;     /* inode.i_ino */
+	__u32 inode_sb;	     /* inode.i_sb */
+	__u32 sb_dev;	     /* super_block.s_dev */
+	__u32 dentry_inode;  /* dentry.d_inode */
 	__u32 dentry_parent; /* dentry.d_parent */
 };
 
@@ -84,8 +84,8 @@ struct iostack_block_fields {
 
 enum iostack_stat {
 	IO_STAT_INFLIGHT_FULL = SB_STAT_APPLET0, /* a syscall entry not kept */
-	IO_STAT_REQS_FULL,	  /* a submitted request not tracked */
-	IO_STAT_REQS_UNKNOWN,	  /* completed, submitter not seen */
+	IO_STAT_REQS_FULL,    /* a submitted request not tracked */
+	IO_STAT_REQS_UNKNOWN, /* completed, submitter not seen */
 };
 
 #endif
