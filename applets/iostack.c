@@ -209,6 +209,8 @@ static bool probe_file_layout(struct iostack_layout *l)
 		ok &= m[i].off >= 0;
 		*m[i].dst = m[i].off;
 	}
+	/* BPF reads both in one copy of the table's first 16 bytes */
+	ok &= l->fdt_max_fds <= 12 && l->fdt_fd % 8 == 0 && l->fdt_fd <= 8;
 	btf__free(btf);
 	return ok;
 }

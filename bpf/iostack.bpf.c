@@ -30,25 +30,53 @@ const volatile struct iostack_block_fields f_submit = {}, f_issue = {},
 #define PATH_DEPTH 32 /* directories walked up from a file for --path */
 
 /*
- * The saved user registers (struct pt_regs) at raw_tp sys_exit: the
- * syscall number, the first three arguments, and what tells a 32-bit
- * (compat) task, whose numbers are another table's. These layouts are
- * the architectures' own and have not moved.
+ * What raw_tp sys_exit needs of the user registers the syscall saved
+ * (struct pt_regs): its number, its first three arguments, what tells a
+ * 32-bit (compat) task, whose numbers are another table's, and where
+ * the user stack is. The layouts are the architectures' own and have
+ * not moved; each is read in as few copies as it takes.
  */
+struct uregs {
+	__u64 nr, mode, arg0, arg1, arg2, ip, sp, fp;
+};
+
 #if defined(__TARGET_ARCH_x86)
-#define REGS_NR		120			  /* orig_ax */
-#define REGS_ARG0	112			  /* di */
-#define REGS_ARG1	104			  /* si */
-#define REGS_ARG2	96			  /* dx */
-#define REGS_MODE	136			  /* cs */
-#define IS_COMPAT(mode) (((mode)&0xffff) == 0x23) /* __USER32_CS */
+#define REGS_NR	     120			    /* orig_ax */
+#define IS_COMPAT(u) (((u)->mode & 0xffff) == 0x23) /* cs: __USER32_CS */
+
+static __always_inline void read_uregs(void *regs, struct uregs *u)
+{
+	__u64 w[16] = {}; /* bp (32) .. sp (152) */
+
+	bpf_probe_read_kernel(w, sizeof(w), regs + 32);
+	u->fp = w[0];	 /* bp */
+	u->arg2 = w[8];	 /* dx */
+	u->arg1 = w[9];	 /* si */
+	u->arg0 = w[10]; /* di */
+	u->nr = w[11];	 /* orig_ax */
+	u->ip = w[12];
+	u->mode = w[13]; /* cs */
+	u->sp = w[15];
+}
 #elif defined(__TARGET_ARCH_arm64)
-#define REGS_NR		280 /* syscallno */
-#define REGS_ARG0	272 /* orig_x0: x0 holds the return value by now */
-#define REGS_ARG1	8   /* regs[1] */
-#define REGS_ARG2	16  /* regs[2] */
-#define REGS_MODE	264 /* pstate */
-#define IS_COMPAT(mode) ((mode)&0x10) /* PSR_MODE32_BIT */
+#define REGS_NR	     280		/* syscallno */
+#define IS_COMPAT(u) ((u)->mode & 0x10) /* pstate: PSR_MODE32_BIT */
+
+static __always_inline void read_uregs(void *regs, struct uregs *u)
+{
+	__u64 a[2] = {}, w[7] = {}; /* regs[1..2]; x29 (232) .. syscallno */
+
+	bpf_probe_read_kernel(a, sizeof(a), regs + 8);
+	bpf_probe_read_kernel(w, sizeof(w), regs + 232);
+	u->arg1 = a[0];
+	u->arg2 = a[1];
+	u->fp = w[0]; /* x29 */
+	u->sp = w[2];
+	u->ip = w[3];	/* pc */
+	u->mode = w[4]; /* pstate */
+	u->arg0 = w[5]; /* orig_x0: x0 holds the return value by now */
+	u->nr = (__u32)w[6];
+}
 #else
 #error "iostack: the pt_regs layout of this architecture is not known"
 #endif
@@ -103,14 +131,18 @@ static __always_inline void *fd_file(__u64 fd)
 {
 	void *task = (void *)bpf_get_current_task();
 	void *fdt = read_ptr(read_ptr(task + lay.task_files) + lay.files_fdt);
-	__u32 max = 0;
+	__u64 w[2] = {}; /* max_fds and fd lie together (user space checked) */
+	__u32 max;
+	void *fds;
 
 	if (!fdt)
 		return NULL;
-	bpf_probe_read_kernel(&max, sizeof(max), fdt + lay.fdt_max_fds);
+	bpf_probe_read_kernel(w, sizeof(w), fdt);
+	max = *(__u32 *)((void *)w + (lay.fdt_max_fds & 15));
+	fds = *(void **)((void *)w + (lay.fdt_fd & 8));
 	if (fd >= max)
 		return NULL;
-	return read_ptr(read_ptr(fdt + lay.fdt_fd) + fd * sizeof(void *));
+	return read_ptr(fds + fd * sizeof(void *));
 }
 
 static __always_inline int file_kind(void *file)
@@ -176,12 +208,68 @@ static __always_inline int wanted_kind(__u64 fd)
 }
 
 /*
+ * The user stack by frame pointers from the registers the syscall saved,
+ * as the kernel's walk for bpf_get_stack() goes (the pc, then each frame
+ * record's return address), but ending where the chain does: at a null
+ * frame pointer (the outermost frame's), or one that does not lie above
+ * the last. The kernel's walk reads through the null pointer at every
+ * stack's end and takes a fault for it, which costs more than the rest
+ * of the walk. Each frame is hashed as it is read, so the verifier sees
+ * one loop, not one per stack depth. Its id, or SB_STACK_LOST.
+ */
+static __always_inline __u64 walk_user(const struct uregs *u)
+{
+	__u64 fp = u->fp, above = u->sp;
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h;
+	int n;
+
+	if (!st)
+		return SB_STACK_LOST;
+	st->ip[0] = u->ip;
+	h = sb_stack_hash(SB_HASH_USER, st->ip[0]);
+	for (n = 1; n < SB_MAX_DEPTH; n++) {
+		__u64 frame[2]; /* the caller's frame pointer, return address */
+
+		if (fp < above || fp & 7 ||
+		    bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
+		    !frame[1])
+			break;
+		st->ip[n] = frame[1];
+		h = sb_stack_hash(h, frame[1]);
+		above = fp + sizeof(frame);
+		fp = frame[0];
+	}
+	if (n < SB_MAX_DEPTH)
+		st->ip[n] = 0; /* the buffer is reused: end the stack */
+	return sb_stack_keep(st, h);
+}
+
+/* The key for the current task; with u (raw_tp), its user stack from
+ * the registers. */
+static __always_inline void key_init(void *ctx, const struct uregs *u,
+				     struct sb_key *key, __u64 id)
+{
+	if (!u || sb_cfg.unwind != SB_UNWIND_FP) {
+		sb_key_init(ctx, key, id);
+		return;
+	}
+	sb_key_task(key, id);
+	if (!sb_cfg.user_stacks)
+		return;
+	key->user_stack = walk_user(u);
+	if (key->user_stack == SB_STACK_LOST)
+		sb_stat_add(SB_STAT_USTACK_LOST, 1);
+}
+
+/*
  * One syscall's exit: its bytes (the return value; nothing when it
  * failed, which counts an error), once for each descriptor it moved
  * data through: sendfile and splice read one and write the other.
  */
-static __always_inline void on_sys_exit(void *ctx, __u64 id, __u8 cls, long ret,
-					__u64 fd0, __u64 fd1)
+static __always_inline void on_sys_exit(void *ctx, const struct uregs *u,
+					__u64 id, __u8 cls, long ret, __u64 fd0,
+					__u64 fd1)
 {
 	struct sb_values v = {{ret > 0 ? ret : 0, 1, ret < 0, 0}};
 	int rkind = -1, wkind = -1;
@@ -206,7 +294,7 @@ static __always_inline void on_sys_exit(void *ctx, __u64 id, __u8 cls, long ret,
 	}
 	if (rkind < 0 && wkind < 0)
 		return;
-	sb_key_init(ctx, &key, id);
+	key_init(ctx, u, &key, id);
 	if (rkind >= 0) {
 		key.aux = IO_AUX(0, rkind);
 		sb_count(&key, &v);
@@ -228,20 +316,20 @@ SEC("raw_tp/sys_exit")
 int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
 {
 	void *regs = (void *)ctx->args[0];
-	__u64 id, mode, fd1;
 	__u8 cls = class_of((__u32)read_u64(regs + REGS_NR));
+	struct uregs u;
+	__u64 id;
 
 	if (cls == IO_SYS_NONE)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (!sb_wanted(id >> 32))
 		return 0;
-	mode = read_u64(regs + REGS_MODE);
-	if (IS_COMPAT(mode))
+	read_uregs(regs, &u);
+	if (IS_COMPAT(&u))
 		return 0;
-	fd1 = read_u64(regs + (cls == IO_SYS_SPLICE ? REGS_ARG2 : REGS_ARG1));
-	on_sys_exit(ctx, id, cls, ctx->args[1], (int)read_u64(regs + REGS_ARG0),
-		    (int)fd1);
+	on_sys_exit(ctx, &u, id, cls, ctx->args[1], (int)u.arg0,
+		    (int)(cls == IO_SYS_SPLICE ? u.arg2 : u.arg1));
 	return 0;
 }
 
@@ -296,7 +384,7 @@ int iostack_exit_tp(struct sys_exit_tp *ctx)
 		return 0;
 	in = *p;
 	bpf_map_delete_elem(&inflight, &tid);
-	on_sys_exit(ctx, id, cls, ctx->ret, in.fd0, in.fd1);
+	on_sys_exit(ctx, NULL, id, cls, ctx->ret, in.fd0, in.fd1);
 	return 0;
 }
 
