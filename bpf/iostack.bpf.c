@@ -247,8 +247,8 @@ static __always_inline __u64 walk_user(const struct uregs *u)
 
 /* The key for the current task; with u (raw_tp), its user stack from
  * the registers. */
-static __always_inline void key_init(void *ctx, const struct uregs *u,
-				     struct sb_key *key, __u64 id)
+static __noinline void key_init(void *ctx, const struct uregs *u,
+				struct sb_key *key, __u64 id)
 {
 	if (!u || sb_cfg.unwind != SB_UNWIND_FP) {
 		sb_key_init(ctx, key, id);

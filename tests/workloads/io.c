@@ -6,7 +6,7 @@
  * makes its calls in a loop of its own, so its bytes and calls are
  * exact. Sizes below are per call.
  *
- *   io files DIR      in DIR/io.data:
+ *   io files DIR [DIR2]  in DIR/io.data (then in DIR2/io.data):
  *     file_writer:  8 x write 4096           (32768 bytes)
  *     file_reader:  8 x read 4096, then a read at EOF (0 bytes): 9 calls
  *     short_reader: one read of 65536 at offset 30000 -> 2768 bytes
@@ -16,6 +16,7 @@
  *     vec_reader:   3 x readv 2 x 1500       (9000 bytes)
  *     vec_pwriter:  2 x pwritev 2 x 700, 2 x pwritev2 (5600 bytes)
  *     vec_preader:  2 x preadv 2 x 700, 2 x preadv2   (5600 bytes)
+ *                   (the v2 forms through syscall(): musl has no wrapper)
  *   io socket         over a socketpair (AF_UNIX, SOCK_STREAM):
  *     sock_sender:  5 x send 3000 (sendto), 2 x sendmsg 2 x 1000
  *                   (19000 bytes)
@@ -28,8 +29,11 @@
  *   io transfer DIR   sendfile_copy: sendfile 20000 from DIR/io.data to
  *                     a socket; splice_copy: splice 4096 from a pipe to
  *                     DIR/io.out
+ *   io all DIR        files DIR, socket, pipe, badfd and transfer DIR
  *   io direct PATH N SZ  direct_writer: N x pwrite SZ with O_DIRECT to
  *                     PATH, fdatasync; direct_reader: N x pread SZ back
+ *   io fsync PATH N SZ   buffered_writer: N x write SZ to PATH (page
+ *                     cache); fsync_caller: fsync, which writes them
  *   io loop N SZ      rw_loop: N x (read SZ from /dev/zero, write SZ to
  *                     /dev/null) (the benchmark's loop)
  */
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -107,8 +112,9 @@ NAMED void vec_pwriter(int fd)
 
 	for (int i = 0; i < 2; i++)
 		sink += pwritev(fd, iov, 2, 50000 + i * 1400);
-	for (int i = 0; i < 2; i++)
-		sink += pwritev2(fd, iov, 2, 60000 + i * 1400, 0);
+	for (int i = 0; i < 2; i++) /* musl 1.2.3 has no pwritev2() */
+		sink += syscall(SYS_pwritev2, fd, iov, 2, 60000 + i * 1400, 0,
+				0);
 }
 
 NAMED void vec_preader(int fd)
@@ -117,8 +123,9 @@ NAMED void vec_preader(int fd)
 
 	for (int i = 0; i < 2; i++)
 		sink += preadv(fd, iov, 2, i * 1400);
-	for (int i = 0; i < 2; i++)
-		sink += preadv2(fd, iov, 2, 10000 + i * 1400, 0);
+	for (int i = 0; i < 2; i++) /* pos low, pos high, flags */
+		sink += syscall(SYS_preadv2, fd, iov, 2, 10000 + i * 1400, 0,
+				0);
 }
 
 static void run_files(const char *dir)
@@ -273,6 +280,27 @@ static void run_direct(const char *path, long n, size_t size)
 	close(fd);
 }
 
+NAMED void buffered_writer(int fd, long n, size_t size)
+{
+	for (long i = 0; i < n; i++)
+		sink += write(fd, buf, size);
+}
+
+NAMED void fsync_caller(int fd)
+{
+	sink += fsync(fd);
+}
+
+static void run_fsync(const char *path, long n, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	must(fd >= 0 && size <= sizeof(buf), path);
+	buffered_writer(fd, n, size);
+	fsync_caller(fd);
+	close(fd);
+}
+
 NAMED void rw_loop(long n, size_t size)
 {
 	int in = open("/dev/zero", O_RDONLY), out = open("/dev/null", O_WRONLY);
@@ -286,6 +314,22 @@ NAMED void rw_loop(long n, size_t size)
 	close(out);
 }
 
+static void run_files2(const char *dir, const char *dir2)
+{
+	run_files(dir);
+	if (dir2)
+		run_files(dir2);
+}
+
+static void run_all(const char *dir)
+{
+	run_files(dir);
+	run_socket();
+	run_pipe();
+	bad_writer();
+	run_transfer(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -293,7 +337,11 @@ int main(int argc, char **argv)
 
 	memset(buf, 'x', sizeof(buf));
 	if (!strcmp(mode, "files"))
-		run_files(arg);
+		run_files2(arg, argc > 3 ? argv[3] : NULL);
+	else if (!strcmp(mode, "all"))
+		run_all(arg);
+	else if (!strcmp(mode, "fsync") && argc > 4)
+		run_fsync(arg, atol(argv[3]), atol(argv[4]));
 	else if (!strcmp(mode, "socket"))
 		run_socket();
 	else if (!strcmp(mode, "pipe"))
