@@ -34,6 +34,7 @@
  *                     PATH, fdatasync; direct_reader: N x pread SZ back
  *   io fsync PATH N SZ   buffered_writer: N x write SZ to PATH (page
  *                     cache); fsync_caller: fsync, which writes them
+ *   io buffered PATH N SZ  buffered_writer alone: writeback writes them
  *   io loop N SZ      rw_loop: N x (read SZ from /dev/zero, write SZ to
  *                     /dev/null) (the benchmark's loop)
  */
@@ -291,13 +292,14 @@ NAMED void fsync_caller(int fd)
 	sink += fsync(fd);
 }
 
-static void run_fsync(const char *path, long n, size_t size)
+static void run_fsync(const char *path, long n, size_t size, int sync)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	must(fd >= 0 && size <= sizeof(buf), path);
 	buffered_writer(fd, n, size);
-	fsync_caller(fd);
+	if (sync)
+		fsync_caller(fd);
 	close(fd);
 }
 
@@ -341,7 +343,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "all"))
 		run_all(arg);
 	else if (!strcmp(mode, "fsync") && argc > 4)
-		run_fsync(arg, atol(argv[3]), atol(argv[4]));
+		run_fsync(arg, atol(argv[3]), atol(argv[4]), 1);
+	else if (!strcmp(mode, "buffered") && argc > 4)
+		run_fsync(arg, atol(argv[3]), atol(argv[4]), 0);
 	else if (!strcmp(mode, "socket"))
 		run_socket();
 	else if (!strcmp(mode, "pipe"))
