@@ -24,28 +24,7 @@ exact() {
 	fi
 }
 
-# The named functions of io.c: aux, pattern, bytes, calls (- when the
-# kernel decides how many: recv hands out what is there).
-cat >"$T/want" <<'EOF'
-write-file ;file_writer;write 32768 8
-read-file ;file_reader;read 32768 9
-read-file ;short_reader;read 2768 1
-write-file ;file_pwriter;pwrite 4000 4
-read-file ;file_preader;pread 4000 4
-write-file ;vec_writer;writev 9000 3
-read-file ;vec_reader;readv 9000 3
-write-file ;vec_pwriter;(pwritev|syscall) 5600 4
-read-file ;vec_preader;(preadv|syscall) 5600 4
-write-socket ;sock_sender;(send|sendmsg) 19000 7
-read-socket ;sock_receiver;(recv|recvmsg) 19000 -
-write-pipe ;pipe_writer;write 3072 6
-read-pipe ;pipe_reader;read 3072 6
-read-file ;sendfile_copy;sendfile 20000 1
-write-socket ;sendfile_copy;sendfile 20000 1
-read-pipe ;splice_copy;splice 4096 1
-write-file ;splice_copy;splice 4096 1
-write-other ;bad_writer;write 0 3
-EOF
+grep -v "^#" "$SRCTREE/tests/workloads/io.want" >"$T/want"
 
 # errors FILE FUNCTION: "calls errors" of the text rows whose stack has
 # FUNCTION ("VALUE UNIT calls errors share comm pid ...", frames below)

@@ -37,6 +37,8 @@
  *   io buffered PATH N SZ  buffered_writer alone: writeback writes them
  *   io loop N SZ      rw_loop: N x (read SZ from /dev/zero, write SZ to
  *                     /dev/null) (the benchmark's loop)
+ *   io nop N          nop_loop: N x getppid(), a syscall iostack does not
+ *                     count (what its hook costs every other syscall)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -316,6 +318,12 @@ NAMED void rw_loop(long n, size_t size)
 	close(out);
 }
 
+NAMED void nop_loop(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += syscall(SYS_getppid);
+}
+
 static void run_files2(const char *dir, const char *dir2)
 {
 	run_files(dir);
@@ -356,6 +364,8 @@ int main(int argc, char **argv)
 		run_transfer(arg);
 	else if (!strcmp(mode, "direct") && argc > 4)
 		run_direct(arg, atol(argv[3]), atol(argv[4]));
+	else if (!strcmp(mode, "nop") && argc > 2)
+		nop_loop(atol(argv[2]));
 	else if (!strcmp(mode, "loop") && argc > 3)
 		rw_loop(atol(argv[2]), atol(argv[3]));
 	else
