@@ -48,7 +48,7 @@ cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$T/io" tests/workloads/io.c
 # apart (that needs an entry probe and a walk of the file table), so it
 # does less per call than iostack. BEGIN runs once all is attached.
 {
-	echo 'BEGIN { printf("attached\n"); }'
+	printf '%s\n' 'BEGIN { printf("attached\n"); }'
 	sep=
 	for s in read write pread64 pwrite64 readv writev preadv pwritev \
 		preadv2 pwritev2 recvfrom sendto recvmsg sendmsg sendfile64 splice; do
@@ -98,6 +98,10 @@ work() {
 
 # start CFG: the profiler of a configuration, system-wide, attached
 start() {
+	# again before each run: another benchmark on this machine may
+	# have restored it meanwhile
+	[ "$BPF_STATS" != 1 ] || [ -z "$STATS0" ] ||
+		echo 1 >/proc/sys/kernel/bpf_stats_enabled
 	case $1 in
 	sb)
 		start_prof prof "$SB" iostack -v -f folded -o /dev/null 2>"$T/prof.err" ;;
@@ -120,7 +124,8 @@ start() {
 
 # rounds OUT CFGS WORKARGS...: REPS rounds of the configurations,
 # interleaved and rotated per round; a line per run in OUT:
-# "cfg round wall_s work_cpu_ms prof_cpu_ms bpf_ns bpf_runs"
+# "cfg round wall_s work_cpu_ms prof_cpu_ms bpf_ns bpf_runs" (BPF time
+# of all the profiler's programs, runs of the busiest)
 rounds() {
 	out=$1 cfgs=$2
 	shift 2
@@ -165,9 +170,11 @@ per_call() {
 			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# bpf_per_run OUT CFG: median BPF ns per program run
-bpf_per_run() {
-	awk -v c="$2" '$1 == c && $7 > 0 { printf "%.0f\n", $6 / $7 }' "$1" |
+# bpf_per_call OUT CFG CALLS: median BPF ns per call of the workload: the
+# time of all the profiler's programs over the work (other processes'
+# syscalls in that time included), over CALLS
+bpf_per_call() {
+	awk -v c="$2" -v n="$3" '$1 == c && $7 > 0 { printf "%.0f\n", $6 / n }' "$1" |
 		sort -g | awk '{ v[NR] = $1 } END {
 			if (!NR) { print "nan"; exit }
 			print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -195,11 +202,11 @@ sed 's/^/   /' "$T/loop"
 calls=$((LOOPS * 2))
 alone=$(median "$T/loop" 4 alone)
 echo
-printf '   %-5s %14s %16s %16s\n' config "work cpu ms" "extra ns/call" "bpf ns/run"
+printf '   %-5s %14s %16s %16s\n' config "work cpu ms" "extra ns/call" "bpf ns/call"
 for c in $CFGS; do
 	printf '   %-5s %14s %16s %16s\n' "$c" "$(median "$T/loop" 4 "$c")" \
 		"$([ $c = alone ] && echo 0 || per_call "$T/loop" $c $calls)" \
-		"$([ $c = alone ] && echo - || bpf_per_run "$T/loop" $c)"
+		"$([ $c = alone ] && echo - || bpf_per_call "$T/loop" $c $calls)"
 done
 sb=$(per_call "$T/loop" sb $calls)
 tp=$(per_call "$T/loop" sbtp $calls)
@@ -219,7 +226,7 @@ echo "== 2. io nop $NOPS: getppid(), which iostack does not count: what its"
 echo "   hook costs every other syscall of the machine, $REPS rounds"
 rounds "$T/nop" "alone sb sbtp" nop "$NOPS"
 for c in sb sbtp; do
-	echo "   $c: extra $(per_call "$T/nop" $c "$NOPS") ns per uncounted syscall (work cpu alone $(median "$T/nop" 4 alone) ms)"
+	echo "   $c: extra $(per_call "$T/nop" $c "$NOPS") ns per uncounted syscall, BPF $(bpf_per_call "$T/nop" $c "$NOPS") ns of it (work cpu alone $(median "$T/nop" 4 alone) ms)"
 done
 echo "   raw_tp costs every syscall a BPF run that looks up its number; the"
 echo "   per-syscall tracepoints cost a counted one an entry hook and a map"
