@@ -29,8 +29,8 @@
 //usage:                   is counted there, not under the writer
 //usage:  --kind LIST      only descriptors of these kinds: file,socket,pipe,other
 //usage:  --path PREFIX    only files at or below PREFIX, on PREFIX's filesystem
-//usage:                   (not those on filesystems mounted below it), at most 32
-//usage:                   directories deep below PREFIX
+//usage:                   (not those on filesystems mounted below it), PREFIX at
+//usage:                   most 32 levels above the file
 //usage:  --value WHAT     bytes (default), calls (requests with --disk), or
 //usage:                   latency (--disk; folded in microseconds): what text sorts
 //usage:                   by and folded shows

@@ -27,7 +27,7 @@ const volatile struct iostack_layout lay = {};
 const volatile struct iostack_block_fields f_submit = {}, f_issue = {},
 					   f_complete = {};
 
-#define PATH_DEPTH 32 /* directories walked up from a file for --path */
+#define PATH_DEPTH 32 /* --path: PREFIX at most this many levels up */
 
 /*
  * What raw_tp sys_exit needs of the user registers the syscall saved
@@ -169,7 +169,7 @@ static __always_inline int under_path(void *file)
 {
 	void *dentry = read_ptr(file + lay.file_dentry);
 
-	for (int i = 0; i < PATH_DEPTH && dentry; i++) {
+	for (int i = 0; i <= PATH_DEPTH && dentry; i++) {
 		void *inode = read_ptr(dentry + lay.dentry_inode);
 		void *parent;
 
@@ -246,7 +246,9 @@ static __always_inline __u64 walk_user(const struct uregs *u)
 }
 
 /* The key for the current task; with u (raw_tp), its user stack from
- * the registers. */
+ * the registers. A subprogram: inlined, the verifier followed each of
+ * --unwind eh_frame's stack depths through all that comes after it and
+ * gave up (E2BIG). */
 static __noinline void key_init(void *ctx, const struct uregs *u,
 				struct sb_key *key, __u64 id)
 {
