@@ -115,6 +115,42 @@ static __always_inline int sb_wanted(__u32 tgid)
 	return 1;
 }
 
+/* The per-CPU buffer stacks are captured in. */
+static __always_inline struct sb_stack *sb_stack_buf(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sb_scratch, &zero);
+}
+
+/* Stack ids hash the frames, leaf first, from a seed per kind: */
+#define SB_HASH_USER 0x75736572ULL
+#define SB_HASH_KERN 0x6b65726eULL
+static __always_inline __u64 sb_stack_hash(__u64 h, __u64 ip)
+{
+	h ^= ip;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * Keep the frames in st, whose hash is h, in the stack map; their id,
+ * or SB_STACK_LOST. An applet that walks a stack its own way (iostack,
+ * from the registers a syscall saved) hashes each frame as it goes and
+ * keeps the stack here, so equal stacks get one id whoever walked them.
+ */
+static __always_inline __u64 sb_stack_keep(struct sb_stack *st, __u64 h)
+{
+	if (h <= SB_STACK_LOST)
+		h += 2;
+	if (bpf_map_lookup_elem(&sb_stacks, &h))
+		return h;
+	if (bpf_map_update_elem(&sb_stacks, &h, st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&sb_stacks, &h))
+		return SB_STACK_LOST;
+	return h;
+}
+
 /*
  * The one place stacks are captured. Returns a stack id: a hash of the
  * frames, SB_STACK_NONE or SB_STACK_LOST. A better unwinder replaces
@@ -123,9 +159,8 @@ static __always_inline int sb_wanted(__u32 tgid)
  */
 static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 {
-	__u32 zero = 0;
-	struct sb_stack *st = bpf_map_lookup_elem(&sb_scratch, &zero);
-	__u64 h = (flags & BPF_F_USER_STACK) ? 0x75736572ULL : 0x6b65726eULL;
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
 	long len;
 	int i;
 
@@ -147,23 +182,14 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 	for (i = 0; i < SB_MAX_DEPTH; i++) {
 		if (i * 8 >= len)
 			break;
-		h ^= st->ip[i];
-		h *= 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
+		h = sb_stack_hash(h, st->ip[i]);
 	}
-	if (h <= SB_STACK_LOST)
-		h += 2;
-	if (bpf_map_lookup_elem(&sb_stacks, &h))
-		return h;
-	if (bpf_map_update_elem(&sb_stacks, &h, st, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&sb_stacks, &h))
-		return SB_STACK_LOST;
-	return h;
+	return sb_stack_keep(st, h);
 }
 
-/* Fill the identity part of a key for the current task. */
-static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
-					__u64 pid_tgid)
+/* Fill the identity part of a key for the current task: all but its
+ * stacks. */
+static __always_inline void sb_key_task(struct sb_key *key, __u64 pid_tgid)
 {
 	key->tgid = pid_tgid >> 32;
 	key->pid = sb_cfg.per_thread ? (__u32)pid_tgid : 0;
@@ -171,6 +197,20 @@ static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->user_stack = SB_STACK_NONE;
 	key->kern_stack = SB_STACK_NONE;
+	if (sb_cfg.track_procs && key->tgid &&
+	    !bpf_map_lookup_elem(&sb_known, &key->tgid)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&sb_known, &key->tgid, &one, BPF_ANY);
+		sb_event(SB_EV_NEW_TGID, key->tgid);
+	}
+}
+
+/* Fill the identity part of a key and its stacks for the current task. */
+static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
+					__u64 pid_tgid)
+{
+	sb_key_task(key, pid_tgid);
 	if (sb_cfg.user_stacks) {
 		key->user_stack = sb_stack_id(ctx, BPF_F_USER_STACK);
 		if (key->user_stack == SB_STACK_LOST)
@@ -180,13 +220,6 @@ static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
 		key->kern_stack = sb_stack_id(ctx, 0);
 		if (key->kern_stack == SB_STACK_LOST)
 			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
-	}
-	if (sb_cfg.track_procs && key->tgid &&
-	    !bpf_map_lookup_elem(&sb_known, &key->tgid)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&sb_known, &key->tgid, &one, BPF_ANY);
-		sb_event(SB_EV_NEW_TGID, key->tgid);
 	}
 }
 
@@ -208,7 +241,8 @@ static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
 		}
 	}
 	for (i = 0; i < SB_NVALUES; i++)
-		__sync_fetch_and_add(&v->v[i], delta->v[i]);
+		if (delta->v[i]) /* an atomic add costs even when it adds 0 */
+			__sync_fetch_and_add(&v->v[i], delta->v[i]);
 }
 
 /* ... in the interval being counted now */

@@ -138,6 +138,11 @@ static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
 			strerror(errno));
 	/* kept open: its code is read after the process may be gone */
 	*fd = t ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	/* it may have gone while its symbols were read (its /proc/PID/root
+	 * with it): the same inode at the same path on the host will do */
+	if (t && *fd < 0 && !m->deleted && !stat(m->path, &st) &&
+	    st.st_ino == m->ino)
+		*fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	free(p);
 	return t;
 }

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iostack: bytes that I/O syscalls moved, per user stack, split by
+ * direction and by what the descriptor is; with --disk, block requests
+ * per submitting stack with their latency from issue to completion.
+ *
+ * Syscalls are counted at their exit, from the return value, with the
+ * stack of the calling thread. Two ways in: raw_tp sys_exit alone (the
+ * number and the descriptors are read from the saved user registers),
+ * or the per-syscall tracepoints, where sys_enter_* keeps the
+ * descriptors for sys_exit_*.
+ */
+#define SB_NVALUES 4
+#include "collect.bpf.h"
+#include "iostack.h"
+
+/* syscall number -> enum iostack_class (user space fills it) */
+const volatile __u8 sys_class[IO_MAX_SYSCALL] = {};
+/* kernel BTF gave the layout: descriptor kinds can be told */
+const volatile __u8 kinds_known = 0;
+const volatile __u8 kind_mask = 0xff; /* --kind: bits of iostack_kind */
+const volatile __u8 path_on = 0;      /* --path: (path_dev, path_ino) */
+const volatile __u32 path_dev = 0;
+const volatile __u64 path_ino = 0;
+const volatile struct iostack_layout lay = {};
+/* --disk: where each block tracepoint keeps its fields */
+const volatile struct iostack_block_fields f_submit = {}, f_issue = {},
+					   f_complete = {};
+
+#define PATH_DEPTH 32 /* --path: PREFIX at most this many levels up */
+
+/*
+ * What raw_tp sys_exit needs of the user registers the syscall saved
+ * (struct pt_regs): its number, its first three arguments, what tells a
+ * 32-bit (compat) task, whose numbers are another table's, and where
+ * the user stack is. The layouts are the architectures' own and have
+ * not moved; each is read in as few copies as it takes.
+ */
+struct uregs {
+	__u64 nr, mode, arg0, arg1, arg2, ip, sp, fp;
+};
+
+#if defined(__TARGET_ARCH_x86)
+#define REGS_NR	     120			    /* orig_ax */
+#define IS_COMPAT(u) (((u)->mode & 0xffff) == 0x23) /* cs: __USER32_CS */
+
+static __always_inline void read_uregs(void *regs, struct uregs *u)
+{
+	__u64 w[16] = {}; /* bp (32) .. sp (152) */
+
+	bpf_probe_read_kernel(w, sizeof(w), regs + 32);
+	u->fp = w[0];	 /* bp */
+	u->arg2 = w[8];	 /* dx */
+	u->arg1 = w[9];	 /* si */
+	u->arg0 = w[10]; /* di */
+	u->nr = w[11];	 /* orig_ax */
+	u->ip = w[12];
+	u->mode = w[13]; /* cs */
+	u->sp = w[15];
+}
+#elif defined(__TARGET_ARCH_arm64)
+#define REGS_NR	     280		/* syscallno */
+#define IS_COMPAT(u) ((u)->mode & 0x10) /* pstate: PSR_MODE32_BIT */
+
+static __always_inline void read_uregs(void *regs, struct uregs *u)
+{
+	__u64 a[2] = {}, w[7] = {}; /* regs[1..2]; x29 (232) .. syscallno */
+
+	bpf_probe_read_kernel(a, sizeof(a), regs + 8);
+	bpf_probe_read_kernel(w, sizeof(w), regs + 232);
+	u->arg1 = a[0];
+	u->arg2 = a[1];
+	u->fp = w[0]; /* x29 */
+	u->sp = w[2];
+	u->ip = w[3];	/* pc */
+	u->mode = w[4]; /* pstate */
+	u->arg0 = w[5]; /* orig_x0: x0 holds the return value by now */
+	u->nr = (__u32)w[6];
+}
+#else
+#error "iostack: the pt_regs layout of this architecture is not known"
+#endif
+
+/* per-syscall tracepoint path: the descriptors, from enter to exit */
+struct inflight {
+	__u64 fd0, fd1;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* --disk: a request from submission to completion, by (dev, sector) */
+struct disk_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 sector;
+};
+
+struct disk_req {
+	struct sb_key key;
+	__u64 issued;  /* ns; 0 until block_rq_issue */
+	__u64 sectors; /* at issue: what completion still has to finish */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct disk_key);
+	__type(value, struct disk_req);
+} disk_reqs SEC(".maps");
+
+static __always_inline __u64 read_u64(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), p);
+	return v;
+}
+
+static __always_inline void *read_ptr(const void *p)
+{
+	return (void *)read_u64(p);
+}
+
+/* The current task's struct file for fd, or NULL. */
+static __always_inline void *fd_file(__u64 fd)
+{
+	void *task = (void *)bpf_get_current_task();
+	void *fdt = read_ptr(read_ptr(task + lay.task_files) + lay.files_fdt);
+	__u64 w[2] = {}; /* max_fds and fd lie together (user space checked) */
+	__u32 max;
+	void *fds;
+
+	if (!fdt)
+		return NULL;
+	bpf_probe_read_kernel(w, sizeof(w), fdt);
+	max = *(__u32 *)((void *)w + (lay.fdt_max_fds & 15));
+	fds = *(void **)((void *)w + (lay.fdt_fd & 8));
+	if (fd >= max)
+		return NULL;
+	return read_ptr(fds + fd * sizeof(void *));
+}
+
+static __always_inline int file_kind(void *file)
+{
+	__u16 mode = 0;
+
+	bpf_probe_read_kernel(&mode, sizeof(mode),
+			      read_ptr(file + lay.file_inode) + lay.inode_mode);
+	switch (mode & 0170000) {
+	case 0100000: /* S_IFREG */
+	case 0060000: /* S_IFBLK */
+		return IO_KIND_FILE;
+	case 0140000: /* S_IFSOCK */
+		return IO_KIND_SOCKET;
+	case 0010000: /* S_IFIFO */
+		return IO_KIND_PIPE;
+	}
+	return IO_KIND_OTHER;
+}
+
+/* --path: is the file, or a directory above it on its filesystem, the
+ * one user space named (by device and inode)? */
+static __always_inline int under_path(void *file)
+{
+	void *dentry = read_ptr(file + lay.file_dentry);
+
+	for (int i = 0; i <= PATH_DEPTH && dentry; i++) {
+		void *inode = read_ptr(dentry + lay.dentry_inode);
+		void *parent;
+
+		if (inode && read_u64(inode + lay.inode_ino) == path_ino) {
+			__u32 dev = 0;
+
+			bpf_probe_read_kernel(&dev, sizeof(dev),
+					      read_ptr(inode + lay.inode_sb) +
+						      lay.sb_dev);
+			if (dev == path_dev)
+				return 1;
+		}
+		parent = read_ptr(dentry + lay.dentry_parent);
+		if (parent == dentry)
+			break; /* the root of its filesystem */
+		dentry = parent;
+	}
+	return 0;
+}
+
+/* The kind of fd, or -1 when --kind or --path leave it out. */
+static __always_inline int wanted_kind(__u64 fd)
+{
+	void *file;
+	int kind;
+
+	if (!kinds_known)
+		return IO_KIND_UNKNOWN;
+	file = fd_file(fd);
+	kind = file ? file_kind(file) : IO_KIND_OTHER;
+	if (!(kind_mask & (1 << kind)))
+		return -1;
+	if (path_on && (kind != IO_KIND_FILE || !under_path(file)))
+		return -1;
+	return kind;
+}
+
+/*
+ * The user stack by frame pointers from the registers the syscall saved,
+ * as the kernel's walk for bpf_get_stack() goes (the pc, then each frame
+ * record's return address), but ending where the chain does: at a null
+ * frame pointer (the outermost frame's), or one that does not lie above
+ * the last. The kernel's walk reads through the null pointer at every
+ * stack's end and takes a fault for it, which costs more than the rest
+ * of the walk. Each frame is hashed as it is read, so the verifier sees
+ * one loop, not one per stack depth. Its id, or SB_STACK_LOST.
+ */
+static __always_inline __u64 walk_user(const struct uregs *u)
+{
+	__u64 fp = u->fp, above = u->sp;
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h;
+	int n;
+
+	if (!st)
+		return SB_STACK_LOST;
+	st->ip[0] = u->ip;
+	h = sb_stack_hash(SB_HASH_USER, st->ip[0]);
+	for (n = 1; n < SB_MAX_DEPTH; n++) {
+		__u64 frame[2]; /* the caller's frame pointer, return address */
+
+		if (fp < above || fp & 7 ||
+		    bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
+		    !frame[1])
+			break;
+		st->ip[n] = frame[1];
+		h = sb_stack_hash(h, frame[1]);
+		above = fp + sizeof(frame);
+		fp = frame[0];
+	}
+	if (n < SB_MAX_DEPTH)
+		st->ip[n] = 0; /* the buffer is reused: end the stack */
+	return sb_stack_keep(st, h);
+}
+
+/* The key for the current task; with u (raw_tp), its user stack from
+ * the registers. A subprogram: inlined, the verifier followed each of
+ * --unwind eh_frame's stack depths through all that comes after it and
+ * gave up (E2BIG). */
+static __noinline void key_init(void *ctx, const struct uregs *u,
+				struct sb_key *key, __u64 id)
+{
+	if (!u || sb_cfg.unwind != SB_UNWIND_FP) {
+		sb_key_init(ctx, key, id);
+		return;
+	}
+	sb_key_task(key, id);
+	if (!sb_cfg.user_stacks)
+		return;
+	key->user_stack = walk_user(u);
+	if (key->user_stack == SB_STACK_LOST)
+		sb_stat_add(SB_STAT_USTACK_LOST, 1);
+}
+
+/*
+ * One syscall's exit: its bytes (the return value; nothing when it
+ * failed, which counts an error), once for each descriptor it moved
+ * data through: sendfile and splice read one and write the other.
+ */
+static __always_inline void on_sys_exit(void *ctx, const struct uregs *u,
+					__u64 id, __u8 cls, long ret, __u64 fd0,
+					__u64 fd1)
+{
+	struct sb_values v = {{ret > 0 ? ret : 0, 1, ret < 0, 0}};
+	int rkind = -1, wkind = -1;
+	struct sb_key key = {};
+
+	/* a descriptor that names no file (-1, closed) is of kind other */
+	switch (cls) {
+	case IO_SYS_READ:
+		rkind = wanted_kind(fd0);
+		break;
+	case IO_SYS_WRITE:
+		wkind = wanted_kind(fd0);
+		break;
+	case IO_SYS_SENDFILE:
+		wkind = wanted_kind(fd0);
+		rkind = wanted_kind(fd1);
+		break;
+	case IO_SYS_SPLICE:
+		rkind = wanted_kind(fd0);
+		wkind = wanted_kind(fd1);
+		break;
+	}
+	if (rkind < 0 && wkind < 0)
+		return;
+	key_init(ctx, u, &key, id);
+	if (rkind >= 0) {
+		key.aux = IO_AUX(0, rkind);
+		sb_count(&key, &v);
+	}
+	if (wkind >= 0) {
+		key.aux = IO_AUX(IO_WRITE, wkind);
+		sb_count(&key, &v);
+	}
+}
+
+static __always_inline __u8 class_of(__u64 nr)
+{
+	return nr < IO_MAX_SYSCALL ? sys_class[nr] : IO_SYS_NONE;
+}
+
+/* raw_syscalls' sys_exit (regs, ret): every syscall of every task comes
+ * here; the number filters first. */
+SEC("raw_tp/sys_exit")
+int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	void *regs = (void *)ctx->args[0];
+	__u8 cls = class_of((__u32)read_u64(regs + REGS_NR));
+	struct uregs u;
+	__u64 id;
+
+	if (cls == IO_SYS_NONE)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (!sb_wanted(id >> 32))
+		return 0;
+	read_uregs(regs, &u);
+	if (IS_COMPAT(&u))
+		return 0;
+	on_sys_exit(ctx, &u, id, cls, ctx->args[1], (int)u.arg0,
+		    (int)(cls == IO_SYS_SPLICE ? u.arg2 : u.arg1));
+	return 0;
+}
+
+/* The per-syscall tracepoints' records (struct syscall_trace_enter and
+ * _exit): stable since they were added. */
+struct sys_enter_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct sys_exit_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+/* Attached by user space to every sys_enter_* of the syscalls counted. */
+SEC("tracepoint/syscalls/sys_enter_read")
+int iostack_enter_tp(struct sys_enter_tp *ctx)
+{
+	__u8 cls = class_of((__u32)ctx->nr);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight in;
+	__u32 tid = id;
+	__u64 arg1, arg2;
+
+	if (cls == IO_SYS_NONE || !sb_wanted(id >> 32))
+		return 0;
+	/* both loaded: the context is read at constant offsets only */
+	arg1 = *(volatile __u64 *)&ctx->args[1];
+	arg2 = *(volatile __u64 *)&ctx->args[2];
+	in.fd0 = (int)ctx->args[0];
+	in.fd1 = (int)(cls == IO_SYS_SPLICE ? arg2 : arg1);
+	if (bpf_map_update_elem(&inflight, &tid, &in, BPF_ANY))
+		sb_stat_add(IO_STAT_INFLIGHT_FULL, 1);
+	return 0;
+}
+
+/* ... and to every sys_exit_* of them */
+SEC("tracepoint/syscalls/sys_exit_read")
+int iostack_exit_tp(struct sys_exit_tp *ctx)
+{
+	__u8 cls = class_of((__u32)ctx->nr);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct inflight *p, in;
+	__u32 tid = id;
+
+	if (cls == IO_SYS_NONE || !(p = bpf_map_lookup_elem(&inflight, &tid)))
+		return 0;
+	in = *p;
+	bpf_map_delete_elem(&inflight, &tid);
+	on_sys_exit(ctx, NULL, id, cls, ctx->ret, in.fd0, in.fd1);
+	return 0;
+}
+
+/* ---- --disk ---- */
+
+/* A field of a classic tracepoint's record, at an offset user space
+ * read from its format file. */
+static __always_inline __u64 field(void *ctx, __u16 off, unsigned size)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, size & 8 ? 8 : 4, ctx + off);
+	return v;
+}
+
+/* rwbs: "R", "WS", "FWFS" (a preflush write), "D", "N"... */
+static __always_inline __u32 disk_op(void *ctx, __u16 off)
+{
+	char rwbs[4] = {};
+
+	bpf_probe_read_kernel(rwbs, sizeof(rwbs), ctx + off);
+	for (int i = 0; i < 2; i++) {
+		if (rwbs[i] == 'W')
+			return IO_DISK_WRITE;
+		if (rwbs[i] == 'R')
+			return IO_DISK_READ;
+		if (rwbs[i] == 'D')
+			return IO_DISK_DISCARD;
+		if (rwbs[i] != 'F')
+			break;
+	}
+	return IO_DISK_OTHER;
+}
+
+static __always_inline void
+disk_key_of(void *ctx, const volatile struct iostack_block_fields *f,
+	    struct disk_key *k)
+{
+	k->dev = field(ctx, f->dev, 4);
+	k->pad = 0;
+	k->sector = field(ctx, f->sector, 8);
+}
+
+/* In the submitter's context: who asked for this request. Requests
+ * without data (flushes) are left out: they share sector 0. */
+static __always_inline void on_submit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct disk_req r = {};
+	struct disk_key k;
+
+	if (!(__u32)field(ctx, f_submit.nr_sector, 4) || !sb_wanted(id >> 32))
+		return;
+	disk_key_of(ctx, &f_submit, &k);
+	sb_key_init(ctx, &r.key, id);
+	r.key.aux = IO_DISK_AUX(disk_op(ctx, f_submit.rwbs), k.dev);
+	if (bpf_map_update_elem(&disk_reqs, &k, &r, BPF_ANY))
+		sb_stat_add(IO_STAT_REQS_FULL, 1);
+}
+
+/* block_io_start (6.5+): a request is started, in
+ * blk_mq_submit_bio(), by the task that submits its first bio. */
+SEC("tracepoint/block/block_io_start")
+int iostack_io_start(void *ctx)
+{
+	on_submit(ctx);
+	return 0;
+}
+
+/* block_bio_queue: a bio enters the block layer, in its submitter's
+ * context; the request it starts (or is merged into) carries its
+ * sector. */
+SEC("tracepoint/block/block_bio_queue")
+int iostack_bio_queue(void *ctx)
+{
+	on_submit(ctx);
+	return 0;
+}
+
+SEC("tracepoint/block/block_rq_issue")
+int iostack_rq_issue(void *ctx)
+{
+	struct disk_req *r;
+	struct disk_key k;
+
+	disk_key_of(ctx, &f_issue, &k);
+	r = bpf_map_lookup_elem(&disk_reqs, &k);
+	if (!r)
+		return 0;
+	r->issued = bpf_ktime_get_ns();
+	r->sectors = (__u32)field(ctx, f_issue.nr_sector, 4);
+	return 0;
+}
+
+/* Completion, in whatever context the driver completes in. A request
+ * may complete in parts: what is left moves to the sector after the
+ * part done, and its latency is counted when the last part is. */
+SEC("tracepoint/block/block_rq_complete")
+int iostack_rq_complete(void *ctx)
+{
+	__u64 done = (__u32)field(ctx, f_complete.nr_sector, 4);
+	struct sb_values v = {};
+	struct disk_req *r, req;
+	struct disk_key k;
+
+	disk_key_of(ctx, &f_complete, &k);
+	r = bpf_map_lookup_elem(&disk_reqs, &k);
+	if (!r || !r->issued) {
+		if (done)
+			sb_stat_add(IO_STAT_REQS_UNKNOWN, 1);
+		return 0;
+	}
+	req = *r;
+	bpf_map_delete_elem(&disk_reqs, &k);
+	v.v[IO_BYTES] = done * 512;
+	v.v[IO_ERRORS] = (int)field(ctx, f_complete.error, 4) != 0;
+	if (done && done < req.sectors) {
+		req.sectors -= done;
+		k.sector += done;
+		bpf_map_update_elem(&disk_reqs, &k, &req, BPF_ANY);
+	} else {
+		v.v[IO_CALLS] = 1;
+		v.v[IO_LATENCY] = bpf_ktime_get_ns() - req.issued;
+	}
+	sb_count(&req.key, &v);
+	return 0;
+}
