@@ -40,45 +40,45 @@ struct uregs {
 	__u64 nr, mode, arg0, arg1, arg2, ip, sp, fp;
 };
 
+#define W(off, from) (((off) - (from)) / 8) /* index of a register in w */
 #if defined(__TARGET_ARCH_x86)
-#define REGS_NR	     120			    /* orig_ax */
+#define REG_CS	     (17 * 8)
 #define IS_COMPAT(u) (((u)->mode & 0xffff) == 0x23) /* cs: __USER32_CS */
 
 static __always_inline void read_uregs(void *regs, struct uregs *u)
 {
-	__u64 w[16] = {}; /* bp (32) .. sp (152) */
+	__u64 w[16] = {}; /* bp .. sp */
 
-	bpf_probe_read_kernel(w, sizeof(w), regs + 32);
-	u->fp = w[0];	 /* bp */
-	u->arg2 = w[8];	 /* dx */
-	u->arg1 = w[9];	 /* si */
-	u->arg0 = w[10]; /* di */
-	u->nr = w[11];	 /* orig_ax */
-	u->ip = w[12];
-	u->mode = w[13]; /* cs */
-	u->sp = w[15];
+	bpf_probe_read_kernel(w, sizeof(w), regs + SB_REG_FP);
+	u->fp = w[0];
+	u->arg2 = w[W(SB_REG_ARG2, SB_REG_FP)];
+	u->arg1 = w[W(SB_REG_ARG1, SB_REG_FP)];
+	u->arg0 = w[W(SB_REG_ARG0, SB_REG_FP)];
+	u->nr = w[W(SB_REG_NR, SB_REG_FP)];
+	u->ip = w[W(SB_REG_PC, SB_REG_FP)];
+	u->mode = w[W(REG_CS, SB_REG_FP)];
+	u->sp = w[W(SB_REG_SP, SB_REG_FP)];
 }
 #elif defined(__TARGET_ARCH_arm64)
-#define REGS_NR	     280		/* syscallno */
+#define REG_PSTATE   (33 * 8)
+#define REG_ORIG_X0  (34 * 8)		/* x0 holds the return value by now */
 #define IS_COMPAT(u) ((u)->mode & 0x10) /* pstate: PSR_MODE32_BIT */
 
 static __always_inline void read_uregs(void *regs, struct uregs *u)
 {
-	__u64 a[2] = {}, w[7] = {}; /* regs[1..2]; x29 (232) .. syscallno */
+	__u64 a[2] = {}, w[7] = {}; /* x1, x2; x29 .. syscallno */
 
-	bpf_probe_read_kernel(a, sizeof(a), regs + 8);
-	bpf_probe_read_kernel(w, sizeof(w), regs + 232);
+	bpf_probe_read_kernel(a, sizeof(a), regs + SB_REG_ARG1);
+	bpf_probe_read_kernel(w, sizeof(w), regs + SB_REG_FP);
 	u->arg1 = a[0];
 	u->arg2 = a[1];
-	u->fp = w[0]; /* x29 */
-	u->sp = w[2];
-	u->ip = w[3];	/* pc */
-	u->mode = w[4]; /* pstate */
-	u->arg0 = w[5]; /* orig_x0: x0 holds the return value by now */
-	u->nr = (__u32)w[6];
+	u->fp = w[0];
+	u->sp = w[W(SB_REG_SP, SB_REG_FP)];
+	u->ip = w[W(SB_REG_PC, SB_REG_FP)];
+	u->mode = w[W(REG_PSTATE, SB_REG_FP)];
+	u->arg0 = w[W(REG_ORIG_X0, SB_REG_FP)];
+	u->nr = (__u32)w[W(SB_REG_NR, SB_REG_FP)];
 }
-#else
-#error "iostack: the pt_regs layout of this architecture is not known"
 #endif
 
 /* per-syscall tracepoint path: the descriptors, from enter to exit */
@@ -207,44 +207,6 @@ static __always_inline int wanted_kind(__u64 fd)
 	return kind;
 }
 
-/*
- * The user stack by frame pointers from the registers the syscall saved,
- * as the kernel's walk for bpf_get_stack() goes (the pc, then each frame
- * record's return address), but ending where the chain does: at a null
- * frame pointer (the outermost frame's), or one that does not lie above
- * the last. The kernel's walk reads through the null pointer at every
- * stack's end and takes a fault for it, which costs more than the rest
- * of the walk. Each frame is hashed as it is read, so the verifier sees
- * one loop, not one per stack depth. Its id, or SB_STACK_LOST.
- */
-static __always_inline __u64 walk_user(const struct uregs *u)
-{
-	__u64 fp = u->fp, above = u->sp;
-	struct sb_stack *st = sb_stack_buf();
-	__u64 h;
-	int n;
-
-	if (!st)
-		return SB_STACK_LOST;
-	st->ip[0] = u->ip;
-	h = sb_stack_hash(SB_HASH_USER, st->ip[0]);
-	for (n = 1; n < SB_MAX_DEPTH; n++) {
-		__u64 frame[2]; /* the caller's frame pointer, return address */
-
-		if (fp < above || fp & 7 ||
-		    bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
-		    !frame[1])
-			break;
-		st->ip[n] = frame[1];
-		h = sb_stack_hash(h, frame[1]);
-		above = fp + sizeof(frame);
-		fp = frame[0];
-	}
-	if (n < SB_MAX_DEPTH)
-		st->ip[n] = 0; /* the buffer is reused: end the stack */
-	return sb_stack_keep(st, h);
-}
-
 /* The key for the current task; with u (raw_tp), its user stack from
  * the registers. A subprogram: inlined, the verifier followed each of
  * --unwind eh_frame's stack depths through all that comes after it and
@@ -252,16 +214,10 @@ static __always_inline __u64 walk_user(const struct uregs *u)
 static __noinline void key_init(void *ctx, const struct uregs *u,
 				struct sb_key *key, __u64 id)
 {
-	if (!u || sb_cfg.unwind != SB_UNWIND_FP) {
+	if (u)
+		sb_key_init_uregs(ctx, key, id, u->ip, u->sp, u->fp);
+	else
 		sb_key_init(ctx, key, id);
-		return;
-	}
-	sb_key_task(key, id);
-	if (!sb_cfg.user_stacks)
-		return;
-	key->user_stack = walk_user(u);
-	if (key->user_stack == SB_STACK_LOST)
-		sb_stat_add(SB_STAT_USTACK_LOST, 1);
 }
 
 /*
@@ -318,7 +274,7 @@ SEC("raw_tp/sys_exit")
 int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
 {
 	void *regs = (void *)ctx->args[0];
-	__u8 cls = class_of((__u32)read_u64(regs + REGS_NR));
+	__u8 cls = class_of((__u32)read_u64(regs + SB_REG_NR));
 	struct uregs u;
 	__u64 id;
 

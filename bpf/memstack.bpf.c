@@ -20,30 +20,15 @@
 
 #include <stdbool.h>
 
-/* Where the kernel's pt_regs keep arguments, the return value and the
- * stack pointer (fixed by each architecture's ABI). */
 #if defined(__TARGET_ARCH_x86)
-#define REG_ARG0  14 /* di */
-#define REG_ARG1  13 /* si */
-#define REG_ARG2  12 /* dx */
-#define REG_RET	  10 /* ax */
-#define REG_SP	  19
 #define NR_MMAP	  9
 #define NR_MUNMAP 11
 #define NR_BRK	  12
 #elif defined(__TARGET_ARCH_arm64)
-#define REG_ARG0  0
-#define REG_ARG1  1
-#define REG_ARG2  2
-#define REG_RET	  0
-#define REG_SP	  31
 #define NR_MMAP	  222
 #define NR_MUNMAP 215
 #define NR_BRK	  214
-#else
-#error "memstack knows x86 and arm64"
 #endif
-#define REG(ctx, i) (((const __u64 *)(ctx))[i])
 
 #define EEXIST	 17
 #define STALE_NS (10 * 1000000000ULL) /* no allocator call takes 10 s */
@@ -330,13 +315,22 @@ static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
 	hold(k, bytes, objs, ustack, SB_STACK_NONE);
 }
 
-static __always_inline __u64 user_stack(void *ctx)
+/* The user stack; uregs: ctx is the user's registers (a uprobe's), and
+ * with frame pointers the stack is walked from them (sb_user_stack_fp).
+ * A tracepoint's context is its record: reading past it makes attaching
+ * fail (EACCES). */
+static __always_inline __u64 user_stack(void *ctx, bool uregs)
 {
 	__u64 id;
 
 	if (!sb_cfg.user_stacks)
 		return SB_STACK_NONE;
-	id = sb_stack_id(ctx, BPF_F_USER_STACK);
+	if (uregs && sb_cfg.unwind == SB_UNWIND_FP)
+		id = sb_user_stack_fp(SB_REG(ctx, SB_REG_PC),
+				      SB_REG(ctx, SB_REG_SP),
+				      SB_REG(ctx, SB_REG_FP));
+	else
+		id = sb_stack_id(ctx, BPF_F_USER_STACK);
 	if (id == SB_STACK_LOST)
 		sb_stat_add(SB_STAT_USTACK_LOST, 1);
 	return id;
@@ -347,7 +341,7 @@ static __always_inline __u64 user_stack(void *ctx)
 static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 				       __u64 arg)
 {
-	__u64 id = bpf_get_current_pid_tgid(), sp = REG(ctx, REG_SP);
+	__u64 id = bpf_get_current_pid_tgid(), sp = SB_REG(ctx, SB_REG_SP);
 	__u64 now = bpf_ktime_get_ns();
 	struct ms_thread *t;
 
@@ -378,7 +372,7 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 			t->countdown = draw_interval();
 		}
 	}
-	t->stack = t->sampled ? user_stack(ctx) : SB_STACK_NONE;
+	t->stack = t->sampled ? user_stack(ctx, true) : SB_STACK_NONE;
 	return 0;
 }
 
@@ -396,13 +390,13 @@ static __always_inline __u64 times(__u64 n, __u64 size)
 
 static __always_inline int free_entry(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ptr = REG(ctx, REG_ARG0);
+	__u64 id = bpf_get_current_pid_tgid(), ptr = SB_REG(ctx, SB_REG_ARG0);
 	struct ms_alloc_key k = {.tgid = id >> 32, .addr = ptr};
 	struct ms_thread *t;
 
 	if (!ptr || !wanted(id) || !(t = thread_get(id)))
 		return 0;
-	if (t->depth && REG(ctx, REG_SP) <= t->sp)
+	if (t->depth && SB_REG(ctx, SB_REG_SP) <= t->sp)
 		return 0; /* inside realloc: its return accounts for it */
 	k.gen = t->gen;
 	release(&k, MS_STAT_FREE_MISS);
@@ -412,7 +406,7 @@ static __always_inline int free_entry(void *ctx)
 /* The entry of each function by its kind: size and pointer argument. */
 static __always_inline int entry(void *ctx, __u64 kind)
 {
-	__u64 a0 = REG(ctx, REG_ARG0), a1 = REG(ctx, REG_ARG1);
+	__u64 a0 = SB_REG(ctx, SB_REG_ARG0), a1 = SB_REG(ctx, SB_REG_ARG1);
 
 	switch (kind) {
 	case MS_MALLOC:
@@ -423,10 +417,10 @@ static __always_inline int entry(void *ctx, __u64 kind)
 	case MS_REALLOC:
 		return alloc_entry(ctx, kind, a1, a0);
 	case MS_REALLOCARRAY:
-		return alloc_entry(ctx, kind, times(a1, REG(ctx, REG_ARG2)),
-				   a0);
+		return alloc_entry(ctx, kind,
+				   times(a1, SB_REG(ctx, SB_REG_ARG2)), a0);
 	case MS_POSIX_MEMALIGN: /* (&ptr, align, size) */
-		return alloc_entry(ctx, kind, REG(ctx, REG_ARG2), a0);
+		return alloc_entry(ctx, kind, SB_REG(ctx, SB_REG_ARG2), a0);
 	case MS_MEMALIGN: /* (align, size) */
 		return alloc_entry(ctx, kind, a1, 0);
 	case MS_PVALLOC: /* whole pages, and pvalloc(0) one page */
@@ -508,7 +502,7 @@ int ms_entry_multi(void *ctx)
 SEC("uretprobe")
 int ms_alloc_return(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ptr = REG(ctx, REG_RET);
+	__u64 id = bpf_get_current_pid_tgid(), ptr = SB_REG(ctx, SB_REG_RET);
 	__u32 tid = id;
 	struct ms_thread *t = bpf_map_lookup_elem(&ms_threads, &tid);
 	struct ms_alloc_key k = {.tgid = id >> 32};
@@ -610,7 +604,7 @@ static __always_inline void mmap_enter(void *ctx, __u64 len)
 	t->depth = 1;
 	t->kind = MS_MMAP;
 	t->size = page_up(len);
-	t->stack = user_stack(ctx);
+	t->stack = user_stack(ctx, false);
 }
 
 static __always_inline void mmap_exit(__s64 ret)
@@ -702,7 +696,7 @@ static __always_inline void brk_exit(void *ctx, __u64 brk)
 		return; /* the break as found, or a query */
 	if (brk > cur) {
 		k.addr = brk | MS_BRK_SEGMENT;
-		hold(&k, brk - cur, 1, user_stack(ctx), SB_STACK_NONE);
+		hold(&k, brk - cur, 1, user_stack(ctx, false), SB_STACK_NONE);
 		return;
 	}
 	for (int i = 0; i < 8 && brk < cur; i++) {
@@ -785,8 +779,8 @@ static __always_inline __u64 sys_arg(struct bpf_raw_tracepoint_args *ctx, int i)
 	__u64 v = 0;
 
 	bpf_probe_read_kernel(&v, sizeof(v),
-			      (__u64 *)ctx->args[0] +
-				      (i ? REG_ARG1 : REG_ARG0));
+			      (char *)ctx->args[0] +
+				      (i ? SB_REG_ARG1 : SB_REG_ARG0));
 	return v;
 }
 
@@ -869,7 +863,7 @@ static __always_inline void k_alloc(void *ctx, int ev, bool page)
 				      31);
 	else
 		bytes = kfield(ctx, kfields[ev].bytes, kfields[ev].bytes_size);
-	ustack = user_stack(ctx);
+	ustack = user_stack(ctx, false);
 	kstack = SB_STACK_NONE;
 	if (sb_cfg.kern_stacks) {
 		kstack = sb_stack_id(ctx, 0);

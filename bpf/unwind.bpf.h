@@ -25,21 +25,6 @@
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
 
-/* Fixed by the ABI (asm/ptrace.h): where pt_regs keeps the user's
- * registers. */
-#if defined(__TARGET_ARCH_x86)
-#define SB_REG_PC (16 * 8) /* ip */
-#define SB_REG_SP (19 * 8) /* sp */
-#define SB_REG_FP (4 * 8)  /* bp */
-#elif defined(__TARGET_ARCH_arm64)
-#define SB_REG_PC (32 * 8) /* pc */
-#define SB_REG_SP (31 * 8) /* sp */
-#define SB_REG_FP (29 * 8) /* x29 */
-#define SB_REG_LR (30 * 8) /* x30 */
-#else
-#error "the eh_frame unwinder knows x86 and arm64"
-#endif
-
 #define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
 #define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
 
