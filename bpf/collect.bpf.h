@@ -272,45 +272,76 @@ static __always_inline void sb_key_task(struct sb_key *key, __u64 pid_tgid)
 	}
 }
 
+/* A stack id for a key: one that could not be kept is counted. */
+static __always_inline __u64 sb_counted(__u64 id, __u32 lost_stat)
+{
+	if (id == SB_STACK_LOST)
+		sb_stat_add(lost_stat, 1);
+	return id;
+}
+
+/* The current task's user stack (none under -K), by the unwinder --unwind
+ * chose. */
+static __always_inline __u64 sb_user_stack(void *ctx)
+{
+	if (!sb_cfg.user_stacks)
+		return SB_STACK_NONE;
+	return sb_counted(sb_stack_id(ctx, BPF_F_USER_STACK),
+			  SB_STAT_USTACK_LOST);
+}
+
+/* ... for a program that has the user's registers (ip, sp, fp): with
+ * frame pointers, walked from them. */
+static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
+						__u64 fp)
+{
+	if (!sb_cfg.user_stacks || sb_cfg.unwind != SB_UNWIND_FP)
+		return sb_user_stack(ctx);
+	return sb_counted(sb_user_stack_fp(ip, sp, fp), SB_STAT_USTACK_LOST);
+}
+
+/* The current task's kernel stack (none under -U). */
+static __always_inline __u64 sb_kern_stack(void *ctx)
+{
+	if (!sb_cfg.kern_stacks)
+		return SB_STACK_NONE;
+	return sb_counted(sb_stack_id(ctx, 0), SB_STAT_KSTACK_LOST);
+}
+
 /* Fill the identity part of a key and its stacks for the current task. */
 static __always_inline void sb_key_init(void *ctx, struct sb_key *key,
 					__u64 pid_tgid)
 {
 	sb_key_task(key, pid_tgid);
-	if (sb_cfg.user_stacks) {
-		key->user_stack = sb_stack_id(ctx, BPF_F_USER_STACK);
-		if (key->user_stack == SB_STACK_LOST)
-			sb_stat_add(SB_STAT_USTACK_LOST, 1);
-	}
-	if (sb_cfg.kern_stacks) {
-		key->kern_stack = sb_stack_id(ctx, 0);
-		if (key->kern_stack == SB_STACK_LOST)
-			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
-	}
+	key->user_stack = sb_user_stack(ctx);
+	key->kern_stack = sb_kern_stack(ctx);
 }
 
-/* sb_key_init() for a program that has the user's registers (ip, sp,
- * fp): with frame pointers, the user stack is walked from them. */
+/* ... for a program that has the user's registers. */
 static __always_inline void sb_key_init_uregs(void *ctx, struct sb_key *key,
 					      __u64 pid_tgid, __u64 ip,
 					      __u64 sp, __u64 fp)
 {
-	if (sb_cfg.unwind != SB_UNWIND_FP) {
-		sb_key_init(ctx, key, pid_tgid);
-		return;
-	}
 	sb_key_task(key, pid_tgid);
-	if (sb_cfg.user_stacks) {
-		key->user_stack = sb_user_stack_fp(ip, sp, fp);
-		if (key->user_stack == SB_STACK_LOST)
-			sb_stat_add(SB_STAT_USTACK_LOST, 1);
-	}
-	if (sb_cfg.kern_stacks) {
-		key->kern_stack = sb_stack_id(ctx, 0);
-		if (key->kern_stack == SB_STACK_LOST)
-			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
-	}
+	key->user_stack = sb_user_stack_regs(ctx, ip, sp, fp);
+	key->kern_stack = sb_kern_stack(ctx);
 }
+
+/* The syscalls:sys_enter_NAME and sys_exit_NAME records (struct
+ * syscall_trace_enter and _exit), stable since they were added. */
+struct sb_sys_enter {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct sb_sys_exit {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
 
 /* Add delta to the row of key in one interval's map. */
 static __always_inline void sb_count_in(void *counts, const struct sb_key *key,

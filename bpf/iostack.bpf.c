@@ -291,25 +291,9 @@ int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* The per-syscall tracepoints' records (struct syscall_trace_enter and
- * _exit): stable since they were added. */
-struct sys_enter_tp {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__u64 args[6];
-};
-
-struct sys_exit_tp {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__s64 ret;
-};
-
 /* Attached by user space to every sys_enter_* of the syscalls counted. */
 SEC("tracepoint/syscalls/sys_enter_read")
-int iostack_enter_tp(struct sys_enter_tp *ctx)
+int iostack_enter_tp(struct sb_sys_enter *ctx)
 {
 	__u8 cls = class_of((__u32)ctx->nr);
 	__u64 id = bpf_get_current_pid_tgid();
@@ -331,7 +315,7 @@ int iostack_enter_tp(struct sys_enter_tp *ctx)
 
 /* ... and to every sys_exit_* of them */
 SEC("tracepoint/syscalls/sys_exit_read")
-int iostack_exit_tp(struct sys_exit_tp *ctx)
+int iostack_exit_tp(struct sb_sys_exit *ctx)
 {
 	__u8 cls = class_of((__u32)ctx->nr);
 	__u64 id = bpf_get_current_pid_tgid();

@@ -315,25 +315,16 @@ static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
 	hold(k, bytes, objs, ustack, SB_STACK_NONE);
 }
 
-/* The user stack; uregs: ctx is the user's registers (a uprobe's), and
- * with frame pointers the stack is walked from them (sb_user_stack_fp).
- * A tracepoint's context is its record: reading past it makes attaching
- * fail (EACCES). */
+/* The user stack; uregs: ctx is the user's registers (a uprobe's). A
+ * tracepoint's context is its record: reading registers past it makes
+ * attaching fail (EACCES). */
 static __always_inline __u64 user_stack(void *ctx, bool uregs)
 {
-	__u64 id;
-
-	if (!sb_cfg.user_stacks)
-		return SB_STACK_NONE;
-	if (uregs && sb_cfg.unwind == SB_UNWIND_FP)
-		id = sb_user_stack_fp(SB_REG(ctx, SB_REG_PC),
-				      SB_REG(ctx, SB_REG_SP),
-				      SB_REG(ctx, SB_REG_FP));
-	else
-		id = sb_stack_id(ctx, BPF_F_USER_STACK);
-	if (id == SB_STACK_LOST)
-		sb_stat_add(SB_STAT_USTACK_LOST, 1);
-	return id;
+	if (!uregs)
+		return sb_user_stack(ctx);
+	return sb_user_stack_regs(ctx, SB_REG(ctx, SB_REG_PC),
+				  SB_REG(ctx, SB_REG_SP),
+				  SB_REG(ctx, SB_REG_FP));
 }
 
 /* ---- the allocator's functions (uprobes) ---- */
@@ -730,43 +721,29 @@ static __always_inline void brk_exit(void *ctx, __u64 brk)
 	}
 }
 
-/* syscalls:sys_enter_NAME and sys_exit_NAME records */
-struct sys_enter_tp {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__u64 args[6];
-};
-struct sys_exit_tp {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__s64 ret;
-};
-
 SEC("tracepoint/syscalls/sys_enter_mmap")
-int ms_enter_mmap(struct sys_enter_tp *ctx)
+int ms_enter_mmap(struct sb_sys_enter *ctx)
 {
 	mmap_enter(ctx, ctx->args[1]);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_mmap")
-int ms_exit_mmap(struct sys_exit_tp *ctx)
+int ms_exit_mmap(struct sb_sys_exit *ctx)
 {
 	mmap_exit(ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_munmap")
-int ms_enter_munmap(struct sys_enter_tp *ctx)
+int ms_enter_munmap(struct sb_sys_enter *ctx)
 {
 	munmap_enter(ctx->args[0], ctx->args[1]);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_brk")
-int ms_exit_brk(struct sys_exit_tp *ctx)
+int ms_exit_brk(struct sb_sys_exit *ctx)
 {
 	brk_exit(ctx, ctx->ret);
 	return 0;
@@ -851,7 +828,7 @@ static __always_inline __u64 kfield(void *ctx, __u16 off, __u8 size)
 
 static __always_inline void k_alloc(void *ctx, int ev, bool page)
 {
-	__u64 id = bpf_get_current_pid_tgid(), bytes, ustack, kstack;
+	__u64 id = bpf_get_current_pid_tgid(), bytes;
 	struct ms_alloc_key k = {.gen = page};
 
 	k.addr = kfield(ctx, kfields[ev].ptr, kfields[ev].ptr_size);
@@ -863,14 +840,7 @@ static __always_inline void k_alloc(void *ctx, int ev, bool page)
 				      31);
 	else
 		bytes = kfield(ctx, kfields[ev].bytes, kfields[ev].bytes_size);
-	ustack = user_stack(ctx, false);
-	kstack = SB_STACK_NONE;
-	if (sb_cfg.kern_stacks) {
-		kstack = sb_stack_id(ctx, 0);
-		if (kstack == SB_STACK_LOST)
-			sb_stat_add(SB_STAT_KSTACK_LOST, 1);
-	}
-	hold(&k, bytes, 1, ustack, kstack);
+	hold(&k, bytes, 1, user_stack(ctx, false), sb_kern_stack(ctx));
 }
 
 static __always_inline void k_free(void *ctx, int ev, bool page)

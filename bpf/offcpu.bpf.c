@@ -152,9 +152,8 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid)
 
 	if (!bpf_map_lookup_elem(&starts, &pid))
 		return;
-	w.user_stack = sb_cfg.user_stacks ? sb_stack_id(ctx, BPF_F_USER_STACK)
-					  : SB_STACK_NONE;
-	w.kern_stack = sb_cfg.kern_stacks ? sb_stack_id(ctx, 0) : SB_STACK_NONE;
+	w.user_stack = sb_user_stack(ctx);
+	w.kern_stack = sb_kern_stack(ctx);
 	w.tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);

@@ -409,17 +409,6 @@ static __always_inline struct ra_thread *thread_get(__u32 tid)
 	return bpf_map_lookup_elem(&ra_threads, &tid);
 }
 
-/* Fixed by the ABI (pt_regs): the user registers at kernel entry. */
-#if defined(__TARGET_ARCH_x86)
-#define RA_REG_PC (16 * 8)
-#define RA_REG_SP (19 * 8)
-#define RA_REG_FP (4 * 8)
-#elif defined(__TARGET_ARCH_arm64)
-#define RA_REG_PC (32 * 8)
-#define RA_REG_SP (31 * 8)
-#define RA_REG_FP (29 * 8)
-#endif
-
 static __always_inline __u64 kread(__u64 addr)
 {
 	__u64 v = 0;
@@ -446,11 +435,11 @@ static __always_inline __u64 origin(const struct ra_thread *t,
 	if (!reuse_stacks || !t->kind)
 		return 0;
 	regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || !(pc = kread(regs + RA_REG_PC)))
+	if (!regs || !(pc = kread(regs + SB_REG_PC)))
 		return 0; /* a kernel thread: no user registers */
 	w[0] = pc;
-	w[1] = kread(regs + RA_REG_SP);
-	w[2] = kread(regs + RA_REG_FP);
+	w[1] = kread(regs + SB_REG_SP);
+	w[2] = kread(regs + SB_REG_FP);
 	bpf_probe_read_user(&ret, sizeof(ret), (void *)(w[2] + 8));
 	w[3] = ret;
 	w[4] = f->ino ^ ((__u64)f->dev << 32);
