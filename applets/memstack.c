@@ -843,23 +843,11 @@ static void attach_everywhere(struct collector *c, struct memstack_args *a)
 
 /* ---- attaching the other modes ---- */
 
-/* STACKBOX_ATTACH=LABEL[,LABEL...] names the ways to use (tests). */
-static bool forced(const char *label)
-{
-	const char *p = getenv("STACKBOX_ATTACH");
-	size_t len = strlen(label);
-
-	for (; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
-		if (strcspn(p, ",") == len && !strncmp(p, label, len))
-			return true;
-	return false;
-}
-
 /* mmap, munmap, brk: their own tracepoints, else every syscall's raw_tp */
 static void choose_syscalls(struct ms_state *st)
 {
 	struct memstack_bpf *s = st->skel;
-	bool tp = !forced("raw_tp") &&
+	bool tp = !collect_forced("raw_tp") &&
 		  collect_tracepoint_exists("syscalls", "sys_enter_mmap") &&
 		  collect_tracepoint_exists("syscalls", "sys_exit_mmap") &&
 		  collect_tracepoint_exists("syscalls", "sys_enter_munmap") &&
@@ -872,7 +860,7 @@ static void choose_syscalls(struct ms_state *st)
 	bpf_program__set_autoload(s->progs.ms_raw_sys_enter, !tp);
 	bpf_program__set_autoload(s->progs.ms_raw_sys_exit, !tp);
 	st->raw_way = tp ? "syscalls tracepoints" : "raw_tp sys_enter/sys_exit";
-	if (!tp && !forced("raw_tp"))
+	if (!tp && !collect_forced("raw_tp"))
 		verbose("no syscalls:sys_enter_mmap tracepoints: every "
 			"syscall's raw_tp, by number");
 }
@@ -1073,14 +1061,15 @@ static void choose_uprobes(struct ms_state *st)
 {
 	static bool said;
 
-	st->multi = forced("uprobe") ? 0 : probe_uprobe_multi();
+	st->multi = collect_forced("uprobe") ? 0 : probe_uprobe_multi();
 	if (!said)
 		verbose("uprobes: %s",
-			st->multi	   ? "uprobe_multi links"
-			: forced("uprobe") ? "a perf event per function "
-					     "(STACKBOX_ATTACH)"
-					   : "a perf event per function (no "
-					     "uprobe_multi: Linux < 6.6)");
+			st->multi ? "uprobe_multi links"
+			: collect_forced("uprobe")
+				? "a perf event per function "
+				  "(STACKBOX_ATTACH)"
+				: "a perf event per function (no "
+				  "uprobe_multi: Linux < 6.6)");
 	said = true;
 }
 

@@ -375,7 +375,7 @@ static bool hook_on(const struct collector *c, unsigned h)
 	return !hk->enabled || hk->enabled(c->args);
 }
 
-static bool forced(const char *label)
+bool collect_forced(const char *label)
 {
 	const char *want = getenv("STACKBOX_ATTACH");
 	size_t len = strlen(label);
@@ -393,9 +393,9 @@ static int next_alt(const struct attach_hook *hk, unsigned from)
 	bool any_forced = false;
 
 	for (unsigned i = 0; hk->alts[i].prog; i++)
-		any_forced |= forced(hk->alts[i].label);
+		any_forced |= collect_forced(hk->alts[i].label);
 	for (unsigned i = from; hk->alts[i].prog; i++) {
-		if (any_forced && !forced(hk->alts[i].label))
+		if (any_forced && !collect_forced(hk->alts[i].label))
 			continue;
 		if (!hk->alts[i].usable || hk->alts[i].usable())
 			return i;

@@ -152,6 +152,9 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		void *args, int argc, char **argv);
 /* For the applet's attach(): keep a link until the end of the run. */
 void collect_keep_link(struct collector *c, struct bpf_link *link);
+/* Does STACKBOX_ATTACH (LABEL[,LABEL...], for tests) name this way to
+ * attach? */
+bool collect_forced(const char *label);
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
 bool collect_tracepoint_exists(const char *category, const char *name);
 /* Where a classic tracepoint's record keeps field (its format file):
