@@ -38,27 +38,7 @@ is() {
 
 for arch in x86_64 arm64; do
 	t="board/$arch memstack"
-	case $arch in
-	x86_64) qemu=qemu-system-x86_64 ;;
-	arm64) qemu=qemu-system-aarch64 ;;
-	esac
-	why=
-	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
-	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
-			"$OUT/musl-$arch/workloads/memstack"; do
-		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
-	done
-	if [ -n "$why" ]; then
-		skip "$t" "$why"
-		continue
-	fi
-	res=$OUT/board/$arch/memstack.out
-	rc=0
-	"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
-	if [ "$rc" != 0 ]; then
-		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
-		continue
-	fi
+	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/memstack" || continue
 	page=$(sed -n 's/^@page //p' "$res")
 	check "$t: perf event uprobes on 6.1 (-v)" grep -q '^@leak-err memstack: uprobes: a perf event per function' "$res"
 	is "$t: leak_keep holds 500 x 100 bytes" leak ';leak_keep;malloc ' 50000

@@ -35,27 +35,7 @@ within() {
 
 for arch in x86_64 arm64; do
 	t="board/$arch offcpu"
-	case $arch in
-	x86_64) qemu=qemu-system-x86_64 ;;
-	arm64) qemu=qemu-system-aarch64 ;;
-	esac
-	why=
-	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
-	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
-			"$OUT/musl-$arch/workloads/block"; do
-		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
-	done
-	if [ -n "$why" ]; then
-		skip "$t" "$why"
-		continue
-	fi
-	res=$OUT/board/$arch/offcpu.out
-	rc=0
-	"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
-	if [ "$rc" != 0 ]; then
-		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
-		continue
-	fi
+	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/block" || continue
 	for p in default tracepoint; do
 		check "$t $p: exits 0" grep -qx "@rc-$p 0" "$res"
 		used=$(sed -n "s/^@err-$p offcpu: sched_switch: attached with //p" "$res")

@@ -29,37 +29,16 @@ tag() { sed -n "s/^@$1 //p" "$res"; }
 
 for arch in x86_64 arm64; do
 	t="board/$arch"
-	case $arch in
-	x86_64) qemu=qemu-system-x86_64 m=x86_64 ;;
-	arm64) qemu=qemu-system-aarch64 m=aarch64 ;;
-	esac
 	bin=$OUT/musl-$arch/stackbox
-	why=
-	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
-	for f in "$bin" "$OUT/board/$arch/vmlinuz" "$OUT/board/$arch/busybox" \
-			"$OUT/musl-$arch/workloads/burn"; do
-		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
-	done
-	if [ -n "$why" ]; then
-		skip "$t" "$why"
-		continue
-	fi
-
+	m=$arch
+	[ "$arch" != arm64 ] || m=aarch64
+	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/burn" || continue
+	pass "$t boots and runs"
 	# Static: no program interpreter, no shared libraries. Stripped: no
 	# .symtab (the stripped head-unit case is what we ship).
 	check "$t stackbox is static" \
 		sh -c "! readelf -lW '$bin' | grep -q INTERP && ! readelf -dW '$bin' | grep -q NEEDED"
 	check "$t stackbox is stripped" sh -c "! readelf -SW '$bin' | grep -q '\.symtab'"
-
-	res=$OUT/board/$arch/oncpu.out
-	rc=0
-	BOARD_LOG=$OUT/board/$arch/console.log \
-		"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
-	if [ "$rc" != 0 ]; then
-		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
-		continue
-	fi
-	pass "$t boots and runs"
 	r=$(tag uname-r)
 	case $r in
 	6.1.*) pass "$t runs in the 6.1 kernel ($r)" ;;

@@ -28,29 +28,8 @@ exit 0'
 
 for arch in x86_64 arm64; do
 	t="board/$arch report"
-	case $arch in
-	x86_64) qemu=qemu-system-x86_64 ;;
-	arm64) qemu=qemu-system-aarch64 ;;
-	esac
-	why=
-	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
-	[ -x "$STACKBOX" ] || why="no host stackbox"
-	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
-			"$OUT/board/$arch/busybox" "$OUT/musl-$arch/workloads/burn"; do
-		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
-	done
-	if [ -n "$why" ]; then
-		skip "$t" "$why"
-		continue
-	fi
-	res=$T/$arch.out
-	rc=0
-	BOARD_LOG=$OUT/board/$arch/report-console.log \
-		"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
-	if [ "$rc" != 0 ]; then
-		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
-		continue
-	fi
+	board_boot "$t" "$arch" "$GUEST" "$STACKBOX" \
+		"$OUT/musl-$arch/workloads/burn" || continue
 	grc=$(sed -n 's/^@rc //p' "$res")
 	check "$t: oncpu with the bin tee exits 0 in the guest" [ "$grc" = 0 ]
 	sed -n '/^@bin$/,/^@bin-end$/p' "$res" | sed '1d;$d' | tr -d '\r' | base64 -d >"$T/$arch.bin" || true

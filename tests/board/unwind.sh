@@ -31,27 +31,7 @@ sum() {
 
 for arch in x86_64 arm64; do
 	t="board/$arch user stacks"
-	case $arch in
-	x86_64) qemu=qemu-system-x86_64 ;;
-	arm64) qemu=qemu-system-aarch64 ;;
-	esac
-	why=
-	command -v "$qemu" >/dev/null || why="no $qemu (scripts/setup.sh)"
-	for f in "$OUT/musl-$arch/stackbox" "$OUT/board/$arch/vmlinuz" \
-			"$OUT/musl-$arch/workloads/libcall"; do
-		[ -n "$why" ] || [ -e "$f" ] || why="no $f (make board-prereqs)"
-	done
-	if [ -n "$why" ]; then
-		skip "$t" "$why"
-		continue
-	fi
-	res=$OUT/board/$arch/unwind.out
-	rc=0
-	"$root/board/qemu/run.sh" "$arch" "$TIMEOUT" -- "$GUEST" >"$res" 2>"$res.err" || rc=$?
-	if [ "$rc" != 0 ]; then
-		fail "$t boots and runs" "run.sh exited $rc: $(tail -n 1 "$res.err")"
-		continue
-	fi
+	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/libcall" || continue
 	# TCG is slow: 10% + 20 ms on blocked times
 	# the named function's time, and any time where libc sits right
 	# under outer_X (the caller lost): none
