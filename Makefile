@@ -59,7 +59,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
 BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
 core-y := main lib opts
-core-y += collect entry stacks output cgroup kbtf sink
+core-y += collect entry stacks output cgroup kbtf sink elfzip
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
@@ -98,8 +98,10 @@ $(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
 		$(LLVM_STRIP) -g $@
 
-$(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o | $(O)/gen
-	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+$(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/gen
+	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && \
+		sh $(srctree)/scripts/skel-zip.sh $< < $@.tmp > $@.zip && \
+		mv $@.zip $@ && rm $@.tmp
 endif
 ALL_SKELS := $(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.skel.h,$(wildcard $(srctree)/bpf/*.bpf.c))
 .PHONY: skeletons dist

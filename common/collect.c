@@ -567,6 +567,7 @@ static void open_load_attach(struct collector *c)
 			destroy_bpf(c);
 			continue;
 		}
+		sb_elf_release(); /* libbpf is done with the object's ELF */
 		unwind_loaded(c->unwind);
 		if (attach_plan(c)) { /* it fell back: load again */
 			destroy_bpf(c);

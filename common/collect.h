@@ -167,6 +167,12 @@ int collect_tracepoint_field(const char *category, const char *name,
  * -1 when it exited (*status), 0 when it could not be done (it is
  * stopped, at the exec or elsewhere). */
 int collect_run_to_entry(pid_t pid, int *status);
+/* The skeletons' BPF objects are embedded compressed: opening one
+ * inflates it (its skeleton calls sb_elf_inflate, scripts/skel-zip.sh),
+ * and the copy is freed once the object is loaded. */
+const void *sb_elf_inflate(const unsigned char *gz, size_t len, size_t size,
+			   size_t *sz);
+void sb_elf_release(void);
 /* Online CPUs, for per-CPU perf events. */
 int collect_ncpus(struct collector *c, int **cpus);
 
