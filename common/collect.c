@@ -363,6 +363,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 /* ---- the attach plan ---- */
 
+/* The kernel's own ENOTSUPP (524), which BPF attach and load paths
+ * return, is no libc errno: musl prints "No error information". */
+static const char *bpf_strerror(int err)
+{
+	return err == 524 ? "not supported by this kernel (ENOTSUPP)"
+			  : strerror(err);
+}
+
 static const struct attach_hook *hook(const struct collector *c, unsigned h)
 {
 	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h]
@@ -486,7 +494,21 @@ static int attach_plan(struct collector *c)
 		l = bpf_program__attach(
 			bpf_object__find_program_by_name(c->obj, name));
 		if (!l) {
-			fall_back(c, h, strerror(errno));
+			int err = errno;
+			const char *way = hook(c, h)->alts[c->choice[h]].label;
+
+			/* ENOTSUPP: the kernel cannot attach this way at all
+			 * (fentry without BPF trampolines, arm64 before 6.0):
+			 * every hook waiting to try it falls back now, not
+			 * one per reload */
+			for (unsigned o = h + 1; err == 524 && hook(c, o); o++)
+				if (hook_on(c, o) &&
+				    !strcmp(hook(c, o)
+						    ->alts[c->choice[o]]
+						    .label,
+					    way))
+					fall_back(c, o, bpf_strerror(err));
+			fall_back(c, h, bpf_strerror(err));
 			return h + 1;
 		}
 		collect_keep_link(c, l);
@@ -502,7 +524,7 @@ static int attach_plan(struct collector *c)
 		if (!l)
 			error_exit("attaching %s: %s (user frames of processes "
 				   "that exit may stay unresolved)",
-				   core[i], strerror(errno));
+				   core[i], bpf_strerror(errno));
 		collect_keep_link(c, l);
 	}
 	return 0;
@@ -553,13 +575,13 @@ static void open_load_attach(struct collector *c)
 			     hook(c, h) && libbpf_failed_prog[0]; h++)
 				if (!strcmp(hook(c, h)->alts[c->choice[h]].prog,
 					    libbpf_failed_prog)) {
-					fall_back(c, h, strerror(-err));
+					fall_back(c, h, bpf_strerror(-err));
 					fell = true;
 				}
 			if (!fell)
 				error_exit(
 					"loading the BPF programs failed: %s%s",
-					strerror(-err),
+					bpf_strerror(-err),
 					-err == EPERM
 						? " (run as root: CAP_BPF and CAP_PERFMON "
 						  "are needed)"
@@ -575,7 +597,7 @@ static void open_load_attach(struct collector *c)
 		}
 		if (c->ops->attach &&
 		    (err = c->ops->attach(c, c->skel, c->args)))
-			error_exit("attaching: %s", strerror(-err));
+			error_exit("attaching: %s", bpf_strerror(-err));
 		return;
 	}
 	error_exit("could not find a working attach plan");
