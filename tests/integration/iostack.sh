@@ -130,6 +130,8 @@ for fmt in folded text; do
 	fi
 	echo "size iostack -f $fmt: bin $(wc -c <"$T/rt-$fmt.bin") bytes, $fmt $(wc -c <"$T/rt.$fmt") bytes"
 done
+ratio=$(awk -v b="$(wc -c <"$T/rt-text.bin")" -v t="$(wc -c <"$T/rt.text")" 'BEGIN { printf "%.3f", b / t }')
+check "iostack: bin is $ratio of text for the same snapshots (at most 0.2)" fcmp "$ratio <= 0.2"
 
 # 7. --disk on a loop device: O_DIRECT writes and reads of a known size,
 # and buffered writes made by fsync(), under the stacks that submitted

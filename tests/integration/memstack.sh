@@ -206,7 +206,7 @@ STACKBOX_BIN_TEE=$T/rtt.bin "$STACKBOX" memstack -i 200ms -- "$MS" age 2000 100 
 "$STACKBOX" report "$T/rtt.bin" >"$T/rt-r.text" 2>&1
 check "bin round trip: report's text is byte for byte memstack's (the exit mark too)" cmp -s "$T/rt.text" "$T/rt-r.text"
 ratio=$(awk -v b="$(wc -c <"$T/rtt.bin")" -v t="$(wc -c <"$T/rt.text")" 'BEGIN { printf "%.3f", b / t }')
-check "memstack: bin is $ratio of text for the same snapshots (at most 0.25)" fcmp "$ratio <= 0.25"
+check "memstack: bin is $ratio of text for the same snapshots (at most 0.2)" fcmp "$ratio <= 0.2"
 "$STACKBOX" report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
 # memory held is a level: a profile of several snapshots holds the last
 # one's (age keeps 2 x 2000 x 100 bytes at the end), allocations add up
