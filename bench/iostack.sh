@@ -23,22 +23,9 @@ SETTLE=${SETTLE:-1}
 BPF_STATS=${BPF_STATS:-1}
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || :)}
 
-[ -f bench/iostack.sh ] || die "run from the repository root: sh bench/iostack.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF)"
-
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
-LIVE=""
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start iostack
 
 # ---- build what is needed ----
-[ -x ./stackbox ] || make -s
-mkdir "$T/bin"
-cp ./stackbox "$T/bin/stackbox" # a rebuild during the run changes nothing
-SB=$T/bin/stackbox
-cc -O2 -Wall -o "$T/probe" bench/probe.c
-PROBE=$T/probe
 # the workload as the tests build it: frame pointers, named functions
 cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$T/io" tests/workloads/io.c
 

@@ -1,6 +1,7 @@
 # Shared by bench/*.sh (sourced): process control, resource figures and
-# statistics. The sourcing script sets T (scratch dir), PROBE (bench/probe.c
-# built), LIVE (pids to kill on exit) and STATS0 (bpf_stats to restore).
+# statistics. bench_start (at the end) sets T (scratch dir), SB (stackbox),
+# PROBE (bench/probe.c built), LIVE (pids to kill on exit) and STATS0
+# (bpf_stats to restore).
 
 die() {
 	echo "$(basename "$0"): $*" >&2
@@ -153,4 +154,28 @@ find_perf() {
 spread_pct() {
 	awk -v c="$2" '$1 == "alone" { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
 		END { printf "%.1f%%", 100 * (hi - lo) / lo }' "$1"
+}
+
+# bench_start NAME [MAKE-TARGET]...: the start of every bench/NAME.sh,
+# run from the repository root as root. make builds ./stackbox and the
+# targets; T is a scratch directory, and cleanup() runs at exit; SB is a
+# private copy of ./stackbox, so a rebuild during the run changes nothing
+# (it keeps its name: the applet is chosen by argv[0]); PROBE is
+# bench/probe.c, built.
+bench_start() {
+	_name=$1
+	shift
+	[ -f "bench/$_name.sh" ] || die "run from the repository root: sh bench/$_name.sh"
+	[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+	make -s stackbox "$@" >/dev/null || die "make failed"
+	T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
+	LIVE="" # pids this script started and has not waited for yet
+	STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	mkdir "$T/bin"
+	cp ./stackbox "$T/bin/stackbox"
+	SB=$T/bin/stackbox
+	cc -O2 -Wall -o "$T/probe" bench/probe.c
+	PROBE=$T/probe
 }

@@ -21,19 +21,8 @@ REPS=${REPS:-5}
 N=${N:-300000}
 BPFTRACE=${BPFTRACE:-bpftrace}
 
-[ -f bench/memstack.sh ] || die "run from the repository root: sh bench/memstack.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+bench_start memstack obj/tests/workloads/memstack
 
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
-LIVE=""
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-make -s stackbox obj/tests/workloads/memstack >/dev/null
-mkdir "$T/bin"
-cp ./stackbox "$T/bin/stackbox"
-SB=$T/bin/stackbox
 GLIBC=$(pwd)/obj/tests/workloads/memstack
 MUSL=$(pwd)/out/musl-x86_64/workloads/memstack
 [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ] || MUSL=

@@ -30,8 +30,7 @@ BPF_STATS=${BPF_STATS:-1}
 NCPU=$(getconf _NPROCESSORS_ONLN)
 HZ=$(getconf CLK_TCK)
 
-[ -f bench/offcpu.sh ] || die "run from the repository root: sh bench/offcpu.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+bench_start offcpu
 
 find_perf
 
@@ -42,22 +41,6 @@ if [ -z "${OFFCPUTIME:-}" ]; then
 		OFFCPUTIME=/usr/sbin/offcputime
 fi
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || :)}
-
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
-LIVE=""		# pids this script started and has not waited for yet
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# ---- build what is needed ----
-[ -x ./stackbox ] || make -s
-# A private copy: a rebuild of ./stackbox during the run does not change
-# what is measured. It keeps its name: the applet is chosen by argv[0].
-mkdir "$T/bin"
-cp ./stackbox "$T/bin/stackbox"
-SB=$T/bin/stackbox
-cc -O2 -Wall -o "$T/probe" bench/probe.c
-PROBE=$T/probe
 
 # The classic bpftrace off-CPU profile: at sched_switch, note when the
 # thread going off the CPU left and its kernel and user stacks; when it

@@ -22,28 +22,15 @@ ROUNDS=${ROUNDS:-2000000}
 LAT_REPS=${LAT_REPS:-7}
 RSS_SECS=${RSS_SECS:-10}
 SETTLE=${SETTLE:-1}
-SB=./stackbox
 BURN=obj/tests/workloads/burn # built by the project Makefile, not in the source tree
 NCPU=$(getconf _NPROCESSORS_ONLN)
 
-[ -f bench/oncpu.sh ] || die "run from the repository root: sh bench/oncpu.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF and system-wide perf events)"
-
+bench_start oncpu "$BURN"
 find_perf
 
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
-LIVE=""		# pids this script started and has not waited for yet
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # ---- build what is needed ----
-[ -x "$SB" ] || make -s
-make -s "$BURN" >/dev/null # tests/tests.mk builds workloads under obj/
 cc -O2 -g -fno-omit-frame-pointer -pthread -Wall -o "$T/work" bench/work.c
-cc -O2 -Wall -o "$T/probe" bench/probe.c
 WORK=$T/work
-PROBE=$T/probe
 
 # ---- helpers ----
 

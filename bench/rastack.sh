@@ -21,25 +21,13 @@ BS=${BS:-1M}
 SETTLE=${SETTLE:-1}
 BPF_STATS=${BPF_STATS:-1}
 
-[ -f bench/rastack.sh ] || die "run from the repository root: sh bench/rastack.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+bench_start rastack
 case $(stat -f -c %T "$DIR") in
 tmpfs | ramfs) die "$DIR is $(stat -f -c %T "$DIR"): no readahead there (DIR=...)" ;;
 esac
 
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
 F=$(mktemp "$DIR/stackbox-bench-ra.XXXXXX")
-LIVE=""
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
 trap 'rm -f "$F"; cleanup' EXIT
-trap 'exit 130' INT TERM
-
-[ -x ./stackbox ] || make -s
-mkdir "$T/bin"
-cp ./stackbox "$T/bin/stackbox"
-SB=$T/bin/stackbox
-cc -O2 -Wall -o "$T/probe" bench/probe.c
-PROBE=$T/probe
 
 echo "== rastack benchmark: $(uname -r), $(getconf _NPROCESSORS_ONLN) CPUs"
 dev=$(df --output=source "$DIR" | tail -n 1)

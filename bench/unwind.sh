@@ -22,24 +22,11 @@ REPS=${REPS:-5}
 MSG=${MSG:--g 2 -l 600}
 SECS=${SECS:-3}
 
-[ -f bench/unwind.sh ] || die "run from the repository root: sh bench/unwind.sh"
-[ "$(id -u)" = 0 ] || die "run as root (BPF)"
+bench_start unwind obj/tests/workloads/libcall obj/tests/workloads/libcall-nofp
 find_perf
 
-T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
-LIVE=""
-STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-make -s stackbox obj/tests/workloads/libcall obj/tests/workloads/libcall-nofp >/dev/null
-mkdir "$T/bin"
-cp ./stackbox "$T/bin/stackbox"
-SB=$T/bin/stackbox
 WORK=$(pwd)/obj/tests/workloads/libcall
 NOFP=$(pwd)/obj/tests/workloads/libcall-nofp
-cc -O2 -Wall -o "$T/probe" bench/probe.c
-PROBE=$T/probe
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 
 # ready NAME: wait until the profiler's BPF programs run (or 10 s)
