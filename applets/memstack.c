@@ -617,9 +617,6 @@ static bool attached_for(const struct ms_file *f, pid_t pid)
 	return false;
 }
 
-/* Entry probes on each function, return probes on those that allocate:
- * for pid's process only, or every process (-1). Never pid 0, which
- * libbpf takes as this process. */
 /* One uprobe_multi link for the entries, one for the returns. */
 static int attach_multi(struct ms_state *st, struct ms_file *f,
 			const char *open_path, pid_t pid)
