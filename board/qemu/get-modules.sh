@@ -48,12 +48,14 @@ deps() {
 }
 
 # Extract what is missing, a level of dependencies at a time: each pass
-# decompresses the whole package once.
+# decompresses the whole package once. A name twice would fail tar's
+# second match ("Not found in archive"): each file is named once.
 level="$*"
 while [ -n "$level" ]; do
 	missing=
 	for m in $level; do
 		f=$(file "$m")
+		case "$missing " in *" $f "*) continue ;; esac
 		[ -z "$f" ] || [ -f "$mods/$f" ] || missing="$missing $f"
 	done
 	if [ -n "$missing" ]; then
