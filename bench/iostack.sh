@@ -57,16 +57,10 @@ EOF
 # ready CFG ERRFILE: wait until the profiler PID is attached, or fail
 # (return 1) if it exits first or takes 20 s.
 ready() {
-	n=0
-	while :; do
-		case $1 in
-		sb*) grep -q 'syscall exit: attached with' "$2" 2>/dev/null && break ;;
-		bt) grep -q '^attached' "$T/bt.out" 2>/dev/null && break ;;
-		esac
-		n=$((n + 1))
-		[ $n -lt 2000 ] && kill -0 "$PID" 2>/dev/null || return 1
-		sleep 0.01
-	done
+	case $1 in
+	sb*) wait_for grep -qs 'syscall exit: attached with' "$2" ;;
+	bt) wait_for grep -qs '^attached' "$T/bt.out" ;;
+	esac
 }
 
 # work RES ARG...: one run of the workload in the foreground under

@@ -156,6 +156,17 @@ spread_pct() {
 		END { printf "%.1f%%", 100 * (hi - lo) / lo }' "$1"
 }
 
+# wait_for CMD [ARG]...: run CMD every 10 ms until it succeeds; 1 when
+# the profiler PID exits first or 20 s pass.
+wait_for() {
+	_n=0
+	until "$@"; do
+		_n=$((_n + 1))
+		[ $_n -lt 2000 ] && kill -0 "$PID" 2>/dev/null || return 1
+		sleep 0.01
+	done
+}
+
 # bench_start NAME [MAKE-TARGET]...: the start of every bench/NAME.sh,
 # run from the repository root as root. make builds ./stackbox and the
 # targets; T is a scratch directory, and cleanup() runs at exit; SB is a

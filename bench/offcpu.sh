@@ -84,21 +84,17 @@ EOF
 #   bt: the script's BEGIN prints "attached" to $T/bt.out (bpftrace runs
 #       BEGIN after attaching the other probes), and it holds the
 #       tracepoint's perf_event fd.
+has_link() { cat /proc/"$PID"/fdinfo/* 2>/dev/null | grep -q '^link_type:'; }
+bt_attached() {
+	grep -qs '^attached' "$T/bt.out" &&
+		ls -l /proc/"$PID"/fd 2>/dev/null | grep -q 'perf_event'
+}
 ready() {
-	n=0
-	while :; do
-		case $1 in
-		sb) grep -q 'sched_switch: attached with' "$2" 2>/dev/null && break ;;
-		oc) cat /proc/"$PID"/fdinfo/* 2>/dev/null |
-			grep -q '^link_type:' && break ;;
-		bt) grep -q '^attached' "$T/bt.out" 2>/dev/null &&
-			ls -l /proc/"$PID"/fd 2>/dev/null |
-			grep -q 'perf_event' && break ;;
-		esac
-		n=$((n + 1))
-		[ $n -lt 2000 ] && kill -0 "$PID" 2>/dev/null || return 1
-		sleep 0.01
-	done
+	case $1 in
+	sb) wait_for grep -qs 'sched_switch: attached with' "$2" ;;
+	oc) wait_for has_link ;;
+	bt) wait_for bt_attached ;;
+	esac
 }
 
 # sysstat: "CTXT BUSY STEAL" since boot: context switches, busy and stolen
