@@ -768,19 +768,13 @@ static bool all_zero(const struct row *r)
 	return true;
 }
 
-/*
- * The applet's state rows join the interval's: rows of one key become
- * one, every stack a row names stays cached, and rows with nothing to
- * show (all values zero) are left out, whichever applet made them.
- */
-static void merge_rows(struct collector *c, struct snapshot *s)
+/* The applet's state rows join the interval's: rows of one key become
+ * one, and every stack a row names stays cached. */
+static void merge_state_rows(struct collector *c, struct snapshot *s)
 {
 	struct row *extra = NULL;
-	size_t n = 0, kept = 0;
+	size_t n = c->ops->state_rows(c, c->skel, &extra), kept = 0;
 	unsigned depth;
-
-	if (c->ops->state_rows)
-		n = c->ops->state_rows(c, c->skel, &extra);
 
 	s->rows = xrealloc(s->rows, (s->nrows + n + 1) * sizeof(*s->rows));
 	memcpy(s->rows + s->nrows, extra, n * sizeof(*extra));
@@ -800,10 +794,18 @@ static void merge_rows(struct collector *c, struct snapshot *s)
 		else
 			s->rows[kept++] = *r;
 	}
-	s->nrows = 0;
-	for (size_t i = 0; i < kept; i++)
+	s->nrows = kept;
+}
+
+/* Rows with nothing to show, whichever applet made them. */
+static void drop_zero_rows(struct snapshot *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nrows; i++)
 		if (!all_zero(&s->rows[i]))
-			s->rows[s->nrows++] = s->rows[i];
+			s->rows[kept++] = s->rows[i];
+	s->nrows = kept;
 }
 
 static __u64 now_ns(void)
@@ -838,7 +840,10 @@ static int snapshot(struct collector *c, bool final)
 		c, bpf_map__fd(bpf_object__find_map_by_name(c->obj, map)),
 		&s.nrows);
 	stack_cache_drain(c->stacks);
-	merge_rows(c, &s);
+	/* the interval's rows come from one BPF map: keys differ there */
+	if (c->ops->state_rows)
+		merge_state_rows(c, &s);
+	drop_zero_rows(&s);
 	read_stats(c, stats);
 
 	s.applet = applet_name;
