@@ -128,6 +128,15 @@ static __always_inline void sb_event(__u32 type, __u32 tgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* A u64 of kernel memory; 0 where it cannot be read. */
+static __always_inline __u64 sb_kread(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
 #ifdef SB_WITH_UNWIND
 #include "unwind.bpf.h"
 #endif

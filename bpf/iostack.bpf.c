@@ -113,17 +113,9 @@ struct {
 	__type(value, struct disk_req);
 } disk_reqs SEC(".maps");
 
-static __always_inline __u64 read_u64(const void *p)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), p);
-	return v;
-}
-
 static __always_inline void *read_ptr(const void *p)
 {
-	return (void *)read_u64(p);
+	return (void *)sb_kread((__u64)p);
 }
 
 /* The current task's struct file for fd, or NULL. */
@@ -173,7 +165,8 @@ static __always_inline int under_path(void *file)
 		void *inode = read_ptr(dentry + lay.dentry_inode);
 		void *parent;
 
-		if (inode && read_u64(inode + lay.inode_ino) == path_ino) {
+		if (inode &&
+		    sb_kread((__u64)(inode + lay.inode_ino)) == path_ino) {
 			__u32 dev = 0;
 
 			bpf_probe_read_kernel(&dev, sizeof(dev),
@@ -274,7 +267,7 @@ SEC("raw_tp/sys_exit")
 int iostack_exit_raw(struct bpf_raw_tracepoint_args *ctx)
 {
 	void *regs = (void *)ctx->args[0];
-	__u8 cls = class_of((__u32)read_u64(regs + SB_REG_NR));
+	__u8 cls = class_of((__u32)sb_kread((__u64)(regs + SB_REG_NR)));
 	struct uregs u;
 	__u64 id;
 

@@ -409,14 +409,6 @@ static __always_inline struct ra_thread *thread_get(__u32 tid)
 	return bpf_map_lookup_elem(&ra_threads, &tid);
 }
 
-static __always_inline __u64 kread(__u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
-	return v;
-}
-
 /*
  * Where this thread's readahead comes from, for the price of a few
  * reads: the user registers at kernel entry (pc, stack and frame
@@ -435,11 +427,11 @@ static __always_inline __u64 origin(const struct ra_thread *t,
 	if (!reuse_stacks || !t->kind)
 		return 0;
 	regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || !(pc = kread(regs + SB_REG_PC)))
+	if (!regs || !(pc = sb_kread(regs + SB_REG_PC)))
 		return 0; /* a kernel thread: no user registers */
 	w[0] = pc;
-	w[1] = kread(regs + SB_REG_SP);
-	w[2] = kread(regs + SB_REG_FP);
+	w[1] = sb_kread(regs + SB_REG_SP);
+	w[2] = sb_kread(regs + SB_REG_FP);
 	bpf_probe_read_user(&ret, sizeof(ret), (void *)(w[2] + 8));
 	w[3] = ret;
 	w[4] = f->ino ^ ((__u64)f->dev << 32);
@@ -744,11 +736,11 @@ static __always_inline bool mapping_file(__u64 mapping, struct ra_file *f)
 
 	if (!mapping || (mapping & 3))
 		return false;
-	host = kread(mapping + kl.mapping_host);
+	host = sb_kread(mapping + kl.mapping_host);
 	if (!host)
 		return false;
-	f->ino = kread(host + kl.inode_ino);
-	sb = kread(host + kl.inode_sb);
+	f->ino = sb_kread(host + kl.inode_ino);
+	sb = sb_kread(host + kl.inode_sb);
 	bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(sb + kl.sb_dev));
 	f->dev = dev;
 	f->pad = 0;
@@ -761,9 +753,9 @@ static __always_inline void ra_unbounded(__u64 ractl, __u64 nr)
 	struct ra_file f;
 	__u64 index;
 
-	if (!mapping_file(kread(ractl + kl.ractl_mapping), &f))
+	if (!mapping_file(sb_kread(ractl + kl.ractl_mapping), &f))
 		return;
-	index = kread(ractl + kl.ractl_index);
+	index = sb_kread(ractl + kl.ractl_index);
 	on_readahead(&f, index, index + nr, RA_WAY_UNBOUNDED);
 }
 
@@ -774,9 +766,9 @@ static __always_inline void ra_order(__u64 ractl, __u64 ra)
 	__u32 size = 0;
 	__u64 index;
 
-	if (!mapping_file(kread(ractl + kl.ractl_mapping), &f))
+	if (!mapping_file(sb_kread(ractl + kl.ractl_mapping), &f))
 		return;
-	index = kread(ractl + kl.ractl_index);
+	index = sb_kread(ractl + kl.ractl_index);
 	bpf_probe_read_kernel(&size, sizeof(size), (void *)(ra + kl.ra_size));
 	on_readahead(&f, index, index + size, RA_WAY_ORDER);
 }
@@ -794,15 +786,15 @@ static __always_inline void folio_accessed(__u64 folio)
 {
 	struct ra_file f;
 
-	if (mapping_file(kread(folio + kl.folio_mapping), &f))
-		on_folio_accessed(&f, kread(folio + kl.folio_index));
+	if (mapping_file(sb_kread(folio + kl.folio_mapping), &f))
+		on_folio_accessed(&f, sb_kread(folio + kl.folio_index));
 }
 
 static __always_inline bool vmf_file(__u64 vmf, struct ra_file *f)
 {
-	__u64 file = kread(kread(vmf + kl.vmf_vma) + kl.vma_file);
+	__u64 file = sb_kread(sb_kread(vmf + kl.vmf_vma) + kl.vma_file);
 
-	return file && mapping_file(kread(file + kl.file_mapping), f);
+	return file && mapping_file(sb_kread(file + kl.file_mapping), f);
 }
 
 static __always_inline void fault(__u64 vmf)
@@ -810,7 +802,7 @@ static __always_inline void fault(__u64 vmf)
 	struct ra_file f;
 
 	if (vmf_file(vmf, &f))
-		on_fault(&f, kread(vmf + kl.vmf_pgoff));
+		on_fault(&f, sb_kread(vmf + kl.vmf_pgoff));
 }
 
 /* filemap_map_pages(vmf, start_pgoff, end_pgoff) */

@@ -63,14 +63,6 @@ struct {
 	__type(value, struct sb_unwinder);
 } sb_unwind_state SEC(".maps");
 
-static __always_inline __u64 sb_kread(__u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
-	return v;
-}
-
 static __always_inline __u64 sb_uread(__u64 addr)
 {
 	__u64 v = 0;
