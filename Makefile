@@ -63,7 +63,8 @@ core-y += collect entry stacks output cgroup kbtf sink elfzip
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
-core-$(CONFIG_REPORT) += bin_read pprof flame push
+# Host-only: what report needs and a recording device does not.
+core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
@@ -82,7 +83,7 @@ $(O)/stackbox: $(OBJS)
 	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 	$(if $(STATIC),$(Q)$(STRIP) $@)
 
-$(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common $(O)/obj/applets
+$(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common/report $(O)/obj/applets
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # A release tarball (make dist) carries skeletons per arch in skel/ARCH/,
@@ -123,7 +124,7 @@ dist:
 	$(Q)tar -C $(O)/dist -czf $(O)/$(DIST).tar.gz $(DIST) && rm -rf $(O)/dist
 	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
-$(O)/obj/common $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
+$(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
 	$(Q)mkdir -p $@
 
 -include $(OBJS:.o=.d)

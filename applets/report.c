@@ -50,12 +50,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bin_read.h"
+#include "report/bin_read.h"
 #include "binfmt.h"
 #include "collect.h"
-#include "flame.h"
-#include "pprof.h"
-#include "push.h"
+#include "report/flame.h"
+#include "report/pprof.h"
+#include "report/push.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"

@@ -5,14 +5,14 @@ ifneq ($(CONFIG_FORMAT_BIN),y)
 $(TESTS_O)/unit/test_bin: $(srctree)/common/format_bin.c
 endif
 ifneq ($(CONFIG_REPORT),y)
-$(TESTS_O)/unit/test_bin: $(srctree)/common/bin_read.c
+$(TESTS_O)/unit/test_bin: $(srctree)/common/report/bin_read.c
 endif
 
 # libFuzzer (clang): a short run in make check (tests/unit/fuzz.sh), a
 # long one with `make fuzz-bin FUZZ_SECONDS=600`.
 FUZZ_BIN := $(TESTS_O)/fuzz/fuzz_bin
 FUZZ_SECONDS ?= 300
-$(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/bin_read.c \
+$(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.c \
 		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bin_read.h"
+#include "report/bin_read.h"
 #include "binfmt.h"
 #include "check.h"
 #include "format_bin.h"
