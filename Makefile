@@ -41,6 +41,7 @@ LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
 endif
 # The BPF side needs the kernel UAPI headers; asm/ is the same for the
 # architectures we build, so the host's multiarch directory serves all.
+LIBS += -lm
 HOSTCC ?= cc
 BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
@@ -67,6 +68,8 @@ core-$(CONFIG_FORMAT_BIN) += format_bin
 core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
+# Uprobes on user functions (memstack): they find them in ELF symbols.
+core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms procsyms callsite)
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))

@@ -44,17 +44,14 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,12 +60,12 @@
 #include "memstack.h"
 #include "memstack.skel.h"
 #include "output.h"
+#include "uprobe.h"
 
 #define AUX_EXITED 1
 
 /* ---- options ---- */
 
-struct ms_file;
 struct ms_state;
 
 struct memstack_args {
@@ -142,34 +139,6 @@ static const struct metric fault_metrics[] = {
 
 /* ---- run state ---- */
 
-/* An attached uprobe: a perf event's link, or a uprobe_multi link. */
-struct uprobe {
-	struct bpf_link *link;
-	int fd;
-};
-
-/* A function of the allocator, found in a file's symbols. */
-struct fn_site {
-	uint64_t off;	  /* file offset */
-	unsigned char fn; /* index in alloc_fns */
-	unsigned char kind;
-	const char *name;
-};
-
-#define MAX_SITES 16
-
-/* A file some target maps, by (dev, inode): read once. */
-struct ms_file {
-	char *dev; /* as maps says it: "08:01" */
-	uint64_t ino;
-	char *path; /* as maps names it */
-	struct fn_site sites[MAX_SITES];
-	unsigned nsites;
-	bool allocator;	 /* it defines PFXmalloc */
-	pid_t *attached; /* pids its probes are attached for (-1: all) */
-	size_t nattached, attached_cap;
-};
-
 /* A stack's cumulative allocation at the last snapshot (by row ref). */
 struct ref_slot {
 	uint64_t ref;
@@ -184,14 +153,9 @@ struct ref_map {
 struct ms_state {
 	struct memstack_bpf *skel;
 	bool filtered; /* -p or CMD: probes per process */
-	struct ms_file *files;
-	size_t nfiles, files_cap;
 	struct ref_map prev;
-	const char *raw_way; /* --mode mmap: how it attached */
-	const char *prefix;  /* --prefix, for what -v says */
-	int multi; /* BPF_TRACE_UPROBE_MULTI's value; 0: perf uprobes */
-	struct uprobe *uprobes; /* detached by memstack_main */
-	size_t nuprobes, uprobes_cap;
+	const char *raw_way;	/* --mode mmap: how it attached */
+	struct uprobes uprobes; /* detached by memstack_main */
 };
 
 /* ---- a small map from row ref to two counters ---- */
@@ -234,360 +198,46 @@ static void ref_free(struct ref_map *m)
 	*m = (struct ref_map){0};
 }
 
-/* ---- sampling tables (no libm: the series are short) ---- */
-
-static double ln(double y) /* y > 0: 2 atanh((y - 1) / (y + 1)) */
-{
-	int k = 0;
-	double z, z2, term, sum = 0;
-
-	while (y > 1.5)
-		y /= 2, k++;
-	while (y < 0.75)
-		y *= 2, k--;
-	z = (y - 1) / (y + 1);
-	z2 = z * z;
-	term = z;
-	for (int n = 1; n < 60; n += 2, term *= z2)
-		sum += term / n;
-	return 2 * sum + k * 0.69314718055994530942;
-}
-
-static double expo(double x) /* e^x for |x| <= 40 */
-{
-	double sum = 1, term = 1, y = x / 64;
-
-	for (int n = 1; n < 30; n++) {
-		term *= y / n;
-		sum += term;
-	}
-	for (int i = 0; i < 6; i++)
-		sum *= sum;
-	return sum;
-}
+/* ---- sampling tables ---- */
 
 static void fill_tables(struct memstack_bpf *s)
 {
 	for (int i = 0; i <= 1 << MS_LOG2_BITS; i++)
-		s->rodata->log2_tab[i] =
-			ln(1 + i / 1024.0) / 0.69314718055994530942 * 65536 +
-			0.5;
+		s->rodata->log2_tab[i] = log2(1 + i / 1024.0) * 65536 + 0.5;
 	s->rodata->weight_tab[0] = 65536; /* the limit at 0 */
 	for (int i = 1; i <= MS_WEIGHT_N; i++) {
 		double x = i / 64.0;
 
-		s->rodata->weight_tab[i] = x / (1 - expo(-x)) * 65536 + 0.5;
+		s->rodata->weight_tab[i] = x / (1 - exp(-x)) * 65536 + 0.5;
 	}
 }
 
-/* ---- finding the allocator's functions in a file ---- */
+/* ---- the allocator's functions, through uprobes ---- */
 
 /* The public entry points: in a static musl program free and realloc
  * are jumps to __libc_free and __libc_realloc, which musl also calls
  * from inside (realloc frees): probing those too would see each free
  * twice. Allocations musl makes for itself through them go unseen,
- * and so do their frees. */
-static const struct {
-	const char *name;
-	unsigned char kind;
-} alloc_fns[] = {
-	{"malloc", MS_MALLOC},
-	{"calloc", MS_CALLOC},
-	{"realloc", MS_REALLOC},
-	{"reallocarray", MS_REALLOCARRAY},
-	{"posix_memalign", MS_POSIX_MEMALIGN},
-	{"aligned_alloc", MS_MEMALIGN},
-	{"memalign", MS_MEMALIGN},
-	{"valloc", MS_VALLOC},
-	{"pvalloc", MS_PVALLOC},
-	{"free", MS_FREE},
+ * and so do their frees. A file is probed when it defines malloc. */
+static const struct uprobe_fn alloc_fns[] = {
+	{"malloc", MS_MALLOC, true},
+	{"calloc", MS_CALLOC, true},
+	{"realloc", MS_REALLOC, true},
+	{"reallocarray", MS_REALLOCARRAY, true},
+	{"posix_memalign", MS_POSIX_MEMALIGN, true},
+	{"aligned_alloc", MS_MEMALIGN, true},
+	{"memalign", MS_MEMALIGN, true},
+	{"valloc", MS_VALLOC, true},
+	{"pvalloc", MS_PVALLOC, true},
+	{"free", MS_FREE, false},
 };
 
-static int fn_index(const char *name, const char *prefix)
+/* With perf event uprobes: a program per function. */
+static struct bpf_program *entry_prog(void *skel, unsigned fn)
 {
-	size_t plen = prefix ? strlen(prefix) : 0;
+	struct memstack_bpf *s = skel;
 
-	if (prefix && strncmp(name, prefix, plen))
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(alloc_fns); i++)
-		if (!strcmp(name + plen, alloc_fns[i].name))
-			return i;
-	return -1;
-}
-
-/* The file offset of vaddr: in the executable PT_LOAD holding it. */
-static bool vaddr_to_off(Elf *elf, uint64_t vaddr, uint64_t *off)
-{
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_flags & PF_X) && vaddr >= ph.p_vaddr &&
-		    vaddr - ph.p_vaddr < ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return true;
-		}
-	return false;
-}
-
-static void add_site(struct ms_file *f, int fn, uint64_t off)
-{
-	struct fn_site *site = NULL;
-
-	for (unsigned i = 0; i < f->nsites; i++)
-		if (f->sites[i].off == off || f->sites[i].fn == fn)
-			site = &f->sites[i];
-	if (site && (site->fn <= fn || site->off != off))
-		return; /* glibc's aligned_alloc is memalign: one probe */
-	if (!site && f->nsites == MAX_SITES)
-		return;
-	if (!site)
-		site = &f->sites[f->nsites++];
-	*site = (struct fn_site){off, fn, alloc_fns[fn].kind,
-				 alloc_fns[fn].name};
-	if (alloc_fns[fn].kind == MS_MALLOC)
-		f->allocator = true;
-}
-
-static int by_fn(const void *a, const void *b)
-{
-	return ((const struct fn_site *)a)->fn -
-	       ((const struct fn_site *)b)->fn;
-}
-
-/* Global functions defined in one symbol section. */
-static void scan_symbols(struct ms_file *f, Elf *elf, Elf_Scn *scn,
-			 const char *prefix)
-{
-	GElf_Shdr sh;
-	Elf_Data *data = elf_getdata(scn, NULL);
-
-	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize)
-		return;
-	for (size_t i = 0; i < data->d_size / sh.sh_entsize; i++) {
-		GElf_Sym sym;
-		const char *name;
-		uint64_t off;
-		int fn;
-
-		if (!gelf_getsym(data, i, &sym) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    GELF_ST_BIND(sym.st_info) == STB_LOCAL ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		name = elf_strptr(elf, sh.sh_link, sym.st_name);
-		if (name && (fn = fn_index(name, prefix)) >= 0 &&
-		    vaddr_to_off(elf, sym.st_value, &off))
-			add_site(f, fn, off);
-	}
-}
-
-/* Length of an x86_64 instruction that only sets flags from registers
- * or memory (test reg,reg; cmp $imm8 with a rip-relative byte, long or
- * quad), or 0. */
-static unsigned flags_only(const uint8_t *c)
-{
-	unsigned rex = (c[0] & 0xf0) == 0x40;
-
-	if (c[rex] == 0x85 && c[rex + 1] >= 0xc0) /* test reg,reg */
-		return rex + 2;
-	if ((c[rex] == 0x80 || c[rex] == 0x83) &&
-	    c[rex + 1] == 0x3d) /* cmp $imm8, disp32(%rip) */
-		return rex + 7;
-	return 0;
-}
-
-/* Does the kernel emulate this one (no single step): jcc, jmp, call,
- * push reg? */
-static bool emulated(const uint8_t *c)
-{
-	unsigned rex = c[0] == 0x41;
-
-	return (c[0] >= 0x70 && c[0] <= 0x7f) ||
-	       (c[0] == 0x0f && c[1] >= 0x80 && c[1] <= 0x8f) || c[0] == 0xe8 ||
-	       c[0] == 0xe9 || c[0] == 0xeb ||
-	       (c[rex] >= 0x50 && c[rex] <= 0x57);
-}
-
-/*
- * x86_64 uprobes emulate branches and pushes but single-step anything
- * else out of line, which costs a debug trap: here ~10 us a call against
- * ~1 us. glibc's free starts with test %rdi,%rdi; je: probed at the je,
- * where arguments, stack and return address are still the entry's (the
- * test changed flags alone), a call costs one emulated trap.
- */
-static void skip_flag_setting(struct ms_file *f, int fd, Elf *elf)
-{
-	GElf_Ehdr eh;
-
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
-		return;
-	for (unsigned i = 0; i < f->nsites; i++) {
-		uint8_t c[16] = {0};
-		unsigned n;
-
-		if (pread(fd, c, sizeof(c), f->sites[i].off) != sizeof(c))
-			continue;
-		n = flags_only(c);
-		if (n && emulated(c + n))
-			f->sites[i].off += n;
-	}
-}
-
-/* .dynsym (what a library exports), then .symtab (a static program). */
-static void read_sites(struct ms_file *f, const char *open_path,
-		       const char *prefix)
-{
-	int fd = open(open_path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
-
-	if (fd < 0)
-		return;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		for (int pass = 0; pass < 2; pass++) {
-			Elf_Scn *scn = NULL;
-			GElf_Shdr sh;
-
-			while ((scn = elf_nextscn(elf, scn)))
-				if (gelf_getshdr(scn, &sh) &&
-				    sh.sh_type ==
-					    (pass ? SHT_SYMTAB : SHT_DYNSYM))
-					scan_symbols(f, elf, scn, prefix);
-		}
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		skip_flag_setting(f, fd, elf);
-	elf_end(elf);
-	close(fd);
-	qsort(f->sites, f->nsites, sizeof(*f->sites), by_fn);
-}
-
-/* ---- attaching uprobes ---- */
-
-static void keep_uprobe(struct ms_state *st, struct bpf_link *l, int fd)
-{
-	st->uprobes = grow_array(st->uprobes, &st->uprobes_cap,
-				 st->nuprobes + 1, sizeof(*st->uprobes));
-	st->uprobes[st->nuprobes++] = (struct uprobe){l, fd};
-}
-
-struct unlink_job {
-	struct uprobe *u;
-	size_t n, step;
-};
-
-static void *unlink_some(void *arg)
-{
-	struct unlink_job *j = arg;
-
-	for (size_t i = 0; i < j->n; i += j->step) {
-		bpf_link__destroy(j->u[i].link);
-		if (j->u[i].fd >= 0)
-			close(j->u[i].fd);
-	}
-	return NULL;
-}
-
-/*
- * Detaching a uprobe waits for RCU grace periods (Linux 6.12+: about
- * 100 ms here, under a mutex for perf event uprobes). uprobe_multi
- * links wait once each, and in parallel: threads let the waits
- * overlap.
- */
-static void detach_uprobes(struct ms_state *st)
-{
-	enum { THREADS = 16 };
-	struct unlink_job jobs[THREADS];
-	pthread_t t[THREADS];
-	size_t n = st->nuprobes < THREADS ? st->nuprobes : THREADS;
-	bool started[THREADS] = {0};
-
-	for (size_t i = 0; i < n; i++) {
-		jobs[i] = (struct unlink_job){st->uprobes + i, st->nuprobes - i,
-					      n};
-		started[i] =
-			!pthread_create(&t[i], NULL, unlink_some, &jobs[i]);
-		if (!started[i])
-			unlink_some(&jobs[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (started[i])
-			pthread_join(t[i], NULL);
-	free(st->uprobes);
-}
-
-/* BPF_LINK_CREATE for uprobe_multi (Linux 6.6), which the libbpf of
- * Debian 12 does not know: union bpf_attr's link_create as the UAPI
- * lays it out. */
-struct uprobe_multi_attr {
-	__u32 prog_fd, target_fd, attach_type, flags;
-	__u64 path, offsets, ref_ctr_offsets, cookies;
-	__u32 cnt, multi_flags, pid, pad;
-};
-#define UPROBE_MULTI_RETURN 1
-
-static int link_uprobe_multi(int prog_fd, int type, const char *path,
-			     const __u64 *offsets, const __u64 *cookies,
-			     unsigned n, bool ret, pid_t pid)
-{
-	struct uprobe_multi_attr attr = {
-		.prog_fd = prog_fd,
-		.attach_type = type,
-		.path = (uintptr_t)path,
-		.offsets = (uintptr_t)offsets,
-		.cookies = (uintptr_t)cookies,
-		.cnt = n,
-		.multi_flags = ret ? UPROBE_MULTI_RETURN : 0,
-		.pid = pid > 0 ? pid : 0, /* 0: every process */
-	};
-
-	return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-}
-
-/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF, when a link of it
- * can be made here (the way libbpf 1.3 probes it: a path that is not
- * a file gives EBADF); 0 when not. */
-static int probe_uprobe_multi(void)
-{
-	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
-	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
-					      BTF_KIND_ENUM)
-		     : -1;
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	struct bpf_insn ret0[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
-		{.code = BPF_JMP | BPF_EXIT},
-	};
-	__u64 off = 0;
-	int type = 0, prog, link;
-
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
-			    "BPF_TRACE_UPROBE_MULTI"))
-			type = btf_enum(t)[i].val;
-	btf__free(btf);
-	if (!type)
-		return 0;
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
-	if (prog < 0)
-		return 0;
-	link = link_uprobe_multi(prog, type, "/", &off, NULL, 1, false, 0);
-	if (link >= 0)
-		close(link);
-	else
-		link = -errno;
-	close(prog);
-	return link == -EBADF ? type : 0;
-}
-
-static struct bpf_program *entry_prog(struct memstack_bpf *s, unsigned kind)
-{
-	switch (kind) {
+	switch (alloc_fns[fn].cookie) {
 	case MS_MALLOC:
 		return s->progs.ms_malloc;
 	case MS_CALLOC:
@@ -609,172 +259,13 @@ static struct bpf_program *entry_prog(struct memstack_bpf *s, unsigned kind)
 	}
 }
 
-static bool attached_for(const struct ms_file *f, pid_t pid)
-{
-	for (size_t i = 0; i < f->nattached; i++)
-		if (f->attached[i] == pid || f->attached[i] == -1)
-			return true;
-	return false;
-}
-
-/* One uprobe_multi link for the entries, one for the returns. */
-static int attach_multi(struct ms_state *st, struct ms_file *f,
-			const char *open_path, pid_t pid)
-{
-	__u64 off[MAX_SITES], kind[MAX_SITES], ret_off[MAX_SITES];
-	unsigned nret = 0;
-	int fd;
-
-	for (unsigned i = 0; i < f->nsites; i++) {
-		off[i] = f->sites[i].off;
-		kind[i] = f->sites[i].kind;
-		if (f->sites[i].kind != MS_FREE)
-			ret_off[nret++] = f->sites[i].off;
-	}
-	fd = link_uprobe_multi(bpf_program__fd(st->skel->progs.ms_entry_multi),
-			       st->multi, open_path, off, kind, f->nsites,
-			       false, pid);
-	if (fd < 0)
-		return -errno;
-	keep_uprobe(st, NULL, fd);
-	fd = link_uprobe_multi(bpf_program__fd(st->skel->progs.ms_alloc_return),
-			       st->multi, open_path, ret_off, NULL, nret, true,
-			       pid);
-	if (fd < 0)
-		return -errno;
-	keep_uprobe(st, NULL, fd);
-	return 0;
-}
-
-/* A perf event uprobe per function and one per return. */
-static int attach_perf(struct ms_state *st, struct ms_file *f,
-		       const char *open_path, pid_t pid)
-{
-	for (unsigned i = 0; i < f->nsites; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts);
-		struct bpf_link *l = bpf_program__attach_uprobe_opts(
-			entry_prog(st->skel, f->sites[i].kind), pid, open_path,
-			f->sites[i].off, &opts);
-
-		if (!l)
-			return -errno;
-		keep_uprobe(st, l, -1);
-		if (f->sites[i].kind == MS_FREE)
-			continue;
-		opts.retprobe = true;
-		l = bpf_program__attach_uprobe_opts(
-			st->skel->progs.ms_alloc_return, pid, open_path,
-			f->sites[i].off, &opts);
-		if (!l)
-			return -errno;
-		keep_uprobe(st, l, -1);
-	}
-	return 0;
-}
-
-/* Entry probes on each function, return probes on those that allocate:
- * for pid's process only, or every process (-1). Never pid 0, which
- * libbpf takes as this process. */
-static int attach_file(struct ms_state *st, struct ms_file *f,
-		       const char *open_path, pid_t pid)
-{
-	char names[256] = "";
-	size_t len = 0;
-	int err = st->multi ? attach_multi(st, f, open_path, pid)
-			    : attach_perf(st, f, open_path, pid);
-
-	if (err)
-		return err;
-	for (unsigned i = 0; i < f->nsites; i++) {
-		len += snprintf(names + len, sizeof(names) - len, " %s%s",
-				st->prefix ? st->prefix : "", f->sites[i].name);
-		if (len >= sizeof(names))
-			len = sizeof(names) - 1;
-	}
-	f->attached = grow_array(f->attached, &f->attached_cap,
-				 f->nattached + 1, sizeof(pid_t));
-	f->attached[f->nattached++] = pid;
-	if (pid > 0)
-		verbose("uprobes in %s for pid %d:%s", f->path, pid, names);
-	else
-		verbose("uprobes in %s for every process:%s", f->path, names);
-	return 0;
-}
-
-static struct ms_file *file_get(struct ms_state *st, const char *dev,
-				uint64_t ino, const char *path,
-				const char *open_path, const char *prefix)
-{
-	struct ms_file *f;
-
-	for (size_t i = 0; i < st->nfiles; i++)
-		if (st->files[i].ino == ino && !strcmp(st->files[i].dev, dev))
-			return &st->files[i];
-	st->files = grow_array(st->files, &st->files_cap, st->nfiles + 1,
-			       sizeof(*st->files));
-	f = &st->files[st->nfiles++];
-	memset(f, 0, sizeof(*f));
-	f->dev = xstrdup(dev);
-	f->ino = ino;
-	f->path = xstrdup(path);
-	read_sites(f, open_path, prefix);
-	return f;
-}
-
-/* The allocator files tgid maps (each executable file mapping that
- * defines PFXmalloc), probed for pid. How many are probed. */
-static int attach_maps(struct collector *c, struct memstack_args *a, pid_t tgid,
-		       pid_t pid)
-{
-	char path[64], *maps, *line, *save = NULL;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
-	maps = read_file(path, NULL);
-	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char perms[8], dev[16], open_path[4200];
-		unsigned long long start, end, off, ino;
-		int at = 0, err;
-		struct ms_file *f;
-		const char *file;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &start,
-			   &end, perms, &off, dev, &ino, &at) < 6 ||
-		    !at || perms[2] != 'x' || line[at] != '/')
-			continue;
-		file = line + at;
-		if (strstr(file, " (deleted)"))
-			snprintf(open_path, sizeof(open_path),
-				 "/proc/%d/map_files/%llx-%llx", tgid, start,
-				 end);
-		else
-			snprintf(open_path, sizeof(open_path),
-				 "/proc/%d/root%s", tgid, file);
-		f = file_get(a->st, dev, ino, file, open_path, a->prefix);
-		if (!f->allocator)
-			continue;
-		if (attached_for(f, pid)) {
-			n++;
-			continue;
-		}
-		if ((err = attach_file(a->st, f, open_path, pid)))
-			verbose("uprobes in %s (pid %d): %s", file, tgid,
-				strerror(-err));
-		else
-			n++;
-	}
-	free(maps);
-	return n;
-}
-
 /* --lib PATH, as the target sees it when it can be opened that way. */
-static void attach_lib(struct collector *c, struct memstack_args *a, pid_t pid)
+static void attach_lib(struct memstack_args *a, pid_t pid)
 {
+	struct uprobes *u = &a->st->uprobes;
 	char open_path[4200];
+	struct uprobe_file *f;
 	struct stat sb;
-	struct ms_file *f;
-	char dev[32];
 	int err;
 
 	snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid, a->lib);
@@ -782,13 +273,13 @@ static void attach_lib(struct collector *c, struct memstack_args *a, pid_t pid)
 		snprintf(open_path, sizeof(open_path), "%s", a->lib);
 	if (stat(open_path, &sb))
 		error_exit("--lib %s: %s", a->lib, strerror(errno));
-	snprintf(dev, sizeof(dev), "lib:%llu", (unsigned long long)sb.st_dev);
-	f = file_get(a->st, dev, sb.st_ino, a->lib, open_path, a->prefix);
-	if (!f->allocator)
+	f = uprobes_file(u, (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev),
+			 sb.st_ino, a->lib, open_path);
+	if (!f->target)
 		error_exit("--lib %s: no %smalloc in its symbols", a->lib,
 			   a->prefix ? a->prefix : "");
-	if (!attached_for(f, pid) &&
-	    (err = attach_file(a->st, f, open_path, pid)))
+	if (!uprobes_attached_for(f, pid) &&
+	    (err = uprobes_attach(u, f, open_path, pid)))
 		error_exit("--lib %s: attaching uprobes: %s", a->lib,
 			   strerror(-err));
 }
@@ -801,8 +292,8 @@ static void ms_target(struct collector *c, void *skel, void *args, pid_t tgid)
 	if (a->mode != MS_MODE_USER)
 		return;
 	if (a->lib)
-		attach_lib(c, a, tgid);
-	else if (!attach_maps(c, a, tgid, tgid))
+		attach_lib(a, tgid);
+	else if (!uprobes_attach_maps(&a->st->uprobes, tgid, tgid))
 		error_exit(
 			"pid %d: no allocator in the files it maps (%smalloc "
 			"in libc.so.6, ld-musl-*.so.1, a static executable "
@@ -812,23 +303,10 @@ static void ms_target(struct collector *c, void *skel, void *args, pid_t tgid)
 
 /* Without -p or CMD: every allocator file of every running process,
  * once each, for every process. */
-static void attach_everywhere(struct collector *c, struct memstack_args *a)
+static void attach_everywhere(struct memstack_args *a)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int files = 0;
+	int files = uprobes_attach_all(&a->st->uprobes);
 
-	if (!d)
-		perror_exit("/proc");
-	while ((e = readdir(d))) {
-		pid_t pid = atoi(e->d_name);
-
-		if (pid > 0 && pid != getpid())
-			attach_maps(c, a, pid, -1);
-	}
-	closedir(d);
-	for (size_t i = 0; i < a->st->nfiles; i++)
-		files += attached_for(&a->st->files[i], -1);
 	if (!files)
 		error_exit("no running process maps an allocator (%smalloc); "
 			   "name one with --lib",
@@ -1034,9 +512,9 @@ static void autoload_mode(struct ms_state *st, int mode)
 		else if (!strcmp(n, "ms_alloc_return"))
 			want = mode == MS_MODE_USER;
 		else if (!strcmp(n, "ms_entry_multi"))
-			want = mode == MS_MODE_USER && st->multi;
+			want = mode == MS_MODE_USER && st->uprobes.multi;
 		else if (!strncmp(sec, "uprobe", 6))
-			want = mode == MS_MODE_USER && !st->multi;
+			want = mode == MS_MODE_USER && !st->uprobes.multi;
 		else if (!strcmp(sec, "perf_event"))
 			want = mode == MS_MODE_FAULTS;
 		else if (!strncmp(sec, "tracepoint/kmem/", 16))
@@ -1045,29 +523,29 @@ static void autoload_mode(struct ms_state *st, int mode)
 			want = mode == MS_MODE_MMAP;
 		bpf_program__set_autoload(p, want);
 	}
-	if (st->multi) {
+	if (st->uprobes.multi) {
 		bpf_program__set_expected_attach_type(
-			st->skel->progs.ms_entry_multi, st->multi);
+			st->skel->progs.ms_entry_multi, st->uprobes.multi);
 		bpf_program__set_expected_attach_type(
-			st->skel->progs.ms_alloc_return, st->multi);
+			st->skel->progs.ms_alloc_return, st->uprobes.multi);
 	}
 }
 
 /* uprobe_multi where the kernel has it, unless STACKBOX_ATTACH=uprobe */
-static void choose_uprobes(struct ms_state *st)
+static void choose_uprobes(struct ms_state *st, const char *prefix)
 {
-	static bool said;
+	struct memstack_bpf *s = st->skel;
 
-	st->multi = collect_forced("uprobe") ? 0 : probe_uprobe_multi();
-	if (!said)
-		verbose("uprobes: %s",
-			st->multi ? "uprobe_multi links"
-			: collect_forced("uprobe")
-				? "a perf event per function "
-				  "(STACKBOX_ATTACH)"
-				: "a perf event per function (no "
-				  "uprobe_multi: Linux < 6.6)");
-	said = true;
+	st->uprobes = (struct uprobes){
+		.fns = alloc_fns,
+		.nfns = ARRAY_SIZE(alloc_fns),
+		.prefix = prefix,
+		.multi = uprobe_multi_type(),
+		.multi_entry = s->progs.ms_entry_multi,
+		.ret = s->progs.ms_alloc_return,
+		.perf_entry = entry_prog,
+		.ctx = s,
+	};
 }
 
 /* Maps a mode does not use take one entry, not their memory. */
@@ -1110,7 +588,7 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		s->rodata->sb_cfg.kern_stacks = 0;
 	if (a->mode == MS_MODE_USER)
-		choose_uprobes(st);
+		choose_uprobes(st, a->prefix);
 	autoload_mode(st, a->mode);
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		probe_exit_layout(s);
@@ -1138,9 +616,9 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 		verbose("mmap, munmap, brk: attached with %s", a->st->raw_way);
 	if (a->mode == MS_MODE_USER && !a->st->filtered) {
 		if (a->lib)
-			attach_lib(c, a, -1);
+			attach_lib(a, -1);
 		else
-			attach_everywhere(c, a);
+			attach_everywhere(a);
 	}
 	return 0;
 }
@@ -1544,7 +1022,6 @@ static int memstack_main(void *args, int argc, char **argv)
 	int status;
 
 	check_args(a);
-	st.prefix = a->prefix;
 	a->st = &st;
 	ms_args = a;
 	if (a->mode == MS_MODE_FAULTS) {
@@ -1565,13 +1042,7 @@ static int memstack_main(void *args, int argc, char **argv)
 	ops.prealloc_stacks =
 		a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_KERNEL;
 	status = collect_run(&ops, &a->common, a, argc, argv);
-	detach_uprobes(&st);
-	for (size_t i = 0; i < st.nfiles; i++) {
-		free(st.files[i].dev);
-		free(st.files[i].path);
-		free(st.files[i].attached);
-	}
-	free(st.files);
+	uprobes_free(&st.uprobes);
 	ref_free(&st.prev);
 	return status;
 }

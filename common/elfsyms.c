@@ -242,23 +242,34 @@ static bool is_function(const GElf_Sym *s)
 	       s->st_shndx != SHN_UNDEF && s->st_value;
 }
 
+/* A symbol section's header, data and count; false when unreadable. */
+static bool sym_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data **data,
+			size_t *n)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+
+	if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS || !entsize)
+		return false;
+	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return false;
+	*data = elf_getdata(scn, NULL);
+	if (!*data)
+		return false;
+	*n = (*data)->d_size / entsize;
+	return true;
+}
+
 /* Add the functions of a symbol section; -1 when it cannot be read. */
 static int read_syms(struct elf_symtab *t, Elf *elf, Elf_Scn *scn)
 {
-	size_t i, n, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t i, n;
 	const char *name;
 	Elf_Data *data;
 	GElf_Shdr sh;
 	GElf_Sym s;
 
-	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !entsize)
+	if (!sym_section(elf, scn, &sh, &data, &n))
 		return -1;
-	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return -1;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return -1;
-	n = data->d_size / entsize;
 	for (i = 1; i < n; i++) {
 		if (!gelf_getsym(data, i, &s) || !is_function(&s))
 			continue;
@@ -537,6 +548,72 @@ static bool try_debuglink(struct elf_symtab *t, Elf *elf, const char *path,
 	}
 	free(self);
 	return ok;
+}
+
+/* ---- exported functions by name (uprobes) ---- */
+
+/* The file offset of vaddr, in the executable PT_LOAD holding it. */
+static bool exec_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X) && vaddr >= ph.p_vaddr &&
+		    vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	return false;
+}
+
+/* Global and weak functions one symbol section defines, every alias. */
+static void each_global(Elf *elf, Elf_Scn *scn, elf_function_fn fn, void *arg)
+{
+	const char *name;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	uint64_t off;
+	size_t i, n;
+
+	if (!sym_section(elf, scn, &sh, &data, &n))
+		return;
+	for (i = 1; i < n; i++) {
+		if (!gelf_getsym(data, i, &s) ||
+		    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    GELF_ST_BIND(s.st_info) == STB_LOCAL ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (name && *name && exec_offset(elf, s.st_value, &off))
+			fn(name, off, arg);
+	}
+}
+
+int elf_each_function(const char *path, unsigned *machine, elf_function_fn fn,
+		      void *arg)
+{
+	uint32_t types[] = {SHT_DYNSYM, SHT_SYMTAB};
+	struct efile ef;
+	Elf_Scn *scn;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	if (!efile_open(&ef, path))
+		return -1;
+	*machine = gelf_getehdr(ef.elf, &eh) ? eh.e_machine : EM_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		scn = NULL;
+		while ((scn = elf_nextscn(ef.elf, scn)))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == types[i])
+				each_global(ef.elf, scn, fn, arg);
+	}
+	efile_close(&ef);
+	return 0;
 }
 
 /* ---- the table ---- */

@@ -250,6 +250,7 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			       : xasprintf("%s/%u/root%s", procfs, tgid,
 					   m.path);
 		pm.path = path;
+		pm.name = m.path;
 		fn(&pm, arg);
 		free(path);
 	}

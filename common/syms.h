@@ -41,6 +41,13 @@ unsigned elf_symtab_machine(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
 void elf_symtab_free(struct elf_symtab *t);
+/* fn for each global or weak function the file defines in .dynsym, then
+ * .symtab (so a name may come twice), with its file offset in an
+ * executable segment: where a uprobe goes. *machine is its e_machine.
+ * 0, or -1 with errno when the file is unreadable or not ELF. */
+typedef void (*elf_function_fn)(const char *name, uint64_t off, void *arg);
+int elf_each_function(const char *path, unsigned *machine, elf_function_fn fn,
+		      void *arg);
 
 /* ---- call sites ---- */
 /* The target of the direct call whose return address is ret; code holds
@@ -57,6 +64,7 @@ struct proc_map {
 	const char *path; /* opens it from here: under /proc/PID/root, or
 			   * map_files/ when the file was deleted; NULL
 			   * when no file is mapped ([vdso], JIT code) */
+	const char *name; /* as maps names it: /usr/lib/libc.so.6 */
 };
 /* fn for each executable mapping of tgid; 0, or -1 with errno. */
 int proc_maps_each_exec(const char *procfs, uint32_t tgid,
