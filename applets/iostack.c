@@ -66,47 +66,21 @@ struct iostack_args {
 static const char *const kind_names[IO_NKINDS] = {"file", "socket", "pipe",
 						  "other", "?"};
 
-static const char *opt_kinds(const struct opt *o, const char *arg, void *dst)
-{
-	char *copy = xstrdup(arg), *tok, *save = NULL;
-	int mask = 0;
+static const struct opt_names kinds = {
+	kind_names, IO_KIND_UNKNOWN,
+	"not a list of kinds (file,socket,pipe,other)"};
 
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int k = 0;
-
-		while (k < IO_KIND_UNKNOWN && strcmp(tok, kind_names[k]))
-			k++;
-		if (k == IO_KIND_UNKNOWN) {
-			free(copy);
-			return "not a list of kinds (file,socket,pipe,other)";
-		}
-		mask |= 1 << k;
-	}
-	free(copy);
-	*(int *)dst = mask;
-	return mask ? NULL : "not a list of kinds (file,socket,pipe,other)";
-}
-
-static const char *opt_value(const struct opt *o, const char *arg, void *dst)
-{
-	static const char *const names[] = {"bytes", "calls", NULL, "latency"};
-
-	for (int v = 0; v < (int)ARRAY_SIZE(names); v++)
-		if (names[v] && !strcmp(arg, names[v])) {
-			*(int *)dst = v;
-			return NULL;
-		}
-	return "not a value (bytes, calls, latency)";
-}
+static const char *const value_names[] = {"bytes", "calls", NULL, "latency"};
+static const struct opt_names values = {value_names, ARRAY_SIZE(value_names),
+					"not a value (bytes, calls, latency)"};
 
 static const struct opt iostack_opts[] = {
 	OPT_FLAG(0, "disk", struct iostack_args, disk),
-	OPT_CUSTOM(0, "kind", "LIST", opt_kinds, struct iostack_args, kinds,
-		   NULL),
+	OPT_TABLE(0, "kind", "LIST", opt_name_list, struct iostack_args, kinds,
+		  kinds, NULL),
 	OPT_STRING(0, "path", "PREFIX", struct iostack_args, path, NULL),
-	OPT_CUSTOM(0, "value", "WHAT", opt_value, struct iostack_args, value,
-		   "bytes"),
+	OPT_TABLE(0, "value", "WHAT", opt_name, struct iostack_args, value,
+		  values, "bytes"),
 	OPT_INCLUDE(collect_options, struct iostack_args, common),
 	OPT_END,
 };

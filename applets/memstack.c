@@ -60,6 +60,7 @@
 #include "memstack.h"
 #include "memstack.skel.h"
 #include "output.h"
+#include "u64map.h"
 #include "uprobe.h"
 
 #define AUX_EXITED 1
@@ -81,28 +82,16 @@ struct memstack_args {
 
 static const char *const mode_names[] = {"user", "mmap", "faults", "kernel"};
 
-static const char *opt_mode(const struct opt *o, const char *arg, void *dst)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(mode_names); i++)
-		if (!strcmp(arg, mode_names[i])) {
-			*(int *)dst = i;
-			return NULL;
-		}
-	return "unknown mode (user, mmap, faults, kernel)";
-}
+static const struct opt_names modes = {
+	mode_names, ARRAY_SIZE(mode_names),
+	"unknown mode (user, mmap, faults, kernel)"};
 
 /* 4096, 64k, 512K, 1M: at most 4 GiB, so the BPF side's products fit */
 static const char *opt_bytes(const struct opt *o, const char *arg, void *dst)
 {
 	char *end;
-	double v = strtod(arg, &end);
+	double v = parse_size(arg, &end);
 
-	if (*end == 'k' || *end == 'K')
-		v *= 1024, end++;
-	else if (*end == 'm' || *end == 'M')
-		v *= 1024 * 1024, end++;
-	else if (*end == 'g' || *end == 'G')
-		v *= 1024 * 1024 * 1024, end++;
 	if (end == arg || *end || !(v >= 1) || v > 4294967296.0)
 		return "not a size from 1 to 4G (4096, 64k, 512k, 1M)";
 	*(long long *)dst = v;
@@ -110,8 +99,8 @@ static const char *opt_bytes(const struct opt *o, const char *arg, void *dst)
 }
 
 static const struct opt memstack_opts[] = {
-	OPT_CUSTOM(0, "mode", "MODE", opt_mode, struct memstack_args, mode,
-		   "user"),
+	OPT_TABLE(0, "mode", "MODE", opt_name, struct memstack_args, mode,
+		  modes, "user"),
 	OPT_CUSTOM('s', "sample", "BYTES", opt_bytes, struct memstack_args,
 		   sample, NULL),
 	OPT_DURATION(0, "age", "DURATION", struct memstack_args, age, 1,
@@ -139,64 +128,18 @@ static const struct metric fault_metrics[] = {
 
 /* ---- run state ---- */
 
-/* A stack's cumulative allocation at the last snapshot (by row ref). */
-struct ref_slot {
-	uint64_t ref;
+/* What a stack allocated (or old records hold), by row ref. */
+struct two {
 	uint64_t a, b;
-	bool used;
-};
-struct ref_map {
-	struct ref_slot *slot;
-	size_t cap, n;
 };
 
 struct ms_state {
 	struct memstack_bpf *skel;
-	bool filtered; /* -p or CMD: probes per process */
-	struct ref_map prev;
+	bool filtered;		/* -p or CMD: probes per process */
+	struct u64map prev;	/* of struct two: at the last snapshot */
 	const char *raw_way;	/* --mode mmap: how it attached */
 	struct uprobes uprobes; /* detached by memstack_main */
 };
-
-/* ---- a small map from row ref to two counters ---- */
-
-static struct ref_slot *ref_find(struct ref_map *m, uint64_t ref, bool add)
-{
-	size_t i;
-
-	if (add && 2 * (m->n + 1) > m->cap) {
-		struct ref_map bigger = {xzalloc((m->cap ? 2 * m->cap : 1024) *
-						 sizeof(struct ref_slot)),
-					 m->cap ? 2 * m->cap : 1024, 0};
-
-		for (i = 0; i < m->cap; i++)
-			if (m->slot[i].used)
-				*ref_find(&bigger, m->slot[i].ref, true) =
-					m->slot[i];
-		free(m->slot);
-		*m = bigger;
-	}
-	if (!m->cap)
-		return NULL;
-	for (i = (ref * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);;
-	     i = (i + 1) & (m->cap - 1)) {
-		if (m->slot[i].used && m->slot[i].ref == ref)
-			return &m->slot[i];
-		if (!m->slot[i].used)
-			break;
-	}
-	if (!add)
-		return NULL;
-	m->slot[i] = (struct ref_slot){.ref = ref, .used = true};
-	m->n++;
-	return &m->slot[i];
-}
-
-static void ref_free(struct ref_map *m)
-{
-	free(m->slot);
-	*m = (struct ref_map){0};
-}
 
 /* ---- sampling tables ---- */
 
@@ -702,13 +645,13 @@ static bool is_gone(const struct gone *g, uint32_t tgid, uint32_t gen)
 
 struct walk {
 	struct gone gone;
-	struct ref_map aged; /* --age: what old records hold, by ref */
-	uint64_t before;     /* --age: records older than this */
+	struct u64map aged; /* --age: what old records hold, by ref */
+	uint64_t before;    /* --age: records older than this */
 	struct ms_alloc_key *drop;
 	size_t ndrop, drop_cap;
 	struct row *rows;
 	size_t nrows, rows_cap;
-	struct ref_map next_prev;
+	struct u64map next_prev;
 	uint64_t *idle; /* rows holding nothing that allocated nothing */
 	size_t nidle, idle_cap;
 	struct ms_state *st;
@@ -729,7 +672,7 @@ static void visit_alloc(const void *k, const void *v, void *arg)
 		w->drop[w->ndrop++] = *key;
 	}
 	if (w->age && a->time < w->before) {
-		struct ref_slot *s = ref_find(&w->aged, a->ref, true);
+		struct two *s = u64map_add(&w->aged, a->ref);
 
 		s->a += a->bytes;
 		s->b += a->objs;
@@ -746,7 +689,7 @@ static void visit_row(const void *k, const void *v, void *arg)
 	const struct ms_row *r = v;
 	uint64_t ref = *(const uint64_t *)k;
 	struct walk *w = arg;
-	struct ref_slot *prev = ref_find(&w->st->prev, ref, false), *next;
+	struct two *prev = u64map_find(&w->st->prev, ref), *next;
 	struct row *out;
 	bool gone = r->key.tgid && is_gone(&w->gone, r->key.tgid, r->gen);
 
@@ -756,7 +699,7 @@ static void visit_row(const void *k, const void *v, void *arg)
 	memset(out, 0, sizeof(*out));
 	out->key = r->key;
 	if (w->age) {
-		struct ref_slot *s = ref_find(&w->aged, ref, false);
+		struct two *s = u64map_find(&w->aged, ref);
 
 		out->v[0] = s ? s->a : 0;
 		out->v[1] = s ? s->b : 0;
@@ -771,7 +714,7 @@ static void visit_row(const void *k, const void *v, void *arg)
 		bpf_map_delete_elem(w->rows_fd, &ref);
 		return;
 	}
-	next = ref_find(&w->next_prev, ref, true);
+	next = u64map_add(&w->next_prev, ref);
 	next->a = r->alloc_bytes;
 	next->b = r->alloc_objs;
 	if (!r->inuse_objs && prev && prev->a == r->alloc_bytes &&
@@ -791,7 +734,10 @@ static void visit_row(const void *k, const void *v, void *arg)
  */
 static void drop_idle(struct walk *w, size_t max_rows)
 {
-	struct ref_map kept = {0};
+	struct u64map kept = U64MAP_OF(struct two);
+	size_t at = 0;
+	uint64_t ref;
+	void *v;
 
 	if (w->nrows * 4 < max_rows * 3)
 		return;
@@ -799,14 +745,12 @@ static void drop_idle(struct walk *w, size_t max_rows)
 	for (size_t i = 0; i < w->nidle; i++)
 		bpf_map_delete_elem(w->rows_fd, &w->idle[i]);
 	/* their previous counts go too: a new row counts from 0 */
-	for (size_t i = 0; i < w->next_prev.cap; i++) {
-		const struct ref_slot *e = &w->next_prev.slot[i];
-
-		if (e->used && !(w->nidle && bsearch(&e->ref, w->idle, w->nidle,
-						     sizeof(e->ref), by_u64)))
-			*ref_find(&kept, e->ref, true) = *e;
-	}
-	ref_free(&w->next_prev);
+	while (u64map_next(&w->next_prev, &at, &ref, &v))
+		if (!(w->nidle &&
+		      bsearch(&ref, w->idle, w->nidle, sizeof(ref), by_u64)))
+			*(struct two *)u64map_add(&kept, ref) =
+				*(struct two *)v;
+	u64map_free(&w->next_prev);
 	w->next_prev = kept;
 	verbose("row map %zu of %zu full: %zu rows that held nothing dropped",
 		w->nrows, max_rows, w->nidle);
@@ -837,7 +781,10 @@ static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
 {
 	struct memstack_bpf *s = skel;
 	struct memstack_args *a = ms_args;
-	struct walk w = {.st = a->st, .age = a->age != 0};
+	struct walk w = {.st = a->st,
+			 .age = a->age != 0,
+			 .aged = U64MAP_OF(struct two),
+			 .next_prev = U64MAP_OF(struct two)};
 	int exited = bpf_map__fd(s->maps.ms_exited);
 	struct timespec now;
 
@@ -862,9 +809,9 @@ static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
 		 &w);
 	drop_idle(&w, a->common.rows);
 	drop_records(s, &w);
-	ref_free(&a->st->prev);
+	u64map_free(&a->st->prev);
 	a->st->prev = w.next_prev;
-	ref_free(&w.aged);
+	u64map_free(&w.aged);
 	free(w.idle);
 	free(w.drop);
 	free(w.gone.id);
@@ -1018,7 +965,7 @@ static int memstack_main(void *args, int argc, char **argv)
 {
 	struct memstack_args *a = args;
 	struct collector_ops ops = memstack_ops;
-	struct ms_state st = {0};
+	struct ms_state st = {.prev = U64MAP_OF(struct two)};
 	int status;
 
 	check_args(a);
@@ -1043,7 +990,7 @@ static int memstack_main(void *args, int argc, char **argv)
 		a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_KERNEL;
 	status = collect_run(&ops, &a->common, a, argc, argv);
 	uprobes_free(&st.uprobes);
-	ref_free(&st.prev);
+	u64map_free(&st.prev);
 	return status;
 }
 

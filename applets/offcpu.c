@@ -42,30 +42,17 @@ struct offcpu_args {
 	int wakers;
 };
 
-static const char *opt_states(const struct opt *o, const char *arg, void *dst)
-{
-	static const char names[OFFCPU_NSTATES] = {'S', 'D', 'R'};
-	int mask = 0;
-
-	for (const char *p = arg; *p; p++) {
-		const char *c = memchr(names, *p, sizeof(names));
-
-		if (c && (p[1] == ',' || !p[1]))
-			mask |= 1 << (c - names);
-		else if (*p != ',' || p == arg || p[1] == ',' || !p[1])
-			return "not a list of states (S,D,R)";
-	}
-	*(int *)dst = mask;
-	return mask ? NULL : "not a list of states (S,D,R)";
-}
+static const char *const state_names[OFFCPU_NSTATES] = {"S", "D", "R"};
+static const struct opt_names states = {state_names, OFFCPU_NSTATES,
+					"not a list of states (S,D,R)"};
 
 static const struct opt offcpu_opts[] = {
 	OPT_DURATION('m', "min", "MIN", struct offcpu_args, min, 0, 1LL << 62,
 		     "0"),
 	OPT_DURATION('M', "max", "MAX", struct offcpu_args, max, 1, 1LL << 62,
 		     NULL),
-	OPT_CUSTOM(0, "state", "LIST", opt_states, struct offcpu_args, states,
-		   "S,D,R"),
+	OPT_TABLE(0, "state", "LIST", opt_name_list, struct offcpu_args, states,
+		  states, "S,D,R"),
 	OPT_FLAG('w', "wakers", struct offcpu_args, wakers),
 	OPT_INCLUDE(collect_options, struct offcpu_args, common),
 	OPT_END,

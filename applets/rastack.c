@@ -45,22 +45,14 @@ struct rastack_args {
 	long long pages;
 };
 
-static const char *opt_value(const struct opt *o, const char *arg, void *dst)
-{
-	if (!strcmp(arg, "unused"))
-		*(int *)dst = RA_UNUSED;
-	else if (!strcmp(arg, "used"))
-		*(int *)dst = RA_USED;
-	else if (!strcmp(arg, "total"))
-		*(int *)dst = RA_TOTAL;
-	else
-		return "not a value (used, unused, total)";
-	return NULL;
-}
+static const char *const value_names[RA_NMETRICS] = {
+	[RA_TOTAL] = "total", [RA_USED] = "used", [RA_UNUSED] = "unused"};
+static const struct opt_names values = {value_names, RA_NMETRICS,
+					"not a value (used, unused, total)"};
 
 static const struct opt rastack_opts[] = {
-	OPT_CUSTOM(0, "value", "WHICH", opt_value, struct rastack_args, value,
-		   "unused"),
+	OPT_TABLE(0, "value", "WHICH", opt_name, struct rastack_args, value,
+		  values, "unused"),
 	OPT_INT(0, "pages", "N", struct rastack_args, pages, RA_RUN_PAGES,
 		1LL << 26, "1048576"),
 	OPT_INCLUDE(collect_options, struct rastack_args, common),

@@ -61,8 +61,6 @@
 #include "stacks.h"
 #include "syms.h"
 
-enum { REPORT_PPROF = 100, REPORT_SVG };
-
 struct report_args {
 	int format;
 	struct {
@@ -73,54 +71,16 @@ struct report_args {
 	const char *output;
 	long long top;
 	const char *from, *to;
-	struct {
-		pid_t *pid;
-		size_t n;
-	} pids;
+	struct pid_list pids;
 	const char *comm;
 	const char *symfs, *debug_dir;
 	int verbose;
 };
 
-static const char *opt_report_format(const struct opt *o, const char *arg,
-				     void *dst)
-{
-	if (!strcmp(arg, "text"))
-		*(int *)dst = FORMAT_TEXT;
-	else if (!strcmp(arg, "folded"))
-		*(int *)dst = FORMAT_FOLDED;
-	else if (!strcmp(arg, "pprof"))
-		*(int *)dst = REPORT_PPROF;
-	else if (!strcmp(arg, "svg"))
-		*(int *)dst = REPORT_SVG;
-	else
-		return "unknown format (text, folded, pprof, svg)";
-	if (*(int *)dst == REPORT_SVG && !ENABLE_FORMAT_FOLDED)
-		return "svg needs the folded format in the build";
-	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
-	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED))
-		return "not in this build (see its configuration)";
-	return NULL;
-}
-
-static const char *opt_report_pids(const struct opt *o, const char *arg,
-				   void *dst)
-{
-	typeof(((struct report_args *)0)->pids) *p = dst;
-	size_t cap = p->n;
-
-	for (const char *s = arg; *s;) {
-		char *end;
-		long v = strtol(s, &end, 10);
-
-		if (end == s || (*end && *end != ',') || v <= 0)
-			return "not a process id (PID[,PID...])";
-		p->pid = grow_array(p->pid, &cap, p->n + 1, sizeof(*p->pid));
-		p->pid[p->n++] = v;
-		s = *end ? end + 1 : end;
-	}
-	return p->n ? NULL : "no process id given";
-}
+static const struct opt_formats report_formats = {
+	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_PPROF |
+		1 << FORMAT_SVG,
+	"unknown format (text, folded, pprof, svg)"};
 
 static const char *opt_files(const struct opt *o, const char *arg, void *dst)
 {
@@ -138,13 +98,13 @@ static const struct opt report_opts[] = {
 	OPT_STRING(0, "title", "TEXT", R, title, NULL),
 	OPT_STRING(0, "push", "URL", R, push, NULL),
 	OPT_STRING(0, "app", "NAME", R, app, NULL),
-	OPT_CUSTOM('f', "format", "FORMAT", opt_report_format, R, format,
-		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	OPT_TABLE('f', "format", "FORMAT", opt_format, R, format,
+		  report_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	OPT_STRING('o', "output", "FILE", R, output, NULL),
 	OPT_INT(0, "top", "N", R, top, 1, 1LL << 40, NULL),
 	OPT_STRING(0, "from", "TIME", R, from, NULL),
 	OPT_STRING(0, "to", "TIME", R, to, NULL),
-	OPT_CUSTOM(0, "pid", "PID[,PID...]", opt_report_pids, R, pids, NULL),
+	OPT_CUSTOM(0, "pid", "PID[,PID...]", opt_pids, R, pids, NULL),
 	OPT_STRING(0, "comm", "NAME", R, comm, NULL),
 	OPT_STRING(0, "symfs", "DIR", R, symfs, NULL),
 	OPT_STRING(0, "debug-dir", "DIR", R, debug_dir, NULL),
@@ -521,9 +481,9 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		rp->t0 = start;
 	if (end > rp->t1)
 		rp->t1 = end;
-	if (rp->a->format == REPORT_SVG)
+	if (rp->a->format == FORMAT_SVG)
 		add_flame(rp, s);
-	if (rp->a->format == REPORT_PPROF || rp->a->push)
+	if (rp->a->format == FORMAT_PPROF || rp->a->push)
 		add_pprof(rp, s);
 }
 
@@ -628,13 +588,13 @@ static int write_profile(struct report *rp)
 
 	if (!f)
 		perror_exit("-o %s", a->output);
-	if (a->format == REPORT_PPROF && f == stdout && isatty(1))
+	if (a->format == FORMAT_PPROF && f == stdout && isatty(1))
 		error_exit("-f pprof: standard output is a terminal; use -o "
 			   "FILE");
-	if (a->format == REPORT_PPROF && rp->pp) {
+	if (a->format == FORMAT_PPROF && rp->pp) {
 		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
-	} else if (a->format == REPORT_SVG && rp->fl) {
+	} else if (a->format == FORMAT_SVG && rp->fl) {
 		snprintf(title, sizeof(title), "%s: %s%s on %s", rp->applet,
 			 rp->metric, a->base.n ? " (differential)" : "",
 			 rp->host);
@@ -678,7 +638,7 @@ static int push(struct report *rp)
 static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
-	bool profile = a->format == REPORT_PPROF || a->format == REPORT_SVG;
+	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG;
 	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
 				 .output = profile ? NULL : a->output,
 				 .top = a->top};
@@ -686,7 +646,7 @@ static int report_main(void *args, int argc, char **argv)
 	int err = 0;
 
 	verbose_level = a->verbose;
-	if (a->base.n && a->format != REPORT_SVG)
+	if (a->base.n && a->format != FORMAT_SVG)
 		help_exit("--base: only for -f svg");
 	rp.from = parse_when("--from", a->from);
 	rp.to = parse_when("--to", a->to);

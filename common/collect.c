@@ -32,44 +32,9 @@
 
 /* ---- the common CLI ---- */
 
-static const char *opt_pids(const struct opt *o, const char *arg, void *dst)
-{
-	typeof(((struct collect_opts *)0)->pids) *p = dst;
-	char *copy = xstrdup(arg), *tok, *save = NULL;
-	size_t cap = p->n;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-
-		if (*end || v <= 0 || v > 0x3fffffff) {
-			free(copy);
-			return "not a process id (PID[,PID...])";
-		}
-		p->pid = grow_array(p->pid, &cap, p->n + 1, sizeof(*p->pid));
-		p->pid[p->n++] = v;
-	}
-	free(copy);
-	return p->n ? NULL : "no process id given";
-}
-
-static const char *opt_format(const struct opt *o, const char *arg, void *dst)
-{
-	if (!strcmp(arg, "text"))
-		*(int *)dst = FORMAT_TEXT;
-	else if (!strcmp(arg, "folded"))
-		*(int *)dst = FORMAT_FOLDED;
-	else if (!strcmp(arg, "bin"))
-		*(int *)dst = FORMAT_BIN;
-	else
-		return "unknown format (text, folded, bin)";
-	if ((*(int *)dst == FORMAT_TEXT && !ENABLE_FORMAT_TEXT) ||
-	    (*(int *)dst == FORMAT_FOLDED && !ENABLE_FORMAT_FOLDED) ||
-	    (*(int *)dst == FORMAT_BIN && !ENABLE_FORMAT_BIN))
-		return "not in this build (see its configuration)";
-	return NULL;
-}
+static const struct opt_formats collect_formats = {
+	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_BIN,
+	"unknown format (text, folded, bin)"};
 
 /* SIZE[,COUNT]: 10M, 512k, 100000; COUNT old files kept (default 2).
  * Unused in a build without the file sink. */
@@ -78,23 +43,9 @@ opt_rotate(const struct opt *o, const char *arg, void *dst)
 {
 	typeof(((struct collect_opts *)0)->rotate) *r = dst;
 	char *end;
-	double v = strtod(arg, &end);
+	double v = parse_size(arg, &end);
 	long count = 2;
 
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v *= 1024, end++;
-		break;
-	case 'm':
-	case 'M':
-		v *= 1024 * 1024, end++;
-		break;
-	case 'g':
-	case 'G':
-		v *= 1024 * 1024 * 1024, end++;
-		break;
-	}
 	if (*end == ',') {
 		count = strtol(end + 1, &end, 10);
 		if (count < 1 || count > 1000)
@@ -140,8 +91,8 @@ const struct opt collect_options[] = {
 		     "5s"),
 	OPT_FLAG_X('U', "user", C, user_only, "K"),
 	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
-	OPT_CUSTOM('f', "format", "FORMAT", opt_format, C, format,
-		   ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
+		  collect_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
 	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
 				rotate, NULL),)

@@ -24,10 +24,7 @@ struct row;
 
 /* The common CLI, filled by the option parser (collect_options). */
 struct collect_opts {
-	struct {
-		pid_t *pid;
-		size_t n;
-	} pids;
+	struct pid_list pids;
 	const char *cgroup;
 	uint64_t duration; /* ns, 0 = until a signal */
 	uint64_t interval; /* ns, 0 = one snapshot at the end */

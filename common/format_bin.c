@@ -14,78 +14,11 @@
 #include <zlib.h>
 
 #include "format_bin.h"
+#include "u64map.h"
 
 /* A dictionary frame is cut at this size, so one bad byte on a serial
  * line costs little more than the frame it hit. */
 #define BIN_CHUNK 4096
-
-/* ---- a u64 -> u64 hash map (open addressing, never shrinks) ---- */
-struct u64map {
-	uint64_t *key, *val;
-	unsigned char *used;
-	size_t cap, n;
-};
-
-static size_t slot_of(const struct u64map *m, uint64_t k)
-{
-	size_t i = (k * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
-
-	while (m->used[i] && m->key[i] != k)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void map_clear(struct u64map *m)
-{
-	free(m->key);
-	free(m->val);
-	free(m->used);
-	memset(m, 0, sizeof(*m));
-}
-
-static void map_put(struct u64map *m, uint64_t k, uint64_t v);
-
-static void map_grow(struct u64map *m)
-{
-	struct u64map old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 256;
-	m->n = 0;
-	m->key = xmalloc(m->cap * sizeof(*m->key));
-	m->val = xmalloc(m->cap * sizeof(*m->val));
-	m->used = xzalloc(m->cap);
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.used[i])
-			map_put(m, old.key[i], old.val[i]);
-	map_clear(&old);
-}
-
-static void map_put(struct u64map *m, uint64_t k, uint64_t v)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap)
-		map_grow(m);
-	i = slot_of(m, k);
-	m->n += !m->used[i];
-	m->used[i] = 1;
-	m->key[i] = k;
-	m->val[i] = v;
-}
-
-static bool map_get(const struct u64map *m, uint64_t k, uint64_t *v)
-{
-	size_t i;
-
-	if (!m->cap)
-		return false;
-	i = slot_of(m, k);
-	if (!m->used[i])
-		return false;
-	if (v)
-		*v = m->val[i];
-	return true;
-}
 
 static uint64_t hash_str(const char *s)
 {
@@ -153,13 +86,13 @@ static void forget_all(struct bin_writer *w)
 	w->nstacks = 0;
 	w->dict_frames = 0;
 	w->ksym_prev = 0;
-	map_clear(&w->string_idx);
-	map_clear(&w->stack_idx);
-	map_clear(&w->ksym_sent);
-	map_clear(&w->maps_sig);
-	map_clear(&w->map_hit);
-	map_clear(&w->cgroup_set);
-	map_clear(&w->aux_set);
+	u64map_free(&w->string_idx);
+	u64map_free(&w->stack_idx);
+	u64map_free(&w->ksym_sent);
+	u64map_free(&w->maps_sig);
+	u64map_free(&w->map_hit);
+	u64map_free(&w->cgroup_set);
+	u64map_free(&w->aux_set);
 }
 
 /* Frame a payload onto out: sync, type, flags, length, payload, CRC. */
@@ -199,7 +132,7 @@ static uint64_t str_ref(struct bin_writer *w, const char *s)
 	if (!s)
 		s = "";
 	for (;; h++) {
-		if (!map_get(&w->string_idx, h, &idx))
+		if (!u64map_get(&w->string_idx, h, &idx))
 			break;
 		if (!strcmp(w->strings[idx], s))
 			return idx;
@@ -208,7 +141,7 @@ static uint64_t str_ref(struct bin_writer *w, const char *s)
 	w->strings = grow_array(w->strings, &w->strings_cap, idx + 1,
 				sizeof(char *));
 	w->strings[w->nstrings++] = xstrdup(s);
-	map_put(&w->string_idx, h, idx);
+	u64map_put(&w->string_idx, h, idx);
 	bb_str(&w->strs, s);
 	return idx;
 }
@@ -318,9 +251,9 @@ static void add_ksyms(struct bin_writer *w, const struct bin_source *src,
 	for (unsigned i = 0; i < n; i++) {
 		const char *name;
 
-		if (map_get(&w->ksym_sent, ip[i], NULL))
+		if (u64map_get(&w->ksym_sent, ip[i], NULL))
 			continue;
-		map_put(&w->ksym_sent, ip[i], 1);
+		u64map_put(&w->ksym_sent, ip[i], 1);
 		name = src->ksym(src->ctx, ip[i]);
 		if (!name)
 			continue; /* unknown here: the reader finds none either */
@@ -406,10 +339,10 @@ static uint64_t stack_ref(struct bin_writer *w, const struct bin_source *src,
 	}
 	if (kernel && src->ksym)
 		add_ksyms(w, src, p, ip, n);
-	if (map_get(&w->stack_idx, id, &idx))
+	if (u64map_get(&w->stack_idx, id, &idx))
 		return BIN_REF0 + idx;
 	idx = w->nstacks++;
-	map_put(&w->stack_idx, id, idx);
+	u64map_put(&w->stack_idx, id, idx);
 	w->sent =
 		grow_array(w->sent, &w->sent_cap, w->nstacks, sizeof(*w->sent));
 	w->sent[idx].n = n;
@@ -462,10 +395,10 @@ static size_t used_maps(struct bin_writer *w, struct pending *p, __u32 tgid,
 		for (size_t j = 0; j < n; j++)
 			if (p->uip[i].ip >= m[j].start &&
 			    p->uip[i].ip < m[j].end)
-				map_put(&w->map_hit, hit_key(tgid, m[j].start),
-					1);
+				u64map_put(&w->map_hit,
+					   hit_key(tgid, m[j].start), 1);
 	for (size_t j = 0; j < n; j++)
-		if (map_get(&w->map_hit, hit_key(tgid, m[j].start), NULL))
+		if (u64map_get(&w->map_hit, hit_key(tgid, m[j].start), NULL))
 			m[kept++] = m[j];
 	return kept;
 }
@@ -480,8 +413,8 @@ static void add_maps(struct bin_writer *w, const struct bin_source *src,
 	n = used_maps(w, p, tgid, m, n);
 	sig = maps_signature(m, n);
 
-	if (!map_get(&w->maps_sig, tgid, &old) || old != sig) {
-		map_put(&w->maps_sig, tgid, sig);
+	if (!u64map_get(&w->maps_sig, tgid, &old) || old != sig) {
+		u64map_put(&w->maps_sig, tgid, sig);
 		bb_varint(&p->maps.b, tgid);
 		bb_varint(&p->maps.b, n);
 		for (size_t i = 0; i < n; i++) {
@@ -501,9 +434,9 @@ static void add_cgroup(struct bin_writer *w, const struct bin_source *src,
 {
 	const char *path;
 
-	if (!id || map_get(&w->cgroup_set, id, NULL))
+	if (!id || u64map_get(&w->cgroup_set, id, NULL))
 		return;
-	map_put(&w->cgroup_set, id, 1);
+	u64map_put(&w->cgroup_set, id, 1);
 	path = src->cgroup ? src->cgroup(src->ctx, id) : NULL;
 	if (!path)
 		return;
@@ -515,9 +448,9 @@ static void add_cgroup(struct bin_writer *w, const struct bin_source *src,
 static void add_aux(struct bin_writer *w, const struct snapshot *s,
 		    struct pending *p, __u32 aux)
 {
-	if (!s->aux_name || map_get(&w->aux_set, (uint64_t)aux + 1, NULL))
+	if (!s->aux_name || u64map_get(&w->aux_set, (uint64_t)aux + 1, NULL))
 		return;
-	map_put(&w->aux_set, (uint64_t)aux + 1, 1);
+	u64map_put(&w->aux_set, (uint64_t)aux + 1, 1);
 	bb_varint(&p->aux.b, aux);
 	bb_varint(&p->aux.b, str_ref(w, s->aux_name(aux)));
 	entry_done(&p->aux);
@@ -564,13 +497,13 @@ static void put_all_maps(struct bin_writer *w, const struct snapshot *s,
 				      : 0};
 
 		for (int j = 0; j < 2; j++) {
-			if (!t[j] || map_get(&seen, t[j], NULL))
+			if (!t[j] || u64map_get(&seen, t[j], NULL))
 				continue;
-			map_put(&seen, t[j], 1);
+			u64map_put(&seen, t[j], 1);
 			add_maps(w, src, p, t[j]);
 		}
 	}
-	map_clear(&seen);
+	u64map_free(&seen);
 }
 
 static void put_samples(const struct bin_writer *w, const struct snapshot *s,

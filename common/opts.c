@@ -99,6 +99,116 @@ const char *opt_string(const struct opt *o, const char *arg, void *dst)
 	return NULL;
 }
 
+int name_index(const struct opt_names *t, const char *s)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->name[i] && !strcmp(s, t->name[i]))
+			return i;
+	return -1;
+}
+
+const char *opt_name(const struct opt *o, const char *arg, void *dst)
+{
+	const struct opt_names *t = o->data;
+	int i = name_index(t, arg);
+
+	if (i < 0)
+		return t->err;
+	*(int *)dst = i;
+	return NULL;
+}
+
+const char *opt_name_list(const struct opt *o, const char *arg, void *dst)
+{
+	const struct opt_names *t = o->data;
+	char *copy = xstrdup(arg), *tok = copy, *comma;
+	int mask = 0, i;
+
+	do {
+		comma = strchr(tok, ',');
+		if (comma)
+			*comma = 0;
+		i = name_index(t, tok);
+		mask = i < 0 ? 0 : mask | 1 << i;
+		tok = comma + 1;
+	} while (comma && mask);
+	free(copy);
+	if (!mask)
+		return t->err;
+	*(int *)dst = mask;
+	return NULL;
+}
+
+const char *opt_pids(const struct opt *o, const char *arg, void *dst)
+{
+	struct pid_list *p = dst;
+	size_t cap = p->n;
+
+	for (const char *s = arg; *s;) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || (*end && *end != ',') || v <= 0 ||
+		    v > 0x3fffffff || errno)
+			return "not a process id (PID[,PID...])";
+		p->pid = grow_array(p->pid, &cap, p->n + 1, sizeof(*p->pid));
+		p->pid[p->n++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return p->n ? NULL : "no process id given";
+}
+
+const char *opt_format(const struct opt *o, const char *arg, void *dst)
+{
+	static const char *const names[] = {
+		[FORMAT_TEXT] = "text", [FORMAT_FOLDED] = "folded",
+		[FORMAT_BIN] = "bin",	[FORMAT_PPROF] = "pprof",
+		[FORMAT_SVG] = "svg",
+	};
+	static const bool built[] = {
+		[FORMAT_TEXT] = ENABLE_FORMAT_TEXT,
+		[FORMAT_FOLDED] = ENABLE_FORMAT_FOLDED,
+		[FORMAT_BIN] = ENABLE_FORMAT_BIN,
+		[FORMAT_PPROF] = true,
+		[FORMAT_SVG] = ENABLE_FORMAT_FOLDED,
+	};
+	const struct opt_formats *f = o->data;
+	const struct opt_names t = {names, ARRAY_SIZE(names)};
+	int i = name_index(&t, arg);
+
+	if (i < 0 || !(f->mask & 1u << i))
+		return f->err;
+	if (i == FORMAT_SVG && !built[i])
+		return "svg needs the folded format in the build";
+	if (!built[i])
+		return "not in this build (see its configuration)";
+	*(int *)dst = i;
+	return NULL;
+}
+
+double parse_size(const char *s, char **end)
+{
+	double v = strtod(s, end);
+
+	switch (**end) {
+	case 'k':
+	case 'K':
+		v *= 1024, (*end)++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1024 * 1024, (*end)++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1024 * 1024 * 1024, (*end)++;
+		break;
+	}
+	return v;
+}
+
 /* Options are found through nested tables; base is the args struct. */
 struct found {
 	const struct opt *o;

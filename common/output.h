@@ -7,8 +7,6 @@
 
 #include "collect.h"
 
-enum output_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_BIN };
-
 struct row {
 	struct sb_key key;
 	__u64 v[SB_MAX_VALUES];

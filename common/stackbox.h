@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "autoconf.h" /* generated from .config: ENABLE_X, IF_X() */
 
@@ -55,12 +56,48 @@ struct opt {
 	const char *dflt;	   /* parsed before the command line */
 	const char *conflicts;	   /* short names this one excludes */
 	const struct opt *include; /* a nested table at offset */
+	const void *data;	   /* the parser's table (OPT_NAME) */
 };
 
 const char *opt_flag(const struct opt *, const char *, void *);
 const char *opt_int(const struct opt *, const char *, void *); /* long long */
 const char *opt_duration(const struct opt *, const char *, void *); /* u64 ns */
 const char *opt_string(const struct opt *, const char *, void *);   /* char * */
+
+/* ---- parsers the collectors and report share ---- */
+/* Names of a table, NULL entries no name; err is what any other gets. */
+struct opt_names {
+	const char *const *name;
+	unsigned n;
+	const char *err;
+};
+/* The index of a name in a table, or -1. */
+int name_index(const struct opt_names *t, const char *s);
+const char *opt_name(const struct opt *, const char *, void *); /* int */
+/* "a,b,c": 1 << index of each name; none empty or unknown. */
+const char *opt_name_list(const struct opt *, const char *, void *); /* int */
+/* PID[,PID...], added to a list. */
+struct pid_list {
+	pid_t *pid;
+	size_t n;
+};
+const char *opt_pids(const struct opt *, const char *, void *);
+/* -f: the output formats; opt's data is a struct opt_formats. */
+enum output_format {
+	FORMAT_TEXT,
+	FORMAT_FOLDED,
+	FORMAT_BIN,
+	FORMAT_PPROF,
+	FORMAT_SVG,
+};
+struct opt_formats {
+	unsigned mask; /* 1 << each format the command writes */
+	const char *err;
+};
+const char *opt_format(const struct opt *, const char *, void *); /* int */
+/* "4096", "64k", "1.5M", "2G" (1024-based): bytes; *end after the
+ * suffix, as strtod sets it. */
+double parse_size(const char *s, char **end);
 
 /* clang-format off */
 #define OPT_(s, l, arg, fn, type, field)                                       \
@@ -80,6 +117,8 @@ const char *opt_string(const struct opt *, const char *, void *);   /* char * */
 	{ OPT_(s, l, arg, opt_string, type, field), .dflt = def }
 #define OPT_CUSTOM(s, l, arg, fn, type, field, def)                            \
 	{ OPT_(s, l, arg, fn, type, field), .dflt = def }
+#define OPT_TABLE(s, l, arg, fn, type, field, tbl, def)                       \
+	{ OPT_(s, l, arg, fn, type, field), .data = &(tbl), .dflt = def }
 #define OPT_INCLUDE(tbl, type, field)                                          \
 	{ .offset = offsetof(type, field), .include = tbl }
 #define OPT_END                                                                \
