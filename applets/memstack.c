@@ -115,14 +115,14 @@ static const struct opt memstack_opts[] = {
 };
 
 static const struct metric held_metrics[] = {
-	{"inuse_space", METRIC_BYTES, .level = true},
+	{"inuse_space", METRIC_BYTES, .level = true, .measure = MEASURE_MEMORY},
 	{"inuse_objects", METRIC_COUNT, .level = true},
-	{"alloc_space", METRIC_BYTES},
+	{"alloc_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
 	{"alloc_objects", METRIC_COUNT},
 };
 
 static const struct metric fault_metrics[] = {
-	{"faulted_space", METRIC_BYTES},
+	{"faulted_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
 	{"faults", METRIC_COUNT},
 };
 

@@ -42,7 +42,7 @@ static const struct opt oncpu_opts[] = {
 };
 
 static const struct metric oncpu_metrics[] = {
-	{"samples", METRIC_COUNT},
+	{"samples", METRIC_COUNT, .measure = MEASURE_CPU_TIME},
 };
 
 SB_SKELETON(oncpu)
@@ -118,6 +118,11 @@ static int oncpu_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
+static __u64 oncpu_period_ns(void *args)
+{
+	return NS_PER_SEC / ((struct oncpu_args *)args)->hz;
+}
+
 static void oncpu_describe(void *args, char *buf, size_t len)
 {
 	struct oncpu_args *a = args;
@@ -135,6 +140,7 @@ static const struct collector_ops oncpu_ops = {
 	SB_SKELETON_OPS(oncpu),
 	.configure = oncpu_configure,
 	.attach = oncpu_attach,
+	.period_ns = oncpu_period_ns,
 	.describe = oncpu_describe,
 };
 

@@ -60,9 +60,12 @@ static const struct opt rastack_opts[] = {
 };
 
 static const struct metric rastack_metrics[RA_NMETRICS] = {
-	[RA_TOTAL] = {"read ahead", METRIC_COUNT, .level = true},
-	[RA_USED] = {"used", METRIC_COUNT, .level = true},
-	[RA_UNUSED] = {"unused", METRIC_COUNT, .level = true},
+	[RA_TOTAL] = {"read ahead", METRIC_COUNT, .level = true,
+		      .measure = MEASURE_PAGES},
+	[RA_USED] = {"used", METRIC_COUNT, .level = true,
+		     .measure = MEASURE_PAGES},
+	[RA_UNUSED] = {"unused", METRIC_COUNT, .level = true,
+		       .measure = MEASURE_PAGES},
 	[RA_RATIO] = {"used ratio", METRIC_RATIO, RA_USED, RA_TOTAL},
 };
 

@@ -163,13 +163,15 @@ struct report {
 	int failed;
 	/* -f pprof, -f svg, --push: one profile of every snapshot */
 	struct pprof *pp;
-	bool cpu_time;	 /* oncpu: samples, and cpu nanoseconds */
+	bool cpu_time;	 /* samples of CPU time: also cpu nanoseconds */
+	int cpu_metric;	 /* the metric of those samples */
 	unsigned levels; /* pprof types that are levels (memory held) */
 	int64_t period;	 /* ns per sample */
 	struct flame *fl;
 	bool base_mode; /* reading --base inputs */
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
+	enum flame_palette palette;
 	int64_t t0, t1; /* first start, last end, ns */
 };
 
@@ -316,15 +318,13 @@ static const char *unit_of(enum metric_kind k)
 				   : "count";
 }
 
-/* oncpu's header says "at N Hz": a sample is 1/N s of CPU time */
-static int64_t period_of(const char *describe)
+/* The metric that counts samples of CPU time, or -1. */
+static int cpu_metric(const struct snapshot *s)
 {
-	const char *p = strstr(describe, " at ");
-	long long hz;
-
-	return p && sscanf(p, " at %lld Hz", &hz) == 1 && hz > 0
-		       ? (int64_t)(NS_PER_SEC / hz)
-		       : 0;
+	for (unsigned m = 0; s->period_ns && m < s->nmetrics; m++)
+		if (metric_measure(&s->metrics[m]) == MEASURE_CPU_TIME)
+			return m;
+	return -1;
 }
 
 static void start_pprof(struct report *rp, const struct snapshot *s)
@@ -342,12 +342,13 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		if (s->metrics[m].level)
 			rp->levels |= 1u << n;
 		/* Pyroscope files any sample type containing "cpu" as CPU:
-		 * only oncpu's may (offcpu's is "blocked") */
+		 * only samples of CPU time may (offcpu's is "blocked") */
 		types[n] = s->metrics[m].name;
 		units[n++] = unit_of(s->metrics[m].kind);
 	}
-	rp->period = period_of(s->describe);
-	rp->cpu_time = !strcmp(s->applet, "oncpu") && rp->period;
+	rp->period = s->period_ns;
+	rp->cpu_metric = cpu_metric(s);
+	rp->cpu_time = rp->cpu_metric >= 0;
 	if (rp->cpu_time) {
 		types[n] = "cpu";
 		units[n++] = "nanoseconds";
@@ -416,7 +417,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 			if (s->metrics[m].kind != METRIC_RATIO)
 				v[nv++] = r->v[m];
 		if (rp->cpu_time)
-			v[nv] = r->v[0] * rp->period;
+			v[nv] = r->v[rp->cpu_metric] * rp->period;
 		if (s->per_thread) {
 			snprintf(tid, sizeof(tid), "%u", r->key.pid);
 			labels[nl++] = "thread";
@@ -458,6 +459,19 @@ static void add_flame(struct report *rp, const struct snapshot *s)
 	free(buf);
 }
 
+/* CPU time warm, memory green, the rest (waiting on something) blue. */
+static enum flame_palette palette_of(const struct snapshot *s)
+{
+	enum flame_palette p = PALETTE_IO;
+
+	for (unsigned m = 0; m < s->nmetrics; m++)
+		if (metric_measure(&s->metrics[m]) == MEASURE_CPU_TIME)
+			return PALETTE_CPU;
+		else if (metric_measure(&s->metrics[m]) == MEASURE_MEMORY)
+			p = PALETTE_MEM;
+	return p;
+}
+
 /* output.c hands each resolved snapshot here instead of text/folded */
 static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 {
@@ -472,6 +486,7 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 			 s->metrics[s->primary].name);
 		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
 		rp->kind = s->metrics[s->primary].kind;
+		rp->palette = palette_of(s);
 	}
 	if (rp->base_mode) {
 		add_flame(rp, s);
@@ -568,15 +583,6 @@ static int read_input(struct report *rp, const char *name)
 	return err;
 }
 
-static enum flame_palette palette_of(const char *applet)
-{
-	if (!strcmp(applet, "oncpu"))
-		return PALETTE_CPU;
-	if (!strcmp(applet, "memstack"))
-		return PALETTE_MEM;
-	return PALETTE_IO; /* offcpu, iostack, rastack: waiting on something */
-}
-
 /* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
 static int write_profile(struct report *rp)
 {
@@ -599,7 +605,7 @@ static int write_profile(struct report *rp)
 			 rp->metric, a->base.n ? " (differential)" : "",
 			 rp->host);
 		flame_write_svg(rp->fl, f, a->title ? a->title : title,
-				palette_of(rp->applet),
+				rp->palette,
 				rp->kind == METRIC_NS	   ? "us"
 				: rp->kind == METRIC_BYTES ? "bytes"
 							   : rp->metric);

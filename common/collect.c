@@ -807,6 +807,7 @@ static int snapshot(struct collector *c, bool final)
 	s.nmetrics = c->ops->nmetrics;
 	s.primary = c->ops->primary ? c->ops->primary(c->args) : 0;
 	s.describe = c->describe;
+	s.period_ns = c->ops->period_ns ? c->ops->period_ns(c->args) : 0;
 	s.aux_name = c->ops->aux_name;
 	s.per_thread = c->ops->per_thread;
 	s.lost_ustacks = stats[SB_STAT_USTACK_LOST];

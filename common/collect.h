@@ -47,6 +47,17 @@ struct collect_opts {
 extern const struct opt collect_options[];
 
 enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES, METRIC_RATIO };
+/* What a value measures, for report (pprof types, SVG colours); the
+ * default follows the kind: ns are time blocked, bytes are bytes. */
+enum metric_measure {
+	MEASURE_OF_KIND,
+	MEASURE_COUNT,
+	MEASURE_CPU_TIME,
+	MEASURE_BLOCKED_TIME,
+	MEASURE_BYTES,
+	MEASURE_MEMORY, /* bytes of memory held or allocated */
+	MEASURE_PAGES,
+};
 struct metric {
 	const char *name;      /* "samples", "blocked" */
 	enum metric_kind kind; /* how text prints it and its unit */
@@ -58,7 +69,17 @@ struct metric {
 	 * interval: a profile of many snapshots takes the last, not the
 	 * sum. */
 	bool level;
+	enum metric_measure measure;
 };
+
+static inline enum metric_measure metric_measure(const struct metric *m)
+{
+	if (m->measure != MEASURE_OF_KIND)
+		return m->measure;
+	return m->kind == METRIC_NS	 ? MEASURE_BLOCKED_TIME
+	       : m->kind == METRIC_BYTES ? MEASURE_BYTES
+					 : MEASURE_COUNT;
+}
 
 /* One way to attach one hook; a hook lists them best first. */
 struct attach_alt {
@@ -106,6 +127,8 @@ struct collector_ops {
 			     struct row **rows);
 	/* The metric text sorts by and folded shows (--value); NULL: 0. */
 	unsigned (*primary)(void *args);
+	/* The ns one count stands for (a sampling period); NULL: none. */
+	__u64 (*period_ns)(void *args);
 	/* One line for the snapshot header, e.g. the sampling period. */
 	void (*describe)(void *args, char *buf, size_t len);
 	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for

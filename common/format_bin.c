@@ -183,6 +183,10 @@ static void put_header(struct bin_writer *w, const struct snapshot *s,
 		bb_str(&b, s->applet_stat_names[i]);
 	bb_varint(&b, s->aux_name != NULL);
 	bb_varint(&b, s->primary);
+	/* added within version 1: what report needs to know of the values */
+	bb_varint(&b, s->period_ns);
+	for (unsigned m = 0; m < s->nmetrics; m++)
+		bb_varint(&b, metric_measure(&s->metrics[m]));
 	put_frame(out, BIN_HEADER, b.p, b.len);
 	free(b.p);
 }

@@ -30,6 +30,7 @@ struct snapshot {
 	 * and flame graphs show (iostack --value): an index of metrics */
 	unsigned primary;
 	const char *describe; /* applet's header line, may be "" */
+	__u64 period_ns;      /* what one count stands for; 0: not sampled */
 	const char *(*aux_name)(__u32 aux);
 	bool per_thread;
 	struct row *rows; /* sorted by v[primary], biggest first */

@@ -77,6 +77,46 @@ static const char *str_at(const struct bin_state *st, struct bcur *c)
 	return st->str[i];
 }
 
+/* The sampling period and what each metric measures. */
+static void read_measures(struct bin_state *st, struct bcur *c)
+{
+	st->period_ns = bc_varint(c);
+	for (unsigned m = 0; m < st->nmetrics; m++) {
+		st->metrics[m].measure = bc_varint(c);
+		if (st->metrics[m].measure > MEASURE_PAGES)
+			c->bad = true;
+	}
+}
+
+/*
+ * Streams written before the header said so: oncpu's header line says
+ * "at N Hz", and a sample is 1/N s of CPU time; memstack's bytes are
+ * memory, rastack's counts pages.
+ */
+static void derive_measures(struct bin_state *st)
+{
+	const char *at = strstr(st->describe, " at ");
+	long long hz;
+	enum metric_measure bytes = !strcmp(st->applet, "memstack")
+					    ? MEASURE_MEMORY
+					    : MEASURE_BYTES,
+			    count = !strcmp(st->applet, "rastack")
+					    ? MEASURE_PAGES
+					    : MEASURE_COUNT;
+
+	if (at && sscanf(at, " at %lld Hz", &hz) == 1 && hz > 0)
+		st->period_ns = NS_PER_SEC / hz;
+	for (unsigned m = 0; m < st->nmetrics; m++) {
+		struct metric *mt = &st->metrics[m];
+
+		mt->measure = mt->kind == METRIC_BYTES	 ? bytes
+			      : mt->kind == METRIC_COUNT ? count
+							 : MEASURE_OF_KIND;
+		if (!strcmp(st->applet, "oncpu") && st->period_ns)
+			mt->measure = MEASURE_CPU_TIME;
+	}
+}
+
 static bool read_header(struct bin_reader *r, struct bcur *c)
 {
 	struct bin_state *st = &r->st;
@@ -135,6 +175,10 @@ static bool read_header(struct bin_reader *r, struct bcur *c)
 	if (st->primary >= st->nmetrics ||
 	    st->metrics[st->primary].kind == METRIC_RATIO)
 		c->bad = true;
+	if (c->p < c->end)
+		read_measures(st, c);
+	else
+		derive_measures(st);
 	return !c->bad;
 }
 
@@ -345,6 +389,7 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 	if (ok) {
 		s.applet = st->applet;
 		s.describe = st->describe;
+		s.period_ns = st->period_ns;
 		s.metrics = st->metrics;
 		s.nmetrics = st->nmetrics;
 		s.primary = st->primary;

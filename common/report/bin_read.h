@@ -21,6 +21,7 @@ struct bin_state {
 	uint64_t boot_ns;
 	bool per_thread, has_aux;
 	unsigned nmetrics, primary;
+	uint64_t period_ns; /* what one count stands for; 0: not sampled */
 	struct metric metrics[SB_MAX_VALUES];
 	char **stat_names; /* NULL-terminated */
 	/* dictionaries */
