@@ -8,6 +8,7 @@
 #include "check.h"
 #include "collect.h"
 #include "output.h"
+#include "u64map.h"
 
 struct args {
 	struct collect_opts common;
@@ -188,11 +189,77 @@ static void test_durations(void)
 	}
 }
 
+/* The parsers the collectors and report share. */
+static void test_shared(void)
+{
+	static const char *const names[] = {"S", "D", NULL, "R"};
+	static const struct opt_names t = {names, 4, "not a list"};
+	static const struct opt o = {.data = &t};
+	static const char *const bad[] = {"", "S,", ",S", "S,,D", "X", "SD"};
+	struct pid_list pids = {0};
+	char name[64], *end;
+	int v = 0;
+
+	CHECK("name list S,R", !opt_name_list(&o, "S,R", &v) && v == 9,
+	      "got %d", v);
+	CHECK("name D", !opt_name(&o, "D", &v) && v == 1, "got %d", v);
+	CHECK("a NULL entry is no name", opt_name(&o, "", &v) != NULL,
+	      "accepted");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(name, sizeof(name), "name list '%s' rejected", bad[i]);
+		CHECK(name, opt_name_list(&o, bad[i], &v) == t.err, "accepted");
+	}
+	CHECK("pids 3,4",
+	      !opt_pids(NULL, "3,4", &pids) && pids.n == 2 && pids.pid[1] == 4,
+	      "got %zu", pids.n);
+	CHECK("pids 3,,4 rejected", opt_pids(NULL, "3,,4", &pids) != NULL,
+	      "accepted");
+	free(pids.pid);
+	CHECK("size 1.5k", parse_size("1.5k", &end) == 1536 && !*end, "%s",
+	      end);
+	CHECK("size 2G", parse_size("2G", &end) == 2147483648.0 && !*end, "%s",
+	      end);
+	CHECK("size 10M,3 stops at the comma",
+	      parse_size("10M,3", &end) == 10485760 && *end == ',', "%s", end);
+}
+
+/* The u64 hash map: values of any size, growth, iteration. */
+static void test_u64map(void)
+{
+	struct u64map m = {0}, pairs = U64MAP_OF(uint64_t[2]);
+	uint64_t v = 0, k, sum = 0, *p;
+	size_t at = 0, n = 0;
+	void *val;
+
+	for (uint64_t i = 1; i <= 1000; i++)
+		u64map_put(&m, i << 32, i);
+	CHECK("u64map get after growth",
+	      u64map_get(&m, 77ULL << 32, &v) && v == 77, "got %llu",
+	      (unsigned long long)v);
+	CHECK("u64map miss", !u64map_get(&m, 5, NULL), "found");
+	while (u64map_next(&m, &at, &k, &val)) {
+		n++;
+		sum += *(uint64_t *)val;
+	}
+	CHECK("u64map iterates every entry once", n == 1000 && sum == 500500,
+	      "%zu entries, sum %llu", n, (unsigned long long)sum);
+	p = u64map_add(&pairs, 9);
+	p[1] = 42;
+	p = u64map_find(&pairs, 9);
+	CHECK("u64map of two u64s", p && !p[0] && p[1] == 42, "wrong value");
+	u64map_free(&m);
+	u64map_free(&pairs);
+	CHECK("u64map empty after free", !u64map_find(&m, 77ULL << 32),
+	      "found");
+}
+
 int main(void)
 {
 	test_values();
 	test_errors();
 	test_help();
 	test_durations();
+	test_shared();
+	test_u64map();
 	return 0;
 }
