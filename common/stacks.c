@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The stack cache: an open-addressing table from stack id to frames. */
+/* The stack cache: stack id to frames. */
 #include <bpf/bpf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,9 +7,9 @@
 #include "sb.h"
 #include "stackbox.h"
 #include "stacks.h"
+#include "u64map.h"
 
 struct cached_stack {
-	__u64 id; /* 0: empty slot */
 	__u64 *ip;
 	unsigned n;
 	unsigned long used; /* interval it was last used in */
@@ -17,8 +17,7 @@ struct cached_stack {
 
 struct stack_cache {
 	int map_fd;
-	struct cached_stack *slot;
-	size_t cap, count; /* cap is a power of two */
+	struct u64map stacks; /* stack id -> struct cached_stack */
 	unsigned long interval;
 };
 
@@ -27,54 +26,26 @@ struct stack_cache *stack_cache_new(int map_fd)
 	struct stack_cache *sc = xzalloc(sizeof(*sc));
 
 	sc->map_fd = map_fd;
-	sc->cap = 1024;
-	sc->slot = xzalloc(sc->cap * sizeof(*sc->slot));
+	sc->stacks = U64MAP_OF(struct cached_stack);
 	return sc;
-}
-
-static struct cached_stack *find_slot(struct cached_stack *slot, size_t cap,
-				      __u64 id)
-{
-	size_t i = (id ^ (id >> 32)) & (cap - 1);
-
-	while (slot[i].id && slot[i].id != id)
-		i = (i + 1) & (cap - 1);
-	return &slot[i];
-}
-
-static void rehash(struct stack_cache *sc, size_t cap)
-{
-	struct cached_stack *old = sc->slot;
-	size_t oldcap = sc->cap;
-
-	sc->slot = xzalloc(cap * sizeof(*sc->slot));
-	sc->cap = cap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].id)
-			*find_slot(sc->slot, cap, old[i].id) = old[i];
-	free(old);
 }
 
 static void insert(struct stack_cache *sc, __u64 id, const struct sb_stack *st)
 {
-	struct cached_stack *c;
+	struct cached_stack *c = u64map_find(&sc->stacks, id);
 	unsigned n = 0;
 
-	if ((sc->count + 1) * 2 > sc->cap)
-		rehash(sc, sc->cap * 2);
-	c = find_slot(sc->slot, sc->cap, id);
-	if (c->id) {
+	if (c) {
 		c->used = sc->interval;
 		return;
 	}
 	while (n < SB_MAX_DEPTH && st->ip[n])
 		n++;
-	c->id = id;
+	c = u64map_add(&sc->stacks, id);
 	c->n = n;
 	c->ip = xmalloc(n * sizeof(*c->ip));
 	memcpy(c->ip, st->ip, n * sizeof(*c->ip));
 	c->used = sc->interval;
-	sc->count++;
 }
 
 void stack_cache_put(struct stack_cache *sc, __u64 id, const __u64 *ip,
@@ -108,46 +79,51 @@ size_t stack_cache_drain(struct stack_cache *sc)
 
 const __u64 *stack_cache_get(struct stack_cache *sc, __u64 id, unsigned *n)
 {
-	struct cached_stack *c = find_slot(sc->slot, sc->cap, id);
+	struct cached_stack *c = u64map_find(&sc->stacks, id);
 
-	if (!c->id)
+	if (!c)
 		return NULL;
 	c->used = sc->interval;
 	*n = c->n;
 	return c->ip;
 }
 
+/* The map never shrinks: the stacks kept move to a new one. */
 void stack_cache_expire(struct stack_cache *sc, unsigned keep)
 {
-	size_t live = 0;
+	struct u64map kept = U64MAP_OF(struct cached_stack);
+	struct cached_stack *c;
+	size_t at = 0;
+	uint64_t id;
+	void *v;
 
-	for (size_t i = 0; i < sc->cap; i++) {
-		struct cached_stack *c = &sc->slot[i];
-
-		if (c->id && sc->interval - c->used >= keep) {
+	while (u64map_next(&sc->stacks, &at, &id, &v)) {
+		c = v;
+		if (sc->interval - c->used >= keep)
 			free(c->ip);
-			c->id = 0;
-			sc->count--;
-		}
-		live += !!c->id;
+		else
+			*(struct cached_stack *)u64map_add(&kept, id) = *c;
 	}
-	/* deleting from open addressing breaks probe chains: rebuild */
-	rehash(sc,
-	       sc->cap > 1024 && live * 8 < sc->cap ? sc->cap / 2 : sc->cap);
+	u64map_free(&sc->stacks);
+	sc->stacks = kept;
 	sc->interval++;
 }
 
 size_t stack_cache_size(const struct stack_cache *sc)
 {
-	return sc->count;
+	return sc->stacks.n;
 }
 
 void stack_cache_free(struct stack_cache *sc)
 {
+	size_t at = 0;
+	uint64_t id;
+	void *v;
+
 	if (!sc)
 		return;
-	for (size_t i = 0; i < sc->cap; i++)
-		free(sc->slot[i].ip);
-	free(sc->slot);
+	while (u64map_next(&sc->stacks, &at, &id, &v))
+		free(((struct cached_stack *)v)->ip);
+	u64map_free(&sc->stacks);
 	free(sc);
 }
