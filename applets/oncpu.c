@@ -118,7 +118,8 @@ static int oncpu_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-static void oncpu_describe(void *args, char *buf, size_t len)
+static void oncpu_describe(struct collector *c, void *args, char *buf,
+			   size_t len)
 {
 	struct oncpu_args *a = args;
 
