@@ -1366,8 +1366,7 @@ static unsigned ms_primary(struct collector *c, void *args)
 	return 0;
 }
 
-static void ms_describe(struct collector *c, void *args, char *buf,
-			size_t len)
+static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 {
 	const struct memstack_args *a = args;
 	char mean[32], age[32];
