@@ -295,10 +295,6 @@ void open_load_attach(struct collector *c)
 			error_exit("configuring the BPF object: %s",
 				   strerror(-err));
 		libbpf_failed_reset();
-		/* configured: ours goes before libbpf parses its own (tp_btf,
-		 * fentry), so the two are never held at once; a fallback
-		 * parses it again */
-		kbtf_release();
 		err = c->ops->load(c->skel, &c->active);
 		if (err) {
 			bool fell = false;
@@ -330,6 +326,8 @@ void open_load_attach(struct collector *c)
 		if (c->ops->attach &&
 		    (err = c->ops->attach(c, c->skel, c->args)))
 			error_exit("attaching: %s", bpf_strerror(-err));
+		/* kept through every fallback: parsed once a run */
+		kbtf_release();
 		verbose("kernel BTF parsed %u times", kbtf_parses());
 		return;
 	}
