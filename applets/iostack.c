@@ -51,7 +51,7 @@
 #include "collect.h"
 #include "iostack.h"
 #include "iostack.skel.h"
-#include "kbtf.h"
+#include "kernel.h"
 
 struct iostack_args {
 	struct collect_opts common;
@@ -124,16 +124,12 @@ static const struct io_syscall {
 	{"splice", SYS_splice, IO_SYS_SPLICE},
 };
 
-static bool have_syscall_tracepoints(void)
-{
-	return collect_tracepoint_exists("syscalls", "sys_exit_read");
-}
-
 /* raw_tp first: one program at every syscall's exit, no entry hook and
  * no map between the two; bench/iostack.sh measures both (README). */
 static const struct attach_alt sys_exit_alts[] = {
-	{"iostack_exit_raw", "raw_tp", NULL},
-	{"iostack_exit_tp", "tracepoint", have_syscall_tracepoints},
+	{"iostack_exit_raw", "raw_tp"},
+	{"iostack_exit_tp", "tracepoint", KF_TRACEPOINT, "syscalls",
+	 "sys_exit_read"},
 	{NULL},
 };
 
@@ -149,7 +145,7 @@ static const struct attach_hook syscall_hooks[] = {
  */
 static bool probe_file_layout(struct iostack_layout *l)
 {
-	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf *btf = kbtf();
 	int path_dentry, f_path;
 	bool ok;
 
@@ -185,7 +181,6 @@ static bool probe_file_layout(struct iostack_layout *l)
 	}
 	/* BPF reads both in one copy of the table's first 16 bytes */
 	ok &= l->fdt_max_fds <= 12 && l->fdt_fd % 8 == 0 && l->fdt_fd <= 8;
-	btf__free(btf);
 	return ok;
 }
 
@@ -270,41 +265,25 @@ static int attach_syscall_tracepoints(struct collector *c,
 
 /* ---- --disk ---- */
 
-static bool have_io_start(void)
-{
-	return collect_tracepoint_exists("block", "block_io_start");
-}
-
-static bool have_bio_queue(void)
-{
-	return collect_tracepoint_exists("block", "block_bio_queue");
-}
-
-static bool have_rq_issue(void)
-{
-	return collect_tracepoint_exists("block", "block_rq_issue");
-}
-
-static bool have_rq_complete(void)
-{
-	return collect_tracepoint_exists("block", "block_rq_complete");
-}
-
 /* block_io_start (6.5+) starts each request in the submitter's context;
  * block_bio_queue sees each bio there, before merging. */
 static const struct attach_alt submit_alts[] = {
-	{"iostack_io_start", "io_start", have_io_start},
-	{"iostack_bio_queue", "bio_queue", have_bio_queue},
+	{"iostack_io_start", "io_start", KF_TRACEPOINT, "block",
+	 "block_io_start"},
+	{"iostack_bio_queue", "bio_queue", KF_TRACEPOINT, "block",
+	 "block_bio_queue"},
 	{NULL},
 };
 
 static const struct attach_alt issue_alts[] = {
-	{"iostack_rq_issue", "tracepoint", have_rq_issue},
+	{"iostack_rq_issue", "tracepoint", KF_TRACEPOINT, "block",
+	 "block_rq_issue"},
 	{NULL},
 };
 
 static const struct attach_alt complete_alts[] = {
-	{"iostack_rq_complete", "tracepoint", have_rq_complete},
+	{"iostack_rq_complete", "tracepoint", KF_TRACEPOINT, "block",
+	 "block_rq_complete"},
 	{NULL},
 };
 
@@ -402,12 +381,13 @@ static int iostack_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-static unsigned iostack_primary(void *args)
+static unsigned iostack_primary(struct collector *c, void *args)
 {
 	return ((struct iostack_args *)args)->value;
 }
 
-static void iostack_describe(void *args, char *buf, size_t len)
+static void iostack_describe(struct collector *c, void *args, char *buf,
+			     size_t len)
 {
 	struct iostack_args *a = args;
 

@@ -56,7 +56,8 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "kbtf.h"
+#include "kernel.h"
+#include "mapwalk.h"
 #include "memstack.h"
 #include "memstack.skel.h"
 #include "output.h"
@@ -421,7 +422,7 @@ SB_SKELETON(memstack)
  * process to exit, when kernel BTF says where they are */
 static void probe_exit_layout(struct memstack_bpf *s)
 {
-	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf *btf = kbtf();
 	int sig, live;
 
 	if (!btf) {
@@ -435,7 +436,6 @@ static void probe_exit_layout(struct memstack_bpf *s)
 		s->rodata->task_signal_off = sig;
 		s->rodata->signal_live_off = live;
 	}
-	btf__free(btf);
 }
 
 static void autoload_mode(struct ms_state *st, int mode)
@@ -567,51 +567,6 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 }
 
 /* ---- snapshots: the rows as BPF keeps them ---- */
-
-/* fn for every entry of a hash map: batches of lookups where the kernel
- * has them (5.6+), one at a time where not. */
-static void map_each(int fd, size_t ksz, size_t vsz,
-		     void (*fn)(const void *k, const void *v, void *arg),
-		     void *arg)
-{
-	size_t chunk = 256;
-	char *keys = xmalloc(chunk * ksz), *vals = xmalloc(chunk * vsz);
-	__u64 in = 0, out = 0;
-	bool first = true;
-
-	for (;;) {
-		__u32 n = chunk;
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
-					       keys, vals, &n, NULL);
-
-		if (err && errno == ENOSPC) { /* a bucket bigger than chunk */
-			chunk *= 2;
-			keys = xrealloc(keys, chunk * ksz);
-			vals = xrealloc(vals, chunk * vsz);
-			continue;
-		}
-		if (err && errno != ENOENT && first)
-			goto one_by_one;
-		for (__u32 i = 0; i < n; i++)
-			fn(keys + i * ksz, vals + i * vsz, arg);
-		if (err)
-			break;
-		in = out;
-		first = false;
-	}
-	free(keys);
-	free(vals);
-	return;
-one_by_one:
-	for (int more = !bpf_map_get_next_key(fd, NULL, keys); more;) {
-		more = !bpf_map_get_next_key(fd, keys, keys + ksz);
-		if (!bpf_map_lookup_elem(fd, keys, vals))
-			fn(keys, vals, arg);
-		memcpy(keys, keys + ksz, ksz);
-	}
-	free(keys);
-	free(vals);
-}
 
 /* Processes gone since the last snapshot, taken from BPF: sorted
  * (tgid << 32 | gen). */
@@ -756,9 +711,6 @@ static void drop_idle(struct walk *w, size_t max_rows)
 		w->nrows, max_rows, w->nidle);
 }
 
-/* The one run's arguments, for the callbacks that get none. */
-static struct memstack_args *ms_args;
-
 static void drop_records(struct memstack_bpf *s, struct walk *w)
 {
 	int fd = bpf_map__fd(s->maps.ms_allocs);
@@ -777,10 +729,11 @@ static void drop_records(struct memstack_bpf *s, struct walk *w)
  * dropped with their records. --age: what records older than the age
  * hold, by stack.
  */
-static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
+static size_t ms_state_rows(struct collector *c, void *skel, void *args,
+			    struct row **rows)
 {
 	struct memstack_bpf *s = skel;
-	struct memstack_args *a = ms_args;
+	struct memstack_args *a = args;
 	struct walk w = {.st = a->st,
 			 .age = a->age != 0,
 			 .aged = U64MAP_OF(struct two),
@@ -790,8 +743,8 @@ static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
 
 	if (a->mode == MS_MODE_FAULTS)
 		return 0;
-	map_each(exited, sizeof(struct ms_exit_key), sizeof(__u64), take_gone,
-		 &w.gone);
+	map_walk(exited, sizeof(struct ms_exit_key), sizeof(__u64), false,
+		 take_gone, &w.gone);
 	for (size_t i = 0; i < w.gone.n; i++) {
 		struct ms_exit_key k = {w.gone.id[i] >> 32, w.gone.id[i]};
 
@@ -801,12 +754,12 @@ static size_t ms_state_rows(struct collector *c, void *skel, struct row **rows)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	w.before = now.tv_sec * NS_PER_SEC + now.tv_nsec - a->age;
 	if (w.gone.n || w.age)
-		map_each(bpf_map__fd(s->maps.ms_allocs),
+		map_walk(bpf_map__fd(s->maps.ms_allocs),
 			 sizeof(struct ms_alloc_key), sizeof(struct ms_alloc),
-			 visit_alloc, &w);
+			 false, visit_alloc, &w);
 	w.rows_fd = bpf_map__fd(s->maps.ms_rows);
-	map_each(w.rows_fd, sizeof(__u64), sizeof(struct ms_row), visit_row,
-		 &w);
+	map_walk(w.rows_fd, sizeof(__u64), sizeof(struct ms_row), false,
+		 visit_row, &w);
 	drop_idle(&w, a->common.rows);
 	drop_records(s, &w);
 	u64map_free(&a->st->prev);
@@ -824,7 +777,7 @@ static const char *ms_aux_name(__u32 aux)
 	return aux == AUX_EXITED ? "held at exit" : "";
 }
 
-static unsigned ms_primary(void *args)
+static unsigned ms_primary(struct collector *c, void *args)
 {
 	const struct memstack_args *a = args;
 	const struct metric *m =
@@ -838,7 +791,7 @@ static unsigned ms_primary(void *args)
 	return 0;
 }
 
-static void ms_describe(void *args, char *buf, size_t len)
+static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 {
 	const struct memstack_args *a = args;
 	char mean[32], age[32];
@@ -954,7 +907,7 @@ static void check_args(struct memstack_args *a)
 		help_exit("-K: --mode %s has user stacks only (kernel stacks: "
 			  "--mode kernel)",
 			  mode_names[a->mode]);
-	if (a->value && !ms_primary(a) &&
+	if (a->value && !ms_primary(NULL, a) &&
 	    strcmp(a->value,
 		   a->mode == MS_MODE_FAULTS ? "faulted_space" : "inuse_space"))
 		help_exit("--value %s: not a value of --mode %s", a->value,
@@ -970,7 +923,6 @@ static int memstack_main(void *args, int argc, char **argv)
 
 	check_args(a);
 	a->st = &st;
-	ms_args = a;
 	if (a->mode == MS_MODE_FAULTS) {
 		ops.metrics = fault_metrics;
 		ops.nmetrics = ARRAY_SIZE(fault_metrics);

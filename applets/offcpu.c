@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "kbtf.h"
+#include "kernel.h"
 #include "offcpu.h"
 #include "offcpu.skel.h"
 
@@ -62,31 +62,24 @@ static const struct metric offcpu_metrics[] = {
 	{"blocked", METRIC_NS},
 };
 
-static bool have_tracepoint(void)
-{
-	return collect_tracepoint_exists("sched", "sched_switch");
-}
-
-static bool have_wakeup_tracepoint(void)
-{
-	return collect_tracepoint_exists("sched", "sched_waking");
-}
-
+/* raw_tp reads task_struct at BTF offsets: it needs kernel BTF too */
 static const struct attach_alt switch_alts[] = {
-	{"offcpu_tp_btf", "tp_btf", kbtf_available},
-	{"offcpu_raw_tp", "raw_tp", kbtf_available},
-	{"offcpu_tracepoint", "tracepoint", have_tracepoint},
+	{"offcpu_tp_btf", "tp_btf", KF_BTF},
+	{"offcpu_raw_tp", "raw_tp", KF_BTF},
+	{"offcpu_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
+	 "sched_switch"},
 	{NULL},
 };
 
 static const struct attach_alt wakeup_alts[] = {
-	{"offcpu_wakeup_tp_btf", "tp_btf", kbtf_available},
-	{"offcpu_wakeup_raw_tp", "raw_tp", kbtf_available},
-	{"offcpu_wakeup_tracepoint", "tracepoint", have_wakeup_tracepoint},
+	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF},
+	{"offcpu_wakeup_raw_tp", "raw_tp", KF_BTF},
+	{"offcpu_wakeup_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
+	 "sched_waking"},
 	{NULL},
 };
 
-static bool want_wakers(void *args)
+static bool want_wakers(struct collector *c, void *args)
 {
 	return ((struct offcpu_args *)args)->wakers;
 }
@@ -107,7 +100,7 @@ static const struct attach_hook offcpu_hooks[] = {
  */
 static void probe_task_layout(struct offcpu_bpf *s)
 {
-	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf *btf = kbtf();
 	const struct btf_type *t;
 	unsigned size = 0;
 	int off, id;
@@ -127,7 +120,6 @@ static void probe_task_layout(struct offcpu_bpf *s)
 	t = t ? btf__type_by_id(btf, t->type) : NULL; /* pointer */
 	t = t ? btf__type_by_id(btf, t->type) : NULL; /* prototype */
 	s->rodata->state_arg = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
-	btf__free(btf);
 }
 
 /* Counting a thread still blocked at a snapshot in that snapshot takes
@@ -160,7 +152,8 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-static int offcpu_before_drain(struct collector *c, void *skel, __u64 flip)
+static int offcpu_before_drain(struct collector *c, void *skel, void *args,
+			       __u64 flip)
 {
 	struct offcpu_bpf *s = skel;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
@@ -180,7 +173,8 @@ static const char *offcpu_state_name(__u32 aux)
 	return aux < OFFCPU_NSTATES ? names[aux] : "state ?";
 }
 
-static void offcpu_describe(void *args, char *buf, size_t len)
+static void offcpu_describe(struct collector *c, void *args, char *buf,
+			    size_t len)
 {
 	snprintf(buf, len,
 		 "value: time off CPU from switch-out to switch-in; "

@@ -118,12 +118,13 @@ static int oncpu_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-static __u64 oncpu_period_ns(void *args)
+static __u64 oncpu_period_ns(struct collector *c, void *args)
 {
 	return NS_PER_SEC / ((struct oncpu_args *)args)->hz;
 }
 
-static void oncpu_describe(void *args, char *buf, size_t len)
+static void oncpu_describe(struct collector *c, void *args, char *buf,
+			   size_t len)
 {
 	struct oncpu_args *a = args;
 

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "kbtf.h"
+#include "mapwalk.h"
 #include "output.h"
 #include "rastack.h"
 #include "rastack.skel.h"
@@ -43,6 +43,10 @@ struct rastack_args {
 	struct collect_opts common;
 	int value; /* enum ra_metric */
 	long long pages;
+	struct {	     /* kernel struct offsets, from BTF once */
+		int off[13]; /* one per layout_fields entry; -1: missing */
+		bool done;
+	} layout;
 };
 
 static const char *const value_names[RA_NMETRICS] = {
@@ -99,136 +103,34 @@ _Static_assert(sizeof(struct ra_kernel_layout) == 13 * sizeof(__u16),
 #define L_VMF	(L_FILE | 0x780u)
 #define L_FOLIO (L_FILE | 0x1800u)
 
-static int *kernel_layout(void)
+static int *kernel_layout(struct rastack_args *a)
 {
-	static int off[NLAYOUT];
-	static bool done;
-	struct btf *btf;
+	const struct btf *btf;
 
-	if (done)
-		return off;
-	done = true;
-	btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	if (a->layout.done)
+		return a->layout.off;
+	a->layout.done = true;
+	btf = kbtf();
 	for (size_t i = 0; i < NLAYOUT; i++) {
-		off[i] = btf ? kbtf_member(btf, layout_fields[i].type,
-					   layout_fields[i].member, NULL)
-			     : -1;
-		if (off[i] < 0 && btf && layout_fields[i].alt_type)
-			off[i] = kbtf_member(btf, layout_fields[i].alt_type,
-					     layout_fields[i].member, NULL);
+		a->layout.off[i] = kbtf_member(btf, layout_fields[i].type,
+					       layout_fields[i].member, NULL);
+		if (a->layout.off[i] < 0 && layout_fields[i].alt_type)
+			a->layout.off[i] =
+				kbtf_member(btf, layout_fields[i].alt_type,
+					    layout_fields[i].member, NULL);
 	}
-	btf__free(btf);
-	return off;
+	return a->layout.off;
 }
 
-static bool have_layout(unsigned need)
+static bool have_layout(struct rastack_args *a, unsigned need)
 {
-	int *off = kernel_layout();
+	int *off = kernel_layout(a);
 
 	for (size_t i = 0; i < NLAYOUT; i++)
 		if ((need & (1u << i)) && off[i] < 0)
 			return false;
 	return true;
 }
-
-/* Function names in /proc/kallsyms or kernel BTF, looked up once. */
-static const char *const kfuncs[] = {
-	"page_cache_ra_unbounded",
-	"page_cache_readahead_unbounded",
-	"__do_page_cache_readahead",
-	"page_cache_ra_order",
-	"folio_mark_accessed",
-	"mark_page_accessed",
-	"filemap_fault",
-	"filemap_map_pages",
-};
-
-static unsigned kfunc_bit(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
-		if (!strcmp(kfuncs[i], name))
-			return 1u << i;
-	error_exit("internal: %s is not in kfuncs", name);
-}
-
-static unsigned kallsyms_has(void)
-{
-	static unsigned found;
-	static bool done;
-	char line[512];
-	FILE *f;
-
-	if (done)
-		return found;
-	done = true;
-	f = fopen("/proc/kallsyms", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		char type, name[256];
-
-		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-		    (type == 't' || type == 'T'))
-			for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
-				if (!strcmp(kfuncs[i], name))
-					found |= 1u << i;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-static unsigned btf_has(void)
-{
-	static unsigned found;
-	static bool done;
-	struct btf *btf;
-
-	if (done)
-		return found;
-	done = true;
-	btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
-	for (size_t i = 0; btf && i < ARRAY_SIZE(kfuncs); i++)
-		if (btf__find_by_name_kind(btf, kfuncs[i], BTF_KIND_FUNC) > 0)
-			found |= 1u << i;
-	btf__free(btf);
-	return found;
-}
-
-static bool kprobes_work(void)
-{
-	return !access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
-	       !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
-	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
-}
-
-static bool fentry_ok(const char *fn, unsigned need)
-{
-	return (btf_has() & kfunc_bit(fn)) && have_layout(need);
-}
-
-static bool kprobe_ok(const char *fn, unsigned need)
-{
-	return kprobes_work() && (kallsyms_has() & kfunc_bit(fn)) &&
-	       have_layout(need);
-}
-
-#define WAY(kind, fn, need)                  \
-	static bool kind##_##fn(void)        \
-	{                                    \
-		return kind##_ok(#fn, need); \
-	}
-WAY(fentry, page_cache_ra_unbounded, L_RACTL)
-WAY(kprobe, page_cache_ra_unbounded, L_RACTL)
-WAY(kprobe, page_cache_readahead_unbounded, L_FILE)
-WAY(kprobe, __do_page_cache_readahead, L_FILE)
-WAY(fentry, page_cache_ra_order, L_ORDER)
-WAY(kprobe, page_cache_ra_order, L_ORDER)
-WAY(fentry, folio_mark_accessed, L_FOLIO)
-WAY(kprobe, folio_mark_accessed, L_FOLIO)
-WAY(kprobe, mark_page_accessed, L_FOLIO)
-WAY(fentry, filemap_fault, L_VMF)
-WAY(kprobe, filemap_fault, L_VMF)
-WAY(fentry, filemap_map_pages, L_VMF)
-WAY(kprobe, filemap_map_pages, L_VMF)
 
 /* The classic tracepoints: what they are, and the fields we read. */
 static const struct {
@@ -283,75 +185,88 @@ static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
 	return true;
 }
 
-static bool tp_usable(enum ra_tp which)
+/* An alternative's requires bits: the layout bits (L_*) its program
+ * reads at BTF offsets, or the tracepoint whose fields it reads. */
+#define REQ_TP(which) ((which + 1u) << 16)
+
+static bool rastack_requires(struct collector *c, void *args, unsigned bits)
 {
 	struct ra_tp_layout l;
 
-	return tp_layout(which, &l);
+	if (bits >> 16)
+		return tp_layout((bits >> 16) - 1, &l);
+	return have_layout(args, bits);
 }
 
-#define TP_WAY(fn, which)                \
-	static bool fn(void)             \
-	{                                \
-		return tp_usable(which); \
+#define TP(prog, which, category, name)                            \
+	{                                                          \
+		prog, "tracepoint", KF_TRACEPOINT, category, name, \
+			REQ_TP(which)                              \
 	}
-TP_WAY(tp_add, RA_TP_ADD)
-TP_WAY(tp_delete, RA_TP_DELETE)
-TP_WAY(tp_unbounded, RA_TP_UNBOUNDED)
-TP_WAY(tp_order, RA_TP_ORDER)
-TP_WAY(tp_get_pages, RA_TP_GET_PAGES)
-TP_WAY(tp_fault, RA_TP_FAULT)
-TP_WAY(tp_map_pages, RA_TP_MAP_PAGES)
+#define FENTRY(prog, fn, need)                            \
+	{                                                 \
+		prog, "fentry", KF_FENTRY, NULL, fn, need \
+	}
+#define KPROBE(prog, fn, need)                            \
+	{                                                 \
+		prog, "kprobe", KF_KPROBE, NULL, fn, need \
+	}
 
 static const struct attach_alt add_alts[] = {
-	{"ra_tp_add", "tracepoint", tp_add},
+	TP("ra_tp_add", RA_TP_ADD, "filemap", "mm_filemap_add_to_page_cache"),
 	{NULL},
 };
 static const struct attach_alt delete_alts[] = {
-	{"ra_tp_delete", "tracepoint", tp_delete},
+	TP("ra_tp_delete", RA_TP_DELETE, "filemap",
+	   "mm_filemap_delete_from_page_cache"),
 	{NULL},
 };
 static const struct attach_alt readahead_alts[] = {
-	{"ra_tp_unbounded", "tracepoint", tp_unbounded},
-	{"ra_fentry_unbounded", "fentry", fentry_page_cache_ra_unbounded},
-	{"ra_kprobe_unbounded", "kprobe", kprobe_page_cache_ra_unbounded},
-	{"ra_kprobe_unbounded_old", "kprobe",
-	 kprobe_page_cache_readahead_unbounded},
-	{"ra_kprobe_do_ra", "kprobe", kprobe___do_page_cache_readahead},
+	TP("ra_tp_unbounded", RA_TP_UNBOUNDED, "readahead",
+	   "page_cache_ra_unbounded"),
+	FENTRY("ra_fentry_unbounded", "page_cache_ra_unbounded", L_RACTL),
+	KPROBE("ra_kprobe_unbounded", "page_cache_ra_unbounded", L_RACTL),
+	KPROBE("ra_kprobe_unbounded_old", "page_cache_readahead_unbounded",
+	       L_FILE),
+	KPROBE("ra_kprobe_do_ra", "__do_page_cache_readahead", L_FILE),
 	{NULL},
 };
 static const struct attach_alt order_alts[] = {
-	{"ra_tp_order", "tracepoint", tp_order},
-	{"ra_fentry_order", "fentry", fentry_page_cache_ra_order},
-	{"ra_kprobe_order", "kprobe", kprobe_page_cache_ra_order},
+	TP("ra_tp_order", RA_TP_ORDER, "readahead", "page_cache_ra_order"),
+	FENTRY("ra_fentry_order", "page_cache_ra_order", L_ORDER),
+	KPROBE("ra_kprobe_order", "page_cache_ra_order", L_ORDER),
 	{NULL},
 };
 static const struct attach_alt read_alts[] = {
-	{"ra_tp_get_pages", "tracepoint", tp_get_pages},
-	{"ra_fentry_accessed", "fentry", fentry_folio_mark_accessed},
-	{"ra_kprobe_accessed", "kprobe", kprobe_folio_mark_accessed},
-	{"ra_kprobe_page_accessed", "kprobe", kprobe_mark_page_accessed},
+	TP("ra_tp_get_pages", RA_TP_GET_PAGES, "filemap",
+	   "mm_filemap_get_pages"),
+	FENTRY("ra_fentry_accessed", "folio_mark_accessed", L_FOLIO),
+	KPROBE("ra_kprobe_accessed", "folio_mark_accessed", L_FOLIO),
+	KPROBE("ra_kprobe_page_accessed", "mark_page_accessed", L_FOLIO),
 	{NULL},
 };
 static const struct attach_alt fault_alts[] = {
-	{"ra_tp_fault", "tracepoint", tp_fault},
-	{"ra_fentry_fault", "fentry", fentry_filemap_fault},
-	{"ra_kprobe_fault", "kprobe", kprobe_filemap_fault},
+	TP("ra_tp_fault", RA_TP_FAULT, "filemap", "mm_filemap_fault"),
+	FENTRY("ra_fentry_fault", "filemap_fault", L_VMF),
+	KPROBE("ra_kprobe_fault", "filemap_fault", L_VMF),
 	{NULL},
 };
 static const struct attach_alt map_alts[] = {
-	{"ra_tp_map_pages", "tracepoint", tp_map_pages},
-	{"ra_fentry_map_pages", "fentry", fentry_filemap_map_pages},
-	{"ra_kprobe_map_pages", "kprobe", kprobe_filemap_map_pages},
+	TP("ra_tp_map_pages", RA_TP_MAP_PAGES, "filemap",
+	   "mm_filemap_map_pages"),
+	FENTRY("ra_fentry_map_pages", "filemap_map_pages", L_VMF),
+	KPROBE("ra_kprobe_map_pages", "filemap_map_pages", L_VMF),
 	{NULL},
 };
 
 /* Large-folio readahead (5.18+) adds its folios itself; before it,
  * every readahead went through the unbounded one. */
-static bool have_order(void *args)
+static bool have_order(struct collector *c, void *args)
 {
-	return tp_order() || ((btf_has() | kallsyms_has()) &
-			      kfunc_bit("page_cache_ra_order"));
+	for (const struct attach_alt *a = order_alts; a->prog; a++)
+		if (collect_alt_usable(c, a))
+			return true;
+	return false;
 }
 
 static const struct attach_hook rastack_hooks[] = {
@@ -416,7 +331,7 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	struct rastack_bpf *s = skel;
 	struct rastack_args *a = args;
 	struct ra_kernel_layout *kl = (void *)&s->rodata->kl;
-	int *off = kernel_layout();
+	int *off = kernel_layout(a);
 	__u16 *slot = (__u16 *)kl;
 
 	for (enum ra_tp t = 0; t < RA_NTP; t++)
@@ -467,43 +382,50 @@ static int rastack_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
+struct owner_rows {
+	struct row *row;
+	size_t n, cap;
+};
+
+static void owner_row(const void *key, const void *value, void *ctx)
+{
+	struct owner_rows *r = ctx;
+	struct ra_owner o = *(const struct ra_owner *)value;
+	struct row *row;
+
+	/* read while BPF counts: used may already have a page that pages
+	 * has not yet */
+	if (o.used > o.pages)
+		o.used = o.pages;
+	r->row = grow_array(r->row, &r->cap, r->n + 1, sizeof(*r->row));
+	row = &r->row[r->n++];
+	memset(row, 0, sizeof(*row));
+	row->key = o.key;
+	row->v[RA_TOTAL] = o.pages;
+	row->v[RA_USED] = o.used;
+	row->v[RA_UNUSED] = o.pages - o.used;
+}
+
 /* Every stack's pages so far: used + unused = read ahead in each row. */
-static size_t rastack_state_rows(struct collector *c, void *skel,
+static size_t rastack_state_rows(struct collector *c, void *skel, void *args,
 				 struct row **rows)
 {
 	struct rastack_bpf *s = skel;
-	int fd = bpf_map__fd(s->maps.ra_owners);
-	size_t n = 0, cap = 0;
-	__u64 key, next;
-	struct ra_owner o;
-	int more = !bpf_map_get_next_key(fd, NULL, &key);
+	struct owner_rows r = {0};
 
-	*rows = NULL;
-	for (; more; key = next) {
-		more = !bpf_map_get_next_key(fd, &key, &next);
-		if (bpf_map_lookup_elem(fd, &key, &o))
-			continue;
-		/* read while BPF counts: used may already have a page that
-		 * pages has not yet */
-		if (o.used > o.pages)
-			o.used = o.pages;
-		*rows = grow_array(*rows, &cap, n + 1, sizeof(**rows));
-		memset(&(*rows)[n], 0, sizeof(**rows));
-		(*rows)[n].key = o.key;
-		(*rows)[n].v[RA_TOTAL] = o.pages;
-		(*rows)[n].v[RA_USED] = o.used;
-		(*rows)[n].v[RA_UNUSED] = o.pages - o.used;
-		n++;
-	}
-	return n;
+	map_walk(bpf_map__fd(s->maps.ra_owners), sizeof(__u64),
+		 sizeof(struct ra_owner), false, owner_row, &r);
+	*rows = r.row;
+	return r.n;
 }
 
-static unsigned rastack_primary(void *args)
+static unsigned rastack_primary(struct collector *c, void *args)
 {
 	return ((struct rastack_args *)args)->value;
 }
 
-static void rastack_describe(void *args, char *buf, size_t len)
+static void rastack_describe(struct collector *c, void *args, char *buf,
+			     size_t len)
 {
 	struct rastack_args *a = args;
 
@@ -530,6 +452,7 @@ static const struct collector_ops rastack_ops = {
 	.configure = rastack_configure,
 	.attach = rastack_attach,
 	.state_rows = rastack_state_rows,
+	.requires = rastack_requires,
 	.primary = rastack_primary,
 	.describe = rastack_describe,
 	.stat_names = rastack_stat_names,

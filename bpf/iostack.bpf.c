@@ -137,22 +137,23 @@ static __always_inline void *fd_file(__u64 fd)
 	return read_ptr(fds + fd * sizeof(void *));
 }
 
+/* The kind of each file type (S_IFMT >> 12), two bits each: FIFO 1
+ * pipe, block device 6 and regular 8 file, socket 12, the rest other.
+ * A table, not a switch: the verifier follows one unknown kind, not a
+ * path per kind through all that comes after it (raw_tp's program:
+ * 191,000 instructions processed, not 350,000). */
+#define KIND_OF_TYPE 0xfdfccffbULL
+_Static_assert(IO_KIND_FILE == 0 && IO_KIND_SOCKET == 1 && IO_KIND_PIPE == 2 &&
+		       IO_KIND_OTHER == 3,
+	       "two bits per kind");
+
 static __always_inline int file_kind(void *file)
 {
 	__u16 mode = 0;
 
 	bpf_probe_read_kernel(&mode, sizeof(mode),
 			      read_ptr(file + lay.file_inode) + lay.inode_mode);
-	switch (mode & 0170000) {
-	case 0100000: /* S_IFREG */
-	case 0060000: /* S_IFBLK */
-		return IO_KIND_FILE;
-	case 0140000: /* S_IFSOCK */
-		return IO_KIND_SOCKET;
-	case 0010000: /* S_IFIFO */
-		return IO_KIND_PIPE;
-	}
-	return IO_KIND_OTHER;
+	return KIND_OF_TYPE >> ((mode >> 12 & 15) * 2) & 3;
 }
 
 /* --path: is the file, or a directory above it on its filesystem, the

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include <sys/types.h>
 
+#include "kernel.h"
 #include "sb.h"
 #include "stackbox.h"
 
@@ -81,16 +82,27 @@ static inline enum metric_measure metric_measure(const struct metric *m)
 					 : MEASURE_COUNT;
 }
 
-/* One way to attach one hook; a hook lists them best first. */
+/*
+ * One way to attach one hook; a hook lists them best first. An
+ * alternative says what it needs and the plan probes the kernel for it
+ * (kernel.c): a tracepoint, a kernel function in BTF (fentry) or in
+ * kallsyms (kprobe), kernel BTF; and bits of the applet's own that its
+ * requires() checks (struct layouts, tracepoint fields).
+ */
 struct attach_alt {
-	const char *prog;     /* BPF program name */
-	const char *label;    /* "tp_btf", "raw_tp": -v, STACKBOX_ATTACH */
-	bool (*usable)(void); /* cheap probe before load; NULL: try it */
+	const char *prog;	   /* BPF program name */
+	const char *label;	   /* "tp_btf", "raw_tp": -v, STACKBOX_ATTACH */
+	enum kernel_feature needs; /* KF_NONE: just try it */
+	const char *category;	   /* KF_TRACEPOINT: its category */
+	const char *name;  /* KF_TRACEPOINT: its name; KF_FENTRY, KF_KPROBE:
+			   * the kernel function */
+	unsigned requires; /* 0, or bits for collector_ops.requires */
 };
 struct attach_hook {
 	const char *what;
 	const struct attach_alt *alts; /* ends with { NULL } */
-	bool (*enabled)(void *args);   /* NULL: always; else only when true */
+	/* NULL: always; else only when true */
+	bool (*enabled)(struct collector *c, void *args);
 };
 
 struct collector_ops {
@@ -117,25 +129,32 @@ struct collector_ops {
 	/* At a snapshot, after BPF moved to the next interval's map and
 	 * before the closing one is read; flip_ns is when, on the BPF clock
 	 * (CLOCK_MONOTONIC). 0 or -errno. */
-	int (*before_drain)(struct collector *c, void *skel, __u64 flip_ns);
+	int (*before_drain)(struct collector *c, void *skel, void *args,
+			    __u64 flip_ns);
 	/* At a snapshot, after the interval's rows are drained: rows of the
 	 * applet's own state (memory still held), malloc'ed in *rows; their
 	 * count. Rows with the same key as another are summed into one;
 	 * their stacks stay cached while rows name them, even rows whose
 	 * values are all zero, which are not shown. */
-	size_t (*state_rows)(struct collector *c, void *skel,
+	size_t (*state_rows)(struct collector *c, void *skel, void *args,
 			     struct row **rows);
 	/* The metric text sorts by and folded shows (--value); NULL: 0. */
-	unsigned (*primary)(void *args);
+	unsigned (*primary)(struct collector *c, void *args);
 	/* The ns one count stands for (a sampling period); NULL: none. */
-	__u64 (*period_ns)(void *args);
+	__u64 (*period_ns)(struct collector *c, void *args);
 	/* One line for the snapshot header, e.g. the sampling period. */
-	void (*describe)(void *args, char *buf, size_t len);
+	void (*describe)(struct collector *c, void *args, char *buf,
+			 size_t len);
+	/* Does the kernel meet an attach alternative's requires bits (the
+	 * struct layouts or tracepoint fields its program reads)? Called
+	 * before load, for alternatives whose kernel feature is there. */
+	bool (*requires)(struct collector *c, void *args, unsigned bits);
 	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for
 	 * the snapshot's "lost:" line; ends with NULL. */
 	const char *const *stat_names;
 	/* Name of the key's aux split (offcpu state); NULL: no split.
-	 * An empty name: this row's split is not shown. */
+	 * An empty name: this row's split is not shown. The one callback
+	 * without the run: report calls it on a stream, long after. */
 	const char *(*aux_name)(__u32 aux);
 };
 
@@ -175,13 +194,9 @@ void collect_keep_link(struct collector *c, struct bpf_link *link);
 /* Does STACKBOX_ATTACH (LABEL[,LABEL...], for tests) name this way to
  * attach? */
 bool collect_forced(const char *label);
-/* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
-bool collect_tracepoint_exists(const char *category, const char *name);
-/* Where a classic tracepoint's record keeps field (its format file):
- * the offset, and its size in *size; -1 when there is no such field.
- * Fields move between kernel versions; BPF reads them at these. */
-int collect_tracepoint_field(const char *category, const char *name,
-			     const char *field, unsigned *size);
+/* Is an attach alternative usable here: what it needs of the kernel,
+ * and the applet's requires()? (An applet's hook enabled() may ask.) */
+bool collect_alt_usable(struct collector *c, const struct attach_alt *alt);
 /* A traced child stopped at its exec: run it to its program's entry
  * point, where ld.so has mapped its libraries. 1 when it stopped there,
  * -1 when it exited (*status), 0 when it could not be done (it is

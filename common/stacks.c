@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapwalk.h"
 #include "sb.h"
 #include "stackbox.h"
 #include "stacks.h"
@@ -57,24 +58,15 @@ void stack_cache_put(struct stack_cache *sc, __u64 id, const __u64 *ip,
 	insert(sc, id, &st);
 }
 
+static void take_stack(const void *key, const void *value, void *ctx)
+{
+	insert(ctx, *(const __u64 *)key, value);
+}
+
 size_t stack_cache_drain(struct stack_cache *sc)
 {
-	struct sb_stack st;
-	__u64 key, next;
-	size_t n = 0;
-	int more = !bpf_map_get_next_key(sc->map_fd, NULL, &key);
-
-	while (more) {
-		/* find the next key before this one is deleted */
-		more = !bpf_map_get_next_key(sc->map_fd, &key, &next);
-		if (!bpf_map_lookup_elem(sc->map_fd, &key, &st)) {
-			insert(sc, key, &st);
-			n++;
-		}
-		bpf_map_delete_elem(sc->map_fd, &key);
-		key = next;
-	}
-	return n;
+	return map_walk(sc->map_fd, sizeof(__u64), sizeof(struct sb_stack),
+			true, take_stack, sc);
 }
 
 const __u64 *stack_cache_get(struct stack_cache *sc, __u64 id, unsigned *n)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "ehframe.h"
-#include "kbtf.h"
+#include "kernel.h"
 #include "stackbox.h"
 #include "syms.h"
 #include "unwind.h"

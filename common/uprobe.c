@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "kbtf.h"
+#include "kernel.h"
 #include "stackbox.h"
 #include "syms.h"
 #include "uprobe.h"
@@ -202,7 +202,7 @@ static int link_uprobe_multi(int prog_fd, int type, const char *path,
  * a file gives EBADF); 0 when not. */
 static int probe_uprobe_multi(void)
 {
-	struct btf *btf = kbtf_available() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf *btf = kbtf();
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
 					      BTF_KIND_ENUM)
 		     : -1;
@@ -218,7 +218,6 @@ static int probe_uprobe_multi(void)
 		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
 			    "BPF_TRACE_UPROBE_MULTI"))
 			type = btf_enum(t)[i].val;
-	btf__free(btf);
 	if (!type)
 		return 0;
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);

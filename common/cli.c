@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The common CLI of every collector applet: collect_options, its help. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "output.h"
+
+static const struct opt_formats collect_formats = {
+	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_BIN,
+	"unknown format (text, folded, bin)"};
+
+/* SIZE[,COUNT]: 10M, 512k, 100000; COUNT old files kept (default 2).
+ * Unused in a build without the file sink. */
+static __attribute__((unused)) const char *
+opt_rotate(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct collect_opts *)0)->rotate) *r = dst;
+	char *end;
+	double v = parse_size(arg, &end);
+	long count = 2;
+
+	if (*end == ',') {
+		count = strtol(end + 1, &end, 10);
+		if (count < 1 || count > 1000)
+			return "COUNT is 1 to 1000";
+	}
+	if (*end || v < 1024 || v > 1e15)
+		return "not SIZE[,COUNT] (1M, 512k,4; at least 1k)";
+	r->size = v;
+	r->count = count;
+	return NULL;
+}
+
+static const char *opt_status(const struct opt *o, const char *arg, void *dst)
+{
+	if (strcmp(arg, "kmsg") && strcmp(arg, "syslog"))
+		return "not a status sink (kmsg, syslog)";
+	*(const char **)dst = arg;
+	return NULL;
+}
+
+static const char *opt_unwind(const struct opt *o, const char *arg, void *dst)
+{
+	if (!strcmp(arg, "fp"))
+		*(int *)dst = SB_UNWIND_FP;
+	else if (!strcmp(arg, "eh_frame"))
+		*(int *)dst = SB_UNWIND_EH_FRAME;
+	else
+		return "unknown unwinder (fp, eh_frame)";
+	if (*(int *)dst == SB_UNWIND_EH_FRAME && !ENABLE_UNWIND_EH_FRAME)
+		return "not in this build (CONFIG_UNWIND_EH_FRAME)";
+	return NULL;
+}
+
+/* IF_X() entries stand on lines of their own: keep clang-format out. */
+/* clang-format off */
+#define C struct collect_opts
+const struct opt collect_options[] = {
+	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL),
+	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL),
+	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
+		     NULL),
+	OPT_DURATION('i', "interval", "INTERVAL", C, interval, 0, 1LL << 62,
+		     "5s"),
+	OPT_FLAG_X('U', "user", C, user_only, "K"),
+	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
+	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
+		  collect_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
+	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
+				rotate, NULL),)
+	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, baud, 50, 4000000, NULL),)
+	OPT_CUSTOM(0, "status", "kmsg|syslog", opt_status, C, status, NULL),
+	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
+	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
+	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
+	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
+	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
+	OPT_FLAG('v', "verbose", C, verbose),
+	OPT_END,
+};
+#undef C
+
+const char collect_usage[] =
+	"  -p PID[,PID...]  only these processes (all their threads)\n"
+	"  -c CGROUP        only this cgroup v2 (path, absolute or below its "
+	"mount)\n"
+	"  -d DURATION      stop after DURATION (10, 10s, 500ms, 2m); "
+	"default: at a signal\n"
+	"  -i INTERVAL      a snapshot every INTERVAL (default 5s); 0: one "
+	"at the end\n"
+	"  -U, -K           user stacks only, kernel stacks only\n"
+	"  -f FORMAT        "
+	IF_FORMAT_TEXT("text (default)") IF_FORMAT_FOLDED(", folded: "
+	"comm;user frames;-;kernel frames COUNT") IF_FORMAT_BIN(",\n"
+	"                   bin: framed stream for files and serial lines "
+	"(stackbox report)") "\n"
+	IF_SINK_FILE("  -o FILE          write to FILE, not standard output; a "
+	"terminal (serial\n"
+	"                   port) is switched to raw mode\n"
+	"  --rotate SIZE[,COUNT]  start FILE again past SIZE bytes (10M, "
+	"512k), keeping\n"
+	"                   COUNT older ones as FILE.1... (default 2)\n"
+	"  --baud N         the serial port's speed (115200)\n")
+	"  --status kmsg|syslog  one-line records: start, attach path, "
+	"drops, sink failures\n"
+	"  --top N          text: only the N biggest stacks\n"
+	"  --stacks N       keep N new stacks per interval (8192); more are "
+	"counted as lost\n"
+	"  --rows N         count N rows per interval (10240); more are "
+	"counted as dropped\n"
+	"  --unwind HOW     user stacks by fp: frame pointers (default), or "
+	"eh_frame:\n"
+	"                   .eh_frame tables, for code without frame "
+	"pointers (5.17+)\n"
+	"  --unwind-rows N  eh_frame: table rows for all files (262144, 12 "
+	"bytes each)\n"
+	"  -v               say which attach path was chosen, what fell back, "
+	"what was dropped\n"
+	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
+	"when it exits\n"
+	"                   and exit with its status\n";
+/* clang-format on */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run state the core's files share (collect.c the lifecycle, plan.c
+ * the attach plan, child.c CMD, snapshot.c the interval's rows,
+ * libbpf_log.c libbpf's messages). Applets see struct collector only as
+ * a handle.
+ */
+#ifndef STACKBOX_COLLECTOR_H
+#define STACKBOX_COLLECTOR_H
+
+#include <time.h>
+
+#include "collect.h"
+
+#define MAX_HOOKS 8
+
+struct collector {
+	const struct collector_ops *ops;
+	struct collect_opts *o;
+	void *args;
+	void *skel;
+	struct bpf_object *obj;
+	struct sb_config *cfg;
+	__u32 *active;
+	unsigned choice[MAX_HOOKS];
+	struct { /* kprobe alternatives' functions, found in kallsyms */
+		const char *name[32];
+		unsigned n, found;
+		bool scanned;
+	} kfuncs;
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	int sigfd, epfd;
+	struct ring_buffer *events;
+	struct stack_cache *stacks;
+	struct output *out;
+	struct proc_syms *procs;
+	struct unwind *unwind;
+	__u64 stats_prev[SB_STAT_MAX];
+	pid_t child;
+	int child_status;
+	int *cpus, ncpus;
+	char describe[256];
+	unsigned long seq;
+	struct timespec interval_start;
+};
+
+/* plan.c: open, configure, load and attach, falling back as needed;
+ * then the links and the object go, links closed in parallel. */
+void open_load_attach(struct collector *c);
+void destroy_bpf(struct collector *c);
+/* The kernel's own ENOTSUPP (524) has no libc name. */
+const char *bpf_strerror(int err);
+
+/* libbpf_log.c: libbpf's messages, kept for errors, printed under -v -v;
+ * the program named by the last "failed to load" (empty: none). */
+void libbpf_log_start(void);
+const char *libbpf_failed_prog(void);
+void libbpf_failed_reset(void);
+
+/* child.c: -p and -- CMD */
+pid_t tgid_of(pid_t pid);
+void add_tgid(struct collector *c, pid_t tgid);
+bool stops_at_exec(const struct collector *c);
+pid_t spawn_waiting(char **cmd, int *go, bool stop_at_exec);
+void start_child(struct collector *c, int go, const char *name);
+
+/* snapshot.c: drain, merge and emit one interval; nonzero when a sink
+ * failed. */
+int snapshot(struct collector *c, bool final);
+__u64 now_ns(void);
+
+#endif

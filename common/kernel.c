@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel probing (see kernel.h): one file for what the running kernel
+ * has. "kernel", not "kprobe" or "probe": kprobes are one mechanism it
+ * asks about, and "probe" names the BPF programs too.
+ */
+#include <bpf/btf.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "stackbox.h"
+
+/* ---- kernel BTF ---- */
+
+/* One parse a run, shared; a cache of the core, not an applet's state. */
+static struct {
+	struct btf *btf;
+	bool tried;
+	unsigned parses;
+} vmlinux;
+
+bool kbtf_available(void)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	char c;
+	bool ok = fd >= 0 && read(fd, &c, 1) == 1; /* not an empty file */
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+const struct btf *kbtf(void)
+{
+	if (!vmlinux.tried) {
+		vmlinux.tried = true;
+		if (kbtf_available()) {
+			vmlinux.btf = btf__load_vmlinux_btf();
+			vmlinux.parses++;
+		}
+	}
+	return vmlinux.btf;
+}
+
+void kbtf_release(void)
+{
+	btf__free(vmlinux.btf);
+	vmlinux.btf = NULL;
+	vmlinux.tried = false;
+}
+
+unsigned kbtf_parses(void)
+{
+	return vmlinux.parses;
+}
+
+/* Offset in bits of member inside the struct or union id, or -1. */
+static long find_member(const struct btf *btf, int id, const char *member,
+			unsigned *size, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	long off;
+
+	if (!t || depth > 8 || !(btf_is_struct(t) || btf_is_union(t)))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && *name) {
+			if (strcmp(name, member))
+				continue;
+			if (size)
+				*size = btf__resolve_size(btf, m->type);
+			return btf_member_bit_offset(t, i);
+		}
+		/* anonymous: its members are the struct's own */
+		off = find_member(btf, btf__resolve_type(btf, m->type), member,
+				  size, depth + 1);
+		if (off >= 0)
+			return off + btf_member_bit_offset(t, i);
+	}
+	return -1;
+}
+
+int kbtf_member(const struct btf *btf, const char *type, const char *member,
+		unsigned *size)
+{
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT) : -1;
+	long bits = id > 0 ? find_member(btf, id, member, size, 0) : -1;
+
+	return bits < 0 ? -1 : (int)(bits / 8);
+}
+
+bool kbtf_has_func(const char *name)
+{
+	const struct btf *btf = kbtf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/* ---- tracefs ---- */
+
+static const char *const tracefs_roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+
+bool collect_tracepoint_exists(const char *category, const char *name)
+{
+	char path[256];
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id",
+				 tracefs_roots[i], category, name);
+			if (!access(path, R_OK))
+				return true;
+		}
+		/* not mounted by default on every system */
+		if (pass ||
+		    mount("tracefs", tracefs_roots[0], "tracefs", 0, NULL))
+			break;
+		verbose("mounted tracefs on %s", tracefs_roots[0]);
+	}
+	return false;
+}
+
+/* "\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;": the
+ * offset when the line declares field, else -1. */
+static int format_line_field(char *line, const char *field, unsigned *size)
+{
+	char *decl = strstr(line, "field:"), *end, *id;
+	unsigned off, sz;
+
+	if (!decl || !(end = strchr(decl, ';')))
+		return -1;
+	*end = 0;
+	if ((id = strchr(decl, '[')))
+		*id = 0; /* char comm[16] */
+	id = decl + strlen(decl);
+	while (id > decl && (isalnum((unsigned char)id[-1]) || id[-1] == '_'))
+		id--;
+	if (strcmp(id, field) ||
+	    sscanf(end + 1, " offset:%u; size:%u;", &off, &sz) != 2)
+		return -1;
+	if (size)
+		*size = sz;
+	return off;
+}
+
+int collect_tracepoint_field(const char *category, const char *name,
+			     const char *field, unsigned *size)
+{
+	char path[256], *fmt = NULL, *line, *save = NULL;
+	int offset = -1;
+
+	if (!collect_tracepoint_exists(category, name))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(tracefs_roots) && !fmt; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+			 tracefs_roots[i], category, name);
+		fmt = read_file(path, NULL);
+	}
+	for (line = fmt ? strtok_r(fmt, "\n", &save) : NULL; line && offset < 0;
+	     line = strtok_r(NULL, "\n", &save))
+		offset = format_line_field(line, field, size);
+	free(fmt);
+	return offset;
+}
+
+/* ---- kernel functions: kallsyms, kprobes ---- */
+
+unsigned kallsyms_have(const char *const *names, unsigned n)
+{
+	unsigned found = 0;
+	char line[512];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char type, name[256];
+
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+		    (type == 't' || type == 'T'))
+			for (unsigned i = 0; i < n && i < 32; i++)
+				if (!strcmp(names[i], name))
+					found |= 1u << i;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+bool kprobes_work(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
+}
+
+bool kernel_has(enum kernel_feature feature, const char *category,
+		const char *name)
+{
+	switch (feature) {
+	case KF_NONE:
+		return true;
+	case KF_BTF:
+		return kbtf_available();
+	case KF_TRACEPOINT:
+		return collect_tracepoint_exists(category, name);
+	case KF_FENTRY:
+		return kbtf_has_func(name);
+	case KF_KPROBE:
+		return kprobes_work() && kallsyms_have(&name, 1);
+	}
+	return false;
+}
+
+/* ---- CPUs ---- */
+
+/* Parse a CPU list like "0-3,5" (sysfs online/possible format). */
+static int parse_cpu_list(const char *s, int **cpus)
+{
+	size_t cap = 0;
+	int n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < 65536; i++) {
+			*cpus = grow_array(*cpus, &cap, n + 1, sizeof(**cpus));
+			(*cpus)[n++] = i;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int kernel_online_cpus(int **cpus)
+{
+	char *s = read_file("/sys/devices/system/cpu/online", NULL);
+	int n;
+
+	*cpus = NULL;
+	n = s ? parse_cpu_list(s, cpus) : 0;
+	free(s);
+	if (!n)
+		error_exit("cannot read the online CPUs from "
+			   "/sys/devices/system/cpu/online");
+	return n;
+}

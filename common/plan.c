@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attach plan: each hook's alternatives, best first, probed against
+ * the kernel (kernel.c) from what they say they need; the chosen programs
+ * autoloaded, loaded and attached, falling back to the next alternative
+ * where the kernel refuses one.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "collector.h"
+#include "kernel.h"
+#include "sink.h"
+#include "unwind.h"
+
+/* The kernel's own ENOTSUPP (524), which BPF attach and load paths
+ * return, is no libc errno: musl prints "No error information". */
+const char *bpf_strerror(int err)
+{
+	return err == 524 ? "not supported by this kernel (ENOTSUPP)"
+			  : strerror(err);
+}
+
+static const struct attach_hook *hook(const struct collector *c, unsigned h)
+{
+	return c->ops->hooks && c->ops->hooks[h].what ? &c->ops->hooks[h]
+						      : NULL;
+}
+static bool hook_on(struct collector *c, unsigned h)
+{
+	const struct attach_hook *hk = hook(c, h);
+
+	return !hk->enabled || hk->enabled(c, c->args);
+}
+
+bool collect_forced(const char *label)
+{
+	const char *want = getenv("STACKBOX_ATTACH");
+	size_t len = strlen(label);
+
+	for (const char *p = want; p && *p;
+	     p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == len && !strncmp(p, label, len))
+			return true;
+	return false;
+}
+
+/* The kernel functions kprobe alternatives name, looked up in one pass
+ * over /proc/kallsyms when the plan first needs one. */
+static bool kallsyms_lists(struct collector *c, const char *fn)
+{
+	unsigned n = 0;
+
+	if (!c->kfuncs.scanned) {
+		for (unsigned h = 0; hook(c, h); h++)
+			for (const struct attach_alt *a = hook(c, h)->alts;
+			     a->prog && n < ARRAY_SIZE(c->kfuncs.name); a++)
+				if (a->needs == KF_KPROBE)
+					c->kfuncs.name[n++] = a->name;
+		c->kfuncs.n = n;
+		c->kfuncs.found = kallsyms_have(c->kfuncs.name, n);
+		c->kfuncs.scanned = true;
+	}
+	for (unsigned i = 0; i < c->kfuncs.n; i++)
+		if (!strcmp(c->kfuncs.name[i], fn))
+			return c->kfuncs.found & (1u << i);
+	return kallsyms_have(&fn, 1);
+}
+
+bool collect_alt_usable(struct collector *c, const struct attach_alt *alt)
+{
+	bool ok;
+
+	if (alt->needs == KF_KPROBE)
+		ok = kprobes_work() && kallsyms_lists(c, alt->name);
+	else
+		ok = kernel_has(alt->needs, alt->category, alt->name);
+	if (ok && alt->requires && c->ops->requires)
+	ok = c->ops->requires(c, c->args, alt->requires);
+	return ok;
+}
+
+/* The first usable alternative at or after from; -1 when none is left. */
+static int next_alt(struct collector *c, const struct attach_hook *hk,
+		    unsigned from)
+{
+	bool any_forced = false;
+
+	for (unsigned i = 0; hk->alts[i].prog; i++)
+		any_forced |= collect_forced(hk->alts[i].label);
+	for (unsigned i = from; hk->alts[i].prog; i++) {
+		if (any_forced && !collect_forced(hk->alts[i].label))
+			continue;
+		if (collect_alt_usable(c, &hk->alts[i]))
+			return i;
+		verbose("%s: %s is not available here", hk->what,
+			hk->alts[i].label);
+	}
+	return -1;
+}
+
+static void fall_back(struct collector *c, unsigned h, const char *why)
+{
+	const struct attach_hook *hk = hook(c, h);
+	const char *was = hk->alts[c->choice[h]].label;
+	int next = next_alt(c, hk, c->choice[h] + 1);
+
+	if (next < 0)
+		error_exit("cannot attach to %s: %s failed (%s) and no other "
+			   "way is left (run with -v -v for libbpf's log)",
+			   hk->what, was, why);
+	c->choice[h] = next;
+	verbose("%s: %s failed (%s), falling back to %s", hk->what, was, why,
+		hk->alts[next].label);
+}
+
+static void set_autoload(struct collector *c)
+{
+	bool procs = c->cfg->track_procs;
+
+	bpf_program__set_autoload(
+		bpf_object__find_program_by_name(c->obj, "sb_on_exec"), procs);
+	bpf_program__set_autoload(
+		bpf_object__find_program_by_name(c->obj, "sb_on_exit"), procs);
+	for (unsigned h = 0; hook(c, h); h++)
+		for (unsigned i = 0; hook(c, h)->alts[i].prog; i++) {
+			const char *name = hook(c, h)->alts[i].prog;
+			struct bpf_program *p =
+				bpf_object__find_program_by_name(c->obj, name);
+
+			if (!p)
+				error_exit("BPF program %s missing from the "
+					   "object",
+					   name);
+			bpf_program__set_autoload(p, hook_on(c, h) &&
+							     i == c->choice[h]);
+		}
+}
+
+static void fill_config(struct collector *c)
+{
+	struct collect_opts *o = c->o;
+	struct sb_config *cfg = c->cfg;
+	struct bpf_map *stacks;
+
+	cfg->user_stacks = !o->kernel_only;
+	cfg->kern_stacks = !o->user_only;
+	cfg->filter_tgid = o->pids.n || c->child;
+	cfg->per_thread = c->ops->per_thread;
+	cfg->track_procs = ENABLE_SYMBOLIZE && cfg->user_stacks;
+	cfg->cgroup_id = o->cgroup ? cgroup_id(o->cgroup) : 0;
+	/* the memory the BPF side may use, bounded by the user */
+	stacks = bpf_object__find_map_by_name(c->obj, "sb_stacks");
+	bpf_map__set_max_entries(stacks, o->stacks);
+	if (c->ops->prealloc_stacks)
+		bpf_map__set_map_flags(stacks, bpf_map__map_flags(stacks) &
+						       ~BPF_F_NO_PREALLOC);
+	bpf_map__set_max_entries(
+		bpf_object__find_map_by_name(c->obj, "sb_counts0"), o->rows);
+	bpf_map__set_max_entries(
+		bpf_object__find_map_by_name(c->obj, "sb_counts1"), o->rows);
+	unwind_free(c->unwind); /* a new object on each attempt */
+	c->unwind = ENABLE_UNWIND_EH_FRAME && cfg->user_stacks
+			    ? unwind_configure(c->obj, cfg, o->unwind,
+					       o->unwind_rows)
+			    : NULL;
+}
+
+/* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
+static int attach_plan(struct collector *c)
+{
+	static const char *const core[] = {"sb_on_exec", "sb_on_exit"};
+
+	for (unsigned h = 0; hook(c, h); h++) {
+		const char *name = hook(c, h)->alts[c->choice[h]].prog;
+		struct bpf_link *l;
+
+		if (!hook_on(c, h))
+			continue;
+		l = bpf_program__attach(
+			bpf_object__find_program_by_name(c->obj, name));
+		if (!l) {
+			int err = errno;
+			const char *way = hook(c, h)->alts[c->choice[h]].label;
+
+			/* ENOTSUPP: the kernel cannot attach this way at all
+			 * (fentry without BPF trampolines, arm64 before 6.0):
+			 * every hook waiting to try it falls back now, not
+			 * one per reload */
+			for (unsigned o = h + 1; err == 524 && hook(c, o); o++)
+				if (hook_on(c, o) &&
+				    !strcmp(hook(c, o)
+						    ->alts[c->choice[o]]
+						    .label,
+					    way))
+					fall_back(c, o, bpf_strerror(err));
+			fall_back(c, h, bpf_strerror(err));
+			return h + 1;
+		}
+		collect_keep_link(c, l);
+		verbose("%s: attached with %s", hook(c, h)->what,
+			hook(c, h)->alts[c->choice[h]].label);
+		status_say("%s: attached with %s", hook(c, h)->what,
+			   hook(c, h)->alts[c->choice[h]].label);
+	}
+	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(core); i++) {
+		struct bpf_link *l = bpf_program__attach(
+			bpf_object__find_program_by_name(c->obj, core[i]));
+
+		if (!l)
+			error_exit("attaching %s: %s (user frames of processes "
+				   "that exit may stay unresolved)",
+				   core[i], bpf_strerror(errno));
+		collect_keep_link(c, l);
+	}
+	return 0;
+}
+
+struct closer {
+	struct bpf_link **links;
+	size_t n, stride;
+};
+
+static void *close_links(void *arg)
+{
+	struct closer *w = arg;
+
+	for (size_t i = 0; i < w->n; i++)
+		bpf_link__destroy(w->links[i * w->stride]);
+	return NULL;
+}
+
+/*
+ * Closing a link waits for the kernel to be done with the program: a
+ * classic tracepoint's perf event waits out an RCU grace period (some
+ * 10 to 20 ms each here), one after the other when closed in turn. In
+ * parallel the waits overlap. A thread that cannot start leaves its
+ * links to this one.
+ */
+void destroy_bpf(struct collector *c)
+{
+	enum { MAX_CLOSERS = 16 };
+	struct closer w[MAX_CLOSERS];
+	pthread_t tid[MAX_CLOSERS];
+	bool started[MAX_CLOSERS] = {0};
+	size_t n = c->nlinks < MAX_CLOSERS ? c->nlinks : MAX_CLOSERS;
+
+	for (size_t t = 0; t < n; t++) {
+		w[t] = (struct closer){c->links + t,
+				       (c->nlinks - t + n - 1) / n, n};
+		started[t] =
+			t && !pthread_create(&tid[t], NULL, close_links, &w[t]);
+	}
+	for (size_t t = 0; t < n; t++)
+		if (!started[t])
+			close_links(&w[t]);
+	for (size_t t = 0; t < n; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
+	c->nlinks = 0;
+	if (c->skel)
+		c->ops->destroy(c->skel);
+	c->skel = NULL;
+}
+
+void open_load_attach(struct collector *c)
+{
+	for (unsigned h = 0; hook(c, h); h++) {
+		int first = next_alt(c, hook(c, h), 0);
+
+		if (h >= MAX_HOOKS)
+			error_exit("more than %d hooks in the attach plan",
+				   MAX_HOOKS);
+		if (first < 0)
+			error_exit("cannot attach to %s: none of its ways is "
+				   "available on this kernel",
+				   hook(c, h)->what);
+		c->choice[h] = first;
+	}
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int err;
+
+		c->skel = c->ops->open(&c->obj, &c->cfg);
+		if (!c->skel)
+			perror_exit("opening the BPF object");
+		fill_config(c);
+		set_autoload(c);
+		if (c->ops->configure &&
+		    (err = c->ops->configure(c, c->skel, c->args)))
+			error_exit("configuring the BPF object: %s",
+				   strerror(-err));
+		libbpf_failed_reset();
+		err = c->ops->load(c->skel, &c->active);
+		if (err) {
+			bool fell = false;
+
+			for (unsigned h = 0;
+			     hook(c, h) && *libbpf_failed_prog(); h++)
+				if (!strcmp(hook(c, h)->alts[c->choice[h]].prog,
+					    libbpf_failed_prog())) {
+					fall_back(c, h, bpf_strerror(-err));
+					fell = true;
+				}
+			if (!fell)
+				error_exit(
+					"loading the BPF programs failed: %s%s",
+					bpf_strerror(-err),
+					-err == EPERM
+						? " (run as root: CAP_BPF and CAP_PERFMON "
+						  "are needed)"
+						: " (-v -v shows libbpf's log)");
+			destroy_bpf(c);
+			continue;
+		}
+		sb_elf_release(); /* libbpf is done with the object's ELF */
+		unwind_loaded(c->unwind);
+		if (attach_plan(c)) { /* it fell back: load again */
+			destroy_bpf(c);
+			continue;
+		}
+		if (c->ops->attach &&
+		    (err = c->ops->attach(c, c->skel, c->args)))
+			error_exit("attaching: %s", bpf_strerror(-err));
+		/* kept through every fallback: parsed once a run */
+		kbtf_release();
+		verbose("kernel BTF parsed %u times", kbtf_parses());
+		return;
+	}
+	error_exit("could not find a working attach plan");
+}
