@@ -42,7 +42,8 @@ double anomaly_step(struct anomaly *a, double x)
 	a->n++;
 	if (a->quiet) {
 		a->quiet--;
-		return score < ANOMALY_THRESHOLD ? score : ANOMALY_THRESHOLD * 0.99;
+		return score < ANOMALY_THRESHOLD ? score
+						 : ANOMALY_THRESHOLD * 0.99;
 	}
 	if (score >= ANOMALY_THRESHOLD)
 		a->quiet = QUIET_POINTS;
