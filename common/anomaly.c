@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * First cut of the detector: a point is scored by how far it leaves the
- * running range of the points before it, in units of that range. A first
- * step that later commits replace; the API (anomaly.h) stays.
- */
+#include <math.h>
 #include <string.h>
 
 #include "anomaly.h"
 
-/* Points in which a second alarm is held back after one. */
-#define QUIET_POINTS 50
-/* Leaving the range by this share of it scores 0.5; twice as far, 1. */
-#define RANGE_MARGIN 0.05
+#ifndef P_QUIET
+#define P_QUIET 100
+#endif
+#ifndef P_MARGIN
+#define P_MARGIN 0.01
+#endif
+#ifndef P_SHORT
+#define P_SHORT 16
+#endif
+#ifndef P_Z
+#define P_Z 4
+#endif
+#ifndef P_MIN
+#define P_MIN 10
+#endif
 
 void anomaly_init(struct anomaly *a)
 {
@@ -27,25 +34,62 @@ static double range_excess(const struct anomaly *a, double x)
 		return 0;
 	if (range <= 0)
 		return 1;
-	out /= 2 * RANGE_MARGIN * range;
-	return out > 1 ? 1 : out;
+	return out / range / P_MARGIN;
 }
 
-double anomaly_step(struct anomaly *a, double x)
+static double shift_z(const struct anomaly *a, double x)
 {
-	double score = a->n ? range_excess(a, x) : 0;
+	uint32_t w = a->n < ANOMALY_RING ? a->n : ANOMALY_RING;
+	double mean, var, s = x;
 
+	if (w < P_MIN)
+		return 0;
+	mean = a->sum / w;
+	var = a->sum2 / w - mean * mean;
+	for (int i = 1; i < P_SHORT; i++)
+		s += a->ring[(a->head + ANOMALY_RING - i) % ANOMALY_RING];
+	s /= P_SHORT;
+	var = var > 0 ? var : 0;
+	return fabs(s - mean) / (sqrt(var) + 1e-3 * (a->hi - a->lo) + 1e-12) /
+	       P_Z;
+}
+
+static void remember(struct anomaly *a, double x)
+{
+	uint32_t next = (a->head + 1) % ANOMALY_RING;
+
+	if (a->n >= ANOMALY_RING) {
+		double old = a->ring[next];
+		a->sum -= old;
+		a->sum2 -= old * old;
+	}
+	a->ring[next] = x;
+	a->head = next;
+	a->sum += (float)x;
+	a->sum2 += (double)(float)x * (float)x;
 	if (!a->n || x < a->lo)
 		a->lo = x;
 	if (!a->n || x > a->hi)
 		a->hi = x;
 	a->n++;
+}
+
+double anomaly_step(struct anomaly *a, double x)
+{
+	double r = a->n ? range_excess(a, x) : 0;
+	double z = shift_z(a, x);
+	double score;
+
+	r = r > z ? r : z;
+	score = r / (1 + r); /* 1 (the margin) maps to 0.5 */
+	remember(a, x);
 	if (a->quiet) {
 		a->quiet--;
-		return score < ANOMALY_THRESHOLD ? score
-						 : ANOMALY_THRESHOLD * 0.99;
+		return score < ANOMALY_THRESHOLD * 0.99
+			       ? score
+			       : ANOMALY_THRESHOLD * 0.99;
 	}
 	if (score >= ANOMALY_THRESHOLD)
-		a->quiet = QUIET_POINTS;
+		a->quiet = P_QUIET;
 	return score;
 }

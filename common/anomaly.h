@@ -10,12 +10,17 @@
 
 #include <stdint.h>
 
+#define ANOMALY_RING 256
+
 /* One time series' detector: constant state (at most 2 KB), constant
  * work per point, no look-ahead, deterministic. */
 struct anomaly {
-	uint64_t n;	/* points seen */
-	double lo, hi;	/* running minimum and maximum */
-	uint32_t quiet; /* points left in which a new alarm is held back */
+	uint64_t n;	  /* points seen */
+	double lo, hi;	  /* running minimum and maximum */
+	double sum, sum2; /* of the ring's values */
+	uint32_t quiet;	  /* points left in which a new alarm is held back */
+	uint32_t head;
+	float ring[ANOMALY_RING];
 };
 
 void anomaly_init(struct anomaly *a);
