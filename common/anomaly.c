@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <math.h>
 #include <string.h>
 
 #include "anomaly.h"
@@ -19,6 +18,28 @@
 #ifndef P_MIN
 #define P_MIN 10
 #endif
+
+/* The square root of v >= 0 without libm (the core links none): a first
+ * guess from the exponent's bits, then Newton's steps. */
+static double root(double v)
+{
+	union {
+		double d;
+		uint64_t u;
+	} g = {.d = v};
+
+	if (v <= 0)
+		return 0;
+	g.u = (g.u >> 1) + (UINT64_C(1023) << 51);
+	for (int i = 0; i < 6; i++)
+		g.d = 0.5 * (g.d + v / g.d);
+	return g.d;
+}
+
+static double absolute(double v)
+{
+	return v < 0 ? -v : v;
+}
 
 void anomaly_init(struct anomaly *a)
 {
@@ -50,8 +71,8 @@ static double shift_z(const struct anomaly *a, double x)
 		s += a->ring[(a->head + ANOMALY_RING - i) % ANOMALY_RING];
 	s /= P_SHORT;
 	var = var > 0 ? var : 0;
-	return fabs(s - mean) / (sqrt(var) + 1e-3 * (a->hi - a->lo) + 1e-12) /
-	       P_Z;
+	return absolute(s - mean) /
+	       (root(var) + 1e-3 * (a->hi - a->lo) + 1e-12) / P_Z;
 }
 
 static void remember(struct anomaly *a, double x)
