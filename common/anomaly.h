@@ -10,16 +10,18 @@
 
 #include <stdint.h>
 
+/* Points of recent history kept (as floats, relative to the first). */
 #define ANOMALY_RING 256
 
 /* One time series' detector: constant state (at most 2 KB), constant
  * work per point, no look-ahead, deterministic. */
 struct anomaly {
 	uint64_t n;	  /* points seen */
-	double lo, hi;	  /* running minimum and maximum */
-	double sum, sum2; /* of the ring's values */
-	uint32_t quiet;	  /* points left in which a new alarm is held back */
-	uint32_t head;
+	double origin;	  /* the first point: the ring holds x - origin */
+	double lo, hi;	  /* running minimum and maximum of all points */
+	double sum, sum2; /* of the ring's values, and of their squares */
+	uint32_t head;	  /* the ring's newest slot */
+	uint32_t quiet;	  /* points left in which alarms are held back */
 	float ring[ANOMALY_RING];
 };
 
