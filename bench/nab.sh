@@ -67,8 +67,8 @@ echo "== NAB's scorer (run.py in $NAB_DIR)"
 awk -v name="$NAME" '
 	FNR == NR && /^(standard|reward)/ { ours[$1] = $2; next }
 	/^Final score for/ {
-		p = $0; sub(/.* on .\047?/, "", p); sub(/.\047? profile.*/, "", p)
-		nab[p] = $NF
+		split($0, q, "\047")
+		nab[q[4]] = $NF
 	}
 	END {
 		board["standard"] = "58.2 58.0 54.6"
