@@ -72,16 +72,17 @@ static float ring_back(const struct anomaly *a, uint32_t i)
 
 static double shift_test(const struct anomaly *a, double x)
 {
-	uint32_t w = a->n < ANOMALY_RING ? a->n : ANOMALY_RING;
+	uint32_t k, w = a->n < ANOMALY_RING ? a->n : ANOMALY_RING;
 	double mean, var, sd, recent = x - a->origin;
 
 	if (w < MIN_POINTS)
 		return 0;
 	mean = a->sum / w;
 	var = a->sum2 / w - mean * mean;
-	for (uint32_t i = 0; i < SHIFT_POINTS - 1; i++)
+	k = w < SHIFT_POINTS - 1 ? w : SHIFT_POINTS - 1;
+	for (uint32_t i = 0; i < k; i++)
 		recent += ring_back(a, i);
-	recent /= SHIFT_POINTS;
+	recent /= k + 1;
 	/* a floor on the deviation, so a flat line's first wobble is not
 	 * infinitely surprising */
 	sd = root(var) + 1e-3 * (a->hi - a->lo) + 1e-12;
