@@ -38,7 +38,7 @@ static double root(double v)
 	if (v <= 0)
 		return 0;
 	g.u = (g.u >> 1) + (UINT64_C(1023) << 51);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 4; i++)
 		g.d = 0.5 * (g.d + v / g.d);
 	return g.d;
 }
