@@ -63,6 +63,7 @@ core-y := main lib opts
 core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
 core-y += stacks output cgroup sink elfzip
+core-y += anomaly
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
