@@ -220,11 +220,11 @@ struct report {
 	unsigned levels; /* pprof types that are levels (memory held) */
 	int64_t period;	 /* ns per sample */
 	struct flame *fl;
-	struct anomalies *an; /* --anomalies */
-	bool base_mode;	      /* reading --base inputs */
+	bool base_mode; /* reading --base inputs */
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
-	int64_t t0, t1; /* first start, last end, ns */
+	int64_t t0, t1;	      /* first start, last end, ns */
+	struct anomalies *an; /* --anomalies */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
