@@ -66,8 +66,9 @@ core-$(CONFIG_FORMAT_BIN) += format_bin
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster
-# The anomaly detector, and its device side (a trigger source)
-core-y += anomaly anomaly_watch
+# The anomaly detector's device side (a trigger source); the detector
+# itself once, whichever line names it first
+core-y += $(if $(filter anomaly,$(core-y)),,anomaly) anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \

@@ -488,26 +488,28 @@ static size_t regime_end(const struct series *se, size_t i, double base)
 
 /*
  * Where a flow's change really started: a detector may flag a point
- * early (the first of a noisy rise) or late. The split of [seg, end]
- * near i whose two sides differ most for their lengths (a t statistic
- * of a single change point). A level's ramp has no such split: its
+ * early (a noisy point the window then ran on from) or one late. The
+ * split, from one before i to the window's end, whose two sides (the
+ * baseline of i, the rest of the window) differ most for their
+ * lengths: a t statistic of a single change point, on the stack's
+ * share, which a change of the whole stream (less CPU for a while)
+ * leaves alone. A level's ramp has no such split: its
  * start stays where the detector saw it leave its history.
  */
 static size_t change_point(const struct series *se, size_t seg, size_t i,
 			   size_t end)
 {
-	size_t best = i,
-	       from = i > seg + MIN_HISTORY + 2 ? i - 2 : seg + MIN_HISTORY;
+	size_t b0 = i > seg + BASE_N ? i - BASE_N : seg, best = i;
+	size_t from = i > b0 + MIN_HISTORY ? i - 1 : i;
 	double best_t = -1;
 
 	if (se->st->metric[se->m].level)
 		return i;
-	for (size_t k = from; k <= end && k <= i + 4; k++) {
-		size_t b0 = k > seg + BASE_N ? k - BASE_N : seg;
+	for (size_t k = from; k <= end && k + 1 < se->n && k <= i + 64; k++) {
 		double mb, mw, sd, t;
 
-		mean_sd(se->x, b0, k, &mb, &sd);
-		mean_sd(se->x, k, end + 1, &mw, &sd);
+		mean_sd(se->share, b0, k, &mb, &sd);
+		mean_sd(se->share, k, end + 1, &mw, &sd);
 		t = dabs(mw - mb) *
 		    droot((double)(k - b0) * (end + 1 - k) / (end + 1 - b0));
 		if (t > best_t) {
@@ -524,7 +526,9 @@ static bool judge(const struct series *se, size_t seg, size_t i,
 {
 	double sd;
 
-	if (i < seg + MIN_HISTORY)
+	/* the last interval only ends windows: nothing after it tells a
+	 * step from a spike, and with -- CMD it is the exit */
+	if (i < seg + MIN_HISTORY || i + 1 >= se->n)
 		return false;
 	f->b0 = i > seg + BASE_N ? i - BASE_N : seg;
 	mean_sd(se->x, f->b0, i, &f->base, &sd);

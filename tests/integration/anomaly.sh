@@ -8,8 +8,8 @@
 . "$SRCTREE/tests/lib.sh"
 need_bpf "anomaly integration"
 PHASES=$WORKLOADS/phases
-SECONDS_RUN=10
-CHANGE_AT=5
+SECONDS_RUN=12
+CHANGE_AT=6.5
 
 # record NAME CHANGE: oncpu runs the workload, offcpu joins it by pid
 record() {

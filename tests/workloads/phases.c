@@ -4,7 +4,7 @@
  * a known time, and a slow leak that starts at a known time.
  *
  *   phases run SECONDS CHANGE [PIDFILE]
- *     Two threads, each a cycle of CPU work (units of the same loop) and naps:
+ *     A thread of CPU work (units of the same loop), one of naps, cycles:
  *       before CHANGE s: steady_cpu 4, vanish_cpu 8, double_cpu 2 units;
  *                        steady_wait 3, vanish_wait 4, double_wait 2 ms
  *       after:           steady_cpu 4, double_cpu 4, appear_cpu 2 units,
@@ -12,7 +12,7 @@
  *                        decode_chroma 2 under decode_block);
  *                        steady_wait 3, double_wait 4, appear_wait 2 ms
  *     The CPU per cycle (14 units) and the naps (9 ms) stay the same, so
- *     steady_* keep their time. A CHANGE past SECONDS: a steady run.
+ *     steady_* keep their time; main waits in a join from start to end. A CHANGE past SECONDS: a steady run.
  *   phases leak SECONDS CHANGE
  *     cache_insert: 64 entries of 4 KiB at once, then one every 20 ms,
  *     the oldest freed past 64 entries; after CHANGE s nothing is freed any more (256 KiB held,
@@ -131,7 +131,7 @@ __attribute__((noinline)) void appear_wait(void)
 	nap(2);
 }
 
-__attribute__((noinline)) void cycle(int after)
+__attribute__((noinline)) void cpu_cycle(int after)
 {
 	steady_cpu();
 	double_cpu(after ? 2 : 1);
@@ -141,6 +141,10 @@ __attribute__((noinline)) void cycle(int after)
 	} else {
 		vanish_cpu();
 	}
+}
+
+__attribute__((noinline)) void wait_cycle(int after)
+{
 	steady_wait();
 	double_wait(after ? 2 : 1);
 	if (after)
@@ -151,14 +155,16 @@ __attribute__((noinline)) void cycle(int after)
 
 static double start, seconds, change;
 
+/* arg: the cycle; the CPU thread says when it changed phase */
 static void *run(void *arg)
 {
+	void (*cycle)(int) = arg;
 	int after = 0;
 
 	while (now() < start + seconds) {
 		if (!after && now() >= start + change) {
 			after = 1;
-			if (arg) {
+			if (cycle == cpu_cycle) {
 				printf("change %.3f\n", now());
 				fflush(stdout);
 			}
@@ -226,10 +232,10 @@ int main(int argc, char **argv)
 	start = now();
 	seconds = atof(argv[2]);
 	change = atof(argv[3]);
-	/* two workers with the same stacks: more samples on a busy
-	 * machine, and neither is a stack of its own */
-	pthread_create(&t[0], NULL, run, argv);
-	pthread_create(&t[1], NULL, run, NULL);
+	/* CPU and naps in threads of their own: how much a thread naps per
+	 * second does not depend on how much CPU a busy machine gives it */
+	pthread_create(&t[0], NULL, run, cpu_cycle);
+	pthread_create(&t[1], NULL, run, wait_cycle);
 	/* blocked from before offcpu attaches to the end: one block as
 	 * long as the run (offcpu -M leaves it out) */
 	pthread_join(t[0], NULL);
