@@ -63,12 +63,15 @@ core-y := main lib opts
 core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
 core-y += stacks output cgroup sink elfzip
-core-y += anomaly
+core-y += anomaly # one series' detector: report and the device
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
+core-$(CONFIG_REPORT) += report/anomalies report/cluster
+# The anomaly detector's device side: a trigger source.
+core-y += anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.

@@ -38,7 +38,13 @@
 //usage:  --symfs DIR      find the profiled files under DIR (DIR/usr/bin/x)
 //usage:  --debug-dir DIR  find unstripped files by build-id:
 //usage:                   DIR/.build-id/xx/rest.debug (as /usr/lib/debug)
-//usage:  -v               what was skipped, which file each mapping used
+//usage:  --anomalies      the stacks that changed: when, how (appeared,
+//usage:                   vanished, grew, shrank, spike), clustered; -f json:
+//usage:                   one object each; -f folded, svg: the differential
+//usage:                   of one anomaly's window against its baseline
+//usage:  --anomaly N      -f folded, svg: which anomaly (1)
+//usage:  -v               what was skipped, which file each mapping used;
+//usage:                   --anomalies: whole stacks
 //usage:
 //usage:Without --symfs and --debug-dir, frames resolve against this
 //usage:machine's files, when their build-ids match the recording.
@@ -50,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/anomalies.h"
 #include "report/bin_read.h"
 #include "binfmt.h"
 #include "collect.h"
@@ -75,12 +82,14 @@ struct report_args {
 	const char *comm;
 	const char *symfs, *debug_dir;
 	int verbose;
+	int anomalies;
+	long long anomaly;
 };
 
 static const struct opt_formats report_formats = {
 	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_PPROF |
-		1 << FORMAT_SVG,
-	"unknown format (text, folded, pprof, svg)"};
+		1 << FORMAT_SVG | 1 << FORMAT_JSON,
+	"unknown format (text, folded, pprof, svg, json)"};
 
 static const char *opt_files(const struct opt *o, const char *arg, void *dst)
 {
@@ -109,6 +118,8 @@ static const struct opt report_opts[] = {
 	OPT_STRING(0, "symfs", "DIR", R, symfs, NULL),
 	OPT_STRING(0, "debug-dir", "DIR", R, debug_dir, NULL),
 	OPT_FLAG('v', "verbose", R, verbose),
+	OPT_FLAG(0, "anomalies", R, anomalies),
+	OPT_INT(0, "anomaly", "N", R, anomaly, 1, 1LL << 30, "1"),
 	OPT_END,
 };
 #undef R
@@ -172,7 +183,8 @@ struct report {
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
 	enum flame_palette palette;
-	int64_t t0, t1; /* first start, last end, ns */
+	int64_t t0, t1;	      /* first start, last end, ns */
+	struct anomalies *an; /* --anomalies */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
@@ -597,7 +609,15 @@ static int write_profile(struct report *rp)
 	if (a->format == FORMAT_PPROF && f == stdout && isatty(1))
 		error_exit("-f pprof: standard output is a terminal; use -o "
 			   "FILE");
-	if (a->format == FORMAT_PPROF && rp->pp) {
+	if (rp->an) {
+		err = anomalies_write(rp->an, f,
+				      a->format == FORMAT_JSON	? ANOMALIES_JSON
+				      : a->format == FORMAT_SVG ? ANOMALIES_SVG
+				      : a->format == FORMAT_FOLDED
+					      ? ANOMALIES_FOLDED
+					      : ANOMALIES_TEXT,
+				      a->anomaly, a->verbose);
+	} else if (a->format == FORMAT_PPROF && rp->pp) {
 		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
 	} else if (a->format == FORMAT_SVG && rp->fl) {
@@ -644,7 +664,8 @@ static int push(struct report *rp)
 static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
-	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG;
+	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
+		       a->anomalies;
 	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
 				 .output = profile ? NULL : a->output,
 				 .top = a->top};
@@ -658,7 +679,15 @@ static int report_main(void *args, int argc, char **argv)
 	rp.to = parse_when("--to", a->to);
 	rp.out = output_open(&o);
 	output_set_cgroup_names(rp.out, recorded_cgroup);
-	if (profile || a->push)
+	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
+			 : a->format == FORMAT_JSON)
+		help_exit(
+			"--anomalies: -f text, json, folded or svg; no --base, "
+			"--push");
+	if (a->anomalies)
+		output_set_writer(rp.out, anomalies_snapshot,
+				  rp.an = anomalies_new());
+	else if (profile || a->push)
 		output_set_writer(rp.out, profile_writer, &rp);
 	if (ENABLE_SYMBOLIZE && output_procs(rp.out))
 		proc_syms_set_finder(output_procs(rp.out), find_file, &rp);
@@ -681,6 +710,7 @@ static int report_main(void *args, int argc, char **argv)
 	stack_cache_free(rp.stacks);
 	pprof_free(rp.pp);
 	flame_free(rp.fl);
+	anomalies_free(rp.an);
 	return err || rp.failed;
 }
 

@@ -165,7 +165,7 @@ const char *opt_format(const struct opt *o, const char *arg, void *dst)
 	static const char *const names[] = {
 		[FORMAT_TEXT] = "text", [FORMAT_FOLDED] = "folded",
 		[FORMAT_BIN] = "bin",	[FORMAT_PPROF] = "pprof",
-		[FORMAT_SVG] = "svg",
+		[FORMAT_SVG] = "svg",	[FORMAT_JSON] = "json",
 	};
 	static const bool built[] = {
 		[FORMAT_TEXT] = ENABLE_FORMAT_TEXT,
@@ -173,6 +173,7 @@ const char *opt_format(const struct opt *o, const char *arg, void *dst)
 		[FORMAT_BIN] = ENABLE_FORMAT_BIN,
 		[FORMAT_PPROF] = true,
 		[FORMAT_SVG] = ENABLE_FORMAT_FOLDED,
+		[FORMAT_JSON] = true,
 	};
 	const struct opt_formats *f = o->data;
 	const struct opt_names t = {names, ARRAY_SIZE(names)};

@@ -89,6 +89,7 @@ enum output_format {
 	FORMAT_BIN,
 	FORMAT_PPROF,
 	FORMAT_SVG,
+	FORMAT_JSON,
 };
 struct opt_formats {
 	unsigned mask; /* 1 << each format the command writes */
