@@ -9,6 +9,7 @@
 #                                             take their default
 #   config.sh oldconfig SRCTREE CONFIG        the same, asking on stdin for
 #                                             each new symbol (empty: default)
+#   config.sh defconfig SRCTREE DEFCONFIG CONFIG  CONFIG made whole from DEFCONFIG
 #   config.sh savedefconfig SRCTREE CONFIG OUT  what differs from the defaults
 #   config.sh merge SRCTREE CONFIG FRAGMENT...  later lines win, per symbol,
 #                                             as merge_config.sh -m does
@@ -51,6 +52,10 @@ olddefconfig | oldconfig)
 	[ -f "$1" ] || : >"$1"
 	kconf "$cmd" "$1" "$1.tmp" || { rm -f "$1.tmp"; exit 1; }
 	update "$1" "$1.tmp"
+	;;
+defconfig)
+	kconf olddefconfig "$1" "$2.tmp" || { rm -f "$2.tmp"; exit 1; }
+	update "$2" "$2.tmp"
 	;;
 savedefconfig)
 	kconf savedefconfig "$1" "$2.tmp" || { rm -f "$2.tmp"; exit 1; }
