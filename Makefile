@@ -158,6 +158,7 @@ dist:
 		i=$$((i + 1)); \
 	done; done
 	$(Q)tar -C $(O)/dist -czf $(O)/$(DIST).tar.gz $(DIST) && rm -rf $(O)/dist
+	$(Q)cd $(O) && sha256sum $(DIST).tar.gz | sed 's/^/sha256  /' >stackbox.hash
 	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
 $(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
