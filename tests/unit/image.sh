@@ -112,8 +112,8 @@ check "buildroot: Config.in sources the package's" sh -c "grep -q 'BR2_EXTERNAL_
 mk=$BR/package/stackbox/stackbox.mk
 # Names generic-package and kconfig-package read (package/pkg-generic.mk,
 # package/pkg-kconfig.mk), and ours.
-known=" VERSION SITE SOURCE LICENSE LICENSE_FILES DEPENDENCIES KCONFIG_FILE
- KCONFIG_FRAGMENT_FILES KCONFIG_OPTS KCONFIG_EDITORS KCONFIG_FIXUP_CMDS
+known=" VERSION SITE SOURCE LICENSE LICENSE_FILES DEPENDENCIES KCONFIG_FILE \
+ KCONFIG_FRAGMENT_FILES KCONFIG_OPTS KCONFIG_EDITORS KCONFIG_FIXUP_CMDS \
  BUILD_CMDS INSTALL_TARGET_CMDS LINUX_CONFIG_FIXUPS MAKE_OPTS "
 unknown=
 for v in $(sed -n -e 's/^\(STACKBOX_[A-Z_]*\) *[+:?]*=.*/\1/p' -e 's/^define \(STACKBOX_[A-Z_]*\).*/\1/p' $mk); do
@@ -129,7 +129,9 @@ check "buildroot: stackbox.mk sets the kconfig-package variables: ${missing:-all
 check "buildroot: depends on libbpf, elfutils, zlib" grep -Eq '^STACKBOX_DEPENDENCIES = .*libbpf elfutils zlib' $mk
 check "buildroot: passes TARGET_CC and TARGET_CROSS" sh -c "grep -q 'CC=\"\$(TARGET_CC)\"' $mk && grep -q 'CROSS_COMPILE=\"\$(TARGET_CROSS)\"' $mk"
 check "buildroot: on the kconfig-package infrastructure" grep -qx '$(eval $(kconfig-package))' $mk
-check "buildroot: does not turn BTF on silently" sh -c "! grep -q DEBUG_INFO_BTF $mk"
+check "buildroot: LINUX_CONFIG_FIXUPS do not turn BTF on silently" sh -c \
+	"sed -n '/^define STACKBOX_LINUX_CONFIG_FIXUPS/,/^endef/p' $mk | grep -q KCONFIG_ENABLE_OPT,CONFIG_BPF_SYSCALL &&
+	! sed -n '/^define STACKBOX_LINUX_CONFIG_FIXUPS/,/^endef/p' $mk | grep -q DEBUG_INFO_BTF"
 undefined=
 for v in $(grep -o 'BR2_PACKAGE_STACKBOX[A-Z_]*' $mk | sort -u); do
 	grep -q "^config $v\$" $BR/package/stackbox/Config.in || undefined="$undefined $v"
@@ -155,7 +157,8 @@ if command -v kconfig-conf >/dev/null; then
 	} >"$T/brk/Kconfig"
 	br_conf() { # OPTIONS...: the resolved .config
 		printf '%s\n' "$@" >"$T/brk/.config"
-		(cd "$T/brk" && KCONFIG_CONFIG=.config kconfig-conf --olddefconfig Kconfig) >"$T/brk/out" 2>&1
+		# Buildroot's symbols carry their BR2_ in their names: no prefix
+		(cd "$T/brk" && CONFIG_= KCONFIG_CONFIG=.config kconfig-conf --olddefconfig Kconfig) >"$T/brk/out" 2>&1
 	}
 	toolchain='BR2_TOOLCHAIN_HAS_SYNC_4=y BR2_USE_WCHAR=y BR2_TOOLCHAIN_HAS_THREADS=y BR2_TOOLCHAIN_HEADERS_AT_LEAST_4_13=y'
 	br_conf BR2_aarch64=y $toolchain BR2_PACKAGE_STACKBOX=y
