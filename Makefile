@@ -11,14 +11,25 @@ Q := @
 quiet = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
-CC := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))
+# Image builders call us as they call BusyBox: Buildroot passes CC and
+# CROSS_COMPILE, Yocto a CC with its flags inside (--sysroot, -march) and
+# ARCH=$(TARGET_ARCH). A CC given on the command line or in the
+# environment is used as it is.
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
 STRIP ?= $(CROSS_COMPILE)strip
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
-# Target architecture, from the compiler unless given.
-ARCH ?= $(patsubst aarch64,arm64,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
+# Target architecture, from the compiler unless given; the kernel's
+# names (arm64, x86) and the toolchains' (aarch64, x86_64) both work.
+ARCH ?= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+override ARCH := $(patsubst aarch64,arm64,$(patsubst x86,x86_64,$(strip $(ARCH))))
+ifeq ($(filter x86_64 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): stackbox builds for x86_64 (or x86) and arm64 (or aarch64))
+endif
 BPF_ARCH := $(patsubst x86_64,x86,$(ARCH))
 DEFCONFIG ?= $(ARCH)_defconfig
 
@@ -47,11 +58,14 @@ BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 OPT ?= $(if $(STATIC),-Os -ffunction-sections -fdata-sections,-O2 -g)
-CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common \
+# CFLAGS and LDFLAGS from the command line or the environment (the image
+# builders' target flags) are kept and ours added.
+override CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common \
 	-I$(srctree)/bpf $(LIB_CFLAGS) $(EXTRA_CFLAGS)
-LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
+override LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
-# -mcpu=v3: atomic xchg/cmpxchg (offcpu), programs gate their use at run time
+# -mcpu=v3: atomic xchg/cmpxchg (offcpu), programs gate their use at run time.
+# Every Kconfig symbol used here must be in BPF_OPTIONS (dist).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 	-I$(srctree)/bpf $(BPF_INCLUDES) \
 	$(if $(CONFIG_UNWIND_EH_FRAME),-DSB_WITH_UNWIND)
@@ -82,8 +96,8 @@ SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
 GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
 .DEFAULT_GOAL := all
-.PHONY: all clean distclean help size check install defconfig menuconfig \
-	olddefconfig savedefconfig setup run format FORCE
+.PHONY: all clean distclean help size check install uninstall defconfig \
+	menuconfig oldconfig olddefconfig savedefconfig setup run format FORCE
 .SECONDARY:
 
 all: $(O)/stackbox
@@ -95,11 +109,19 @@ $(O)/stackbox: $(OBJS)
 $(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common/report $(O)/obj/applets
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# A release tarball (make dist) carries skeletons per arch in skel/ARCH/,
-# so Buildroot and Yocto build without clang and bpftool.
-ifneq ($(wildcard $(srctree)/skel/$(ARCH)/*.skel.h),)
-$(O)/gen/%.skel.h: $(srctree)/skel/$(ARCH)/%.skel.h | $(O)/gen
+# A release tarball (make dist) carries skeletons in skel/ARCH/VARIANT/,
+# one VARIANT per combination of the Kconfig symbols BPF_CFLAGS read
+# (BPF_OPTIONS; "base" when all are off), so Buildroot and Yocto build
+# any .config without clang and bpftool.
+BPF_OPTIONS := UNWIND_EH_FRAME
+space := $(subst ,, )
+SKEL_VARIANT := $(or $(subst $(space),+,$(strip $(foreach o,$(BPF_OPTIONS),$(if $(CONFIG_$(o)),$(o))))),base)
+SKEL_DIR := $(srctree)/skel/$(ARCH)/$(SKEL_VARIANT)
+ifneq ($(wildcard $(srctree)/skel),)
+$(O)/gen/%.skel.h: $(SKEL_DIR)/%.skel.h $(O)/gen/config.mk | $(O)/gen
 	$(call quiet,CP,$@)cp $< $@
+$(SKEL_DIR)/%.skel.h:
+	@echo "$@: not in this tarball: BPF for ARCH=$(ARCH) with$(foreach o,$(BPF_OPTIONS), CONFIG_$(o)=$(or $(CONFIG_$(o)),n)) needs clang and bpftool (build from git)" >&2; exit 1
 else
 # The object is embedded in the binary: drop its DWARF. .BTF (maps) and
 # .BTF.ext (func info, which callbacks such as bpf_for_each_map_elem's
@@ -114,23 +136,38 @@ $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/ge
 		mv $@.zip $@ && rm $@.tmp
 endif
 ALL_SKELS := $(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.skel.h,$(wildcard $(srctree)/bpf/*.bpf.c))
-.PHONY: skeletons dist
+.PHONY: skeletons skel-install dist
 skeletons: $(ALL_SKELS)
+# make dist's sub-makes: this configuration's skeletons into the tarball
+skel-install: $(ALL_SKELS)
+	$(Q)mkdir -p $(SKEL_OUT)/$(ARCH)/$(SKEL_VARIANT) && cp $^ $(SKEL_OUT)/$(ARCH)/$(SKEL_VARIANT)/
 
 # ---- release tarball: the committed tree plus skeletons for each arch ----
+# and each combination of BPF_OPTIONS: arch's defconfig with the options
+# set one way or the other (2^n builds; one option today).
 DIST_ARCHES := x86_64 arm64
 VERSION ?= $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
 DIST := stackbox-$(VERSION)
 dist:
 	$(Q)rm -rf $(O)/dist && mkdir -p $(O)/dist/$(DIST)
 	$(Q)git -C $(srctree) archive HEAD | tar -x -C $(O)/dist/$(DIST)
-	$(Q)for a in $(DIST_ARCHES); do \
-		$(MAKE) --no-print-directory -f $(srctree)/Makefile \
-			O=$(abspath $(O))/dist/build-$$a ARCH=$$a skeletons && \
-		mkdir -p $(O)/dist/$(DIST)/skel/$$a && \
-		cp $(O)/dist/build-$$a/gen/*.skel.h $(O)/dist/$(DIST)/skel/$$a/ || exit 1; \
-	done
+	$(Q)for a in $(DIST_ARCHES); do i=0; \
+	while [ $$i -lt $$((1 << $(words $(BPF_OPTIONS)))) ]; do \
+		b=$(abspath $(O))/dist/build-$$a-$$i; mkdir -p $$b; j=0; \
+		for o in $(BPF_OPTIONS); do \
+			if [ $$(((i >> j) & 1)) = 1 ]; then echo "CONFIG_$$o=y"; \
+			else echo "# CONFIG_$$o is not set"; fi; j=$$((j + 1)); \
+		done >$$b/variant; \
+		cp $(srctree)/configs/$${a}_defconfig $$b/.config && \
+		$(CONFIG_SH) merge $(srctree) $$b/.config $$b/variant && \
+		$(CONFIG_SH) olddefconfig $(srctree) $$b/.config && \
+		$(MAKE) --no-print-directory -f $(srctree)/Makefile O=$$b ARCH=$$a \
+			KCONFIG_CONFIG=$$b/.config SKEL_OUT=$(abspath $(O))/dist/$(DIST)/skel \
+			skel-install || exit 1; \
+		i=$$((i + 1)); \
+	done; done
 	$(Q)tar -C $(O)/dist -czf $(O)/$(DIST).tar.gz $(DIST) && rm -rf $(O)/dist
+	$(Q)cd $(O) && sha256sum $(DIST).tar.gz | sed 's/^/sha256  /' >stackbox.hash
 	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
 $(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
@@ -141,10 +178,11 @@ $(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
 # ---- configuration ----
 # The header needs no kconfig binary; the interactive targets use
 # Debian's kconfig-frontends.
+CONFIG_SH := $(srctree)/scripts/config.sh
 $(KCONFIG_CONFIG):
 	$(Q)mkdir -p $(dir $@)
 	$(Q)if [ -f $(srctree)/configs/$(DEFCONFIG) ]; then \
-		cp $(srctree)/configs/$(DEFCONFIG) $@; \
+		$(CONFIG_SH) defconfig $(srctree) $(srctree)/configs/$(DEFCONFIG) $@; \
 	else $(srctree)/scripts/config.sh defaults $(srctree) > $@; fi
 	@echo "  CONFIG   $@ from configs/$(DEFCONFIG)"
 
@@ -157,21 +195,25 @@ $(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(srctree)/applets/Con
 $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen
 	$(Q)$(srctree)/scripts/gen-applets.sh $(srctree) $(O)/gen
 
+# Only menuconfig needs a kconfig binary (Debian's kconfig-frontends);
+# the others are scripts/config.sh, as Buildroot and Yocto have no
+# kconfig-conf. The files they write are kconfig-conf's.
 KCONF_ENV := cd $(srctree) && KCONFIG_CONFIG=$(abspath $(KCONFIG_CONFIG))
 defconfig: $(DEFCONFIG)
-%_defconfig: $(srctree)/applets/Config.in FORCE
+%_defconfig: FORCE
 	$(Q)test -f $(srctree)/configs/$@ || { echo "no configs/$@" >&2; exit 1; }
 	$(Q)mkdir -p $(dir $(KCONFIG_CONFIG))
-	$(Q)if command -v kconfig-conf >/dev/null; then \
-		$(KCONF_ENV) kconfig-conf --defconfig=configs/$@ Kconfig >/dev/null; \
-	else cp $(srctree)/configs/$@ $(KCONFIG_CONFIG); fi
+	$(Q)$(CONFIG_SH) defconfig $(srctree) $(srctree)/configs/$@ $(KCONFIG_CONFIG)
 	@echo "  CONFIG   $(KCONFIG_CONFIG) from configs/$@"
 menuconfig: $(srctree)/applets/Config.in
 	$(Q)$(KCONF_ENV) kconfig-mconf Kconfig
-olddefconfig: $(srctree)/applets/Config.in
-	$(Q)$(KCONF_ENV) kconfig-conf --olddefconfig Kconfig
-savedefconfig: $(srctree)/applets/Config.in
-	$(Q)$(KCONF_ENV) kconfig-conf --savedefconfig=$(abspath $(O))/defconfig Kconfig
+olddefconfig: $(KCONFIG_CONFIG)
+	$(Q)$(CONFIG_SH) olddefconfig $(srctree) $(KCONFIG_CONFIG)
+# Asks on stdin for each symbol the .config lacks: yes '' | make oldconfig
+oldconfig: $(KCONFIG_CONFIG)
+	$(Q)$(CONFIG_SH) oldconfig $(srctree) $(KCONFIG_CONFIG)
+savedefconfig: $(KCONFIG_CONFIG)
+	$(Q)$(CONFIG_SH) savedefconfig $(srctree) $(KCONFIG_CONFIG) $(O)/defconfig
 	@echo "  SAVED    $(O)/defconfig"
 
 # ---- static musl builds and boards ----
@@ -199,11 +241,39 @@ size:
 		printf '%-28s %8d bytes stripped\n' $$b $$(stat -c %s $$s); rm -f $$s; \
 	done
 
+# install: the binary and one link per configured applet, symlinks or
+# with LINKS=hard hard links; LINKS=none leaves them to the packager (Yocto's
+# update-alternatives), which reads $(O)/stackbox.links, one path a line,
+# as oe-core's busybox recipe reads busybox.links. The list comes from the
+# .config: the target binary is never run.
+# uninstall removes the binary, the links to it of every applet the tree
+# has (so a .config changed since install is no matter), and BINDIR when
+# that leaves it empty; nothing else.
 DESTDIR ?=
 BINDIR ?= /usr/bin
+LINKS ?= sym
+INSTALL_DIR := $(DESTDIR)$(BINDIR)
+ALL_APPLETS := $(patsubst $(srctree)/applets/%.c,%,$(wildcard $(srctree)/applets/*.c))
 install: $(O)/stackbox
-	install -D -m 0755 $(O)/stackbox $(DESTDIR)$(BINDIR)/stackbox
-	for a in $(APPLETS); do ln -sf stackbox $(DESTDIR)$(BINDIR)/$$a; done
+	$(Q)case "$(LINKS)" in sym|hard|none) ;; \
+	*) echo "LINKS=$(LINKS): sym, hard or none" >&2; exit 1 ;; esac
+	$(call quiet,INSTALL,$(INSTALL_DIR)/stackbox)mkdir -p $(INSTALL_DIR) && \
+		cp $(O)/stackbox $(INSTALL_DIR)/stackbox.tmp && \
+		chmod 0755 $(INSTALL_DIR)/stackbox.tmp && \
+		mv -f $(INSTALL_DIR)/stackbox.tmp $(INSTALL_DIR)/stackbox
+	$(Q)for a in $(APPLETS); do echo $(BINDIR)/$$a; done >$(O)/stackbox.links
+	$(Q)for a in $(APPLETS); do case "$(LINKS)" in \
+		sym) ln -sfn stackbox $(INSTALL_DIR)/$$a ;; \
+		hard) ln -f $(INSTALL_DIR)/stackbox $(INSTALL_DIR)/$$a ;; \
+	esac || exit 1; done
+uninstall:
+	$(Q)cd $(INSTALL_DIR) 2>/dev/null || exit 0; \
+	for a in $(ALL_APPLETS); do \
+		if [ -L $$a ]; then [ "$$(readlink $$a)" != stackbox ] || rm -f $$a; \
+		elif [ -f $$a ] && [ stackbox -ef $$a ]; then rm -f $$a; fi; \
+	done; rm -f stackbox
+	$(Q)d=$(INSTALL_DIR); while [ "$$d" != "$(or $(DESTDIR),/)" ] && [ "$$d" != / ] && \
+		rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done
 
 # One style for the tree (.clang-format); tests/unit/build.sh checks it.
 format:
@@ -225,10 +295,14 @@ help:
 	@echo '  musl-arm64        out/musl-arm64/stackbox, static, stripped'
 	@echo '  size              stripped size of each built binary'
 	@echo '  install           DESTDIR, BINDIR: binary and one link per applet'
+	@echo '                    (LINKS=sym, hard or none; $$(O)/stackbox.links lists them)'
+	@echo '  uninstall         what install made, nothing else'
 	@echo '  dist              release tarball with skeletons: builds without clang'
 	@echo 'Configuration (.config, or $$KCONFIG_CONFIG):'
-	@echo '  defconfig, NAME_defconfig (configs/), menuconfig, olddefconfig, savedefconfig'
+	@echo '  defconfig, NAME_defconfig (configs/), oldconfig, olddefconfig, savedefconfig:'
+	@echo '                    need no kconfig binary; menuconfig needs kconfig-mconf'
 	@echo 'Checks:'
 	@echo '  format            reformat the C sources (.clang-format)'
 	@echo '  check             unit, integration (root) and board (qemu) tests'
-	@echo 'Variables: O=DIR  V=1  ARCH=  CROSS_COMPILE=  STATIC=1  DEPS=prefix'
+	@echo 'Variables: O=DIR  V=1  ARCH=  CC=  CROSS_COMPILE=  CFLAGS=  LDFLAGS='
+	@echo '  PKG_CONFIG=  STATIC=1  DEPS=prefix  DESTDIR=  BINDIR=  LINKS='

@@ -1,103 +1,85 @@
 #!/bin/sh
 # .config handling without a kconfig binary (Buildroot and Yocto builds
-# have none):
-#   config.sh defaults SRCTREE            full .config from Kconfig defaults
-#   config.sh header SRCTREE CONFIG       autoconf.h on stdout
-#   config.sh enabled SRCTREE CONFIG      names of the applets configured in
-#   config.sh make SRCTREE CONFIG         the resolved symbols, for make
+# have none): scripts/kconf.awk reads Kconfig and resolves every symbol.
+#   config.sh defaults SRCTREE                full .config from Kconfig defaults
+#   config.sh header SRCTREE CONFIG           autoconf.h on stdout
+#   config.sh enabled SRCTREE CONFIG          names of the applets configured in
+#   config.sh make SRCTREE CONFIG             the resolved symbols, for make
+#   config.sh olddefconfig SRCTREE CONFIG     CONFIG made whole: new symbols
+#                                             take their default
+#   config.sh oldconfig SRCTREE CONFIG        the same, asking on stdin for
+#                                             each new symbol (empty: default)
+#   config.sh defconfig SRCTREE DEFCONFIG CONFIG  CONFIG made whole from DEFCONFIG
+#   config.sh savedefconfig SRCTREE CONFIG OUT  what differs from the defaults
+#   config.sh merge SRCTREE CONFIG FRAGMENT...  later lines win, per symbol,
+#                                             as merge_config.sh -m does
 # Symbols missing from CONFIG take their Kconfig default, so an old
-# .config still builds. Only unconditional defaults are understood.
+# .config still builds. The files written are the ones Debian's
+# kconfig-conf writes; CONFIG is rewritten only when it changes, the
+# previous one kept as CONFIG.old.
 set -eu
 
 cmd=$1 srctree=$2
+shift 2
 
-# Print "TYPE SYMBOL DEFAULT" for every symbol of Kconfig and the files it
-# sources (relative to srctree).
-symbols() {
-	files=$srctree/Kconfig
-	all=
-	while [ -n "$files" ]; do
-		set -- $files
-		f=$1; shift; files=$*
-		all="$all $f"
-		[ "$f" = "$srctree/applets/Config.in" ] && continue
-		for s in $(sed -n 's/^[[:space:]]*source[[:space:]]*"\(.*\)"/\1/p' "$f"); do
-			files="$files $srctree/$s"
-		done
-	done
-	# applets/Config.in is generated from the applet sources: read those,
-	# so this works before the first build generated it.
-	applets=$(mktemp)
-	sed -n 's,^//config:,,p' "$srctree"/applets/*.c >"$applets"
-	all=$(echo "$all" | sed "s,$srctree/applets/Config.in,$applets,")
-	awk '
-	function flush() { if (sym != "") print type, sym, (def == "" ? "-" : def); sym = "" }
-	/^[[:space:]]*(config|menuconfig)[[:space:]]/ { flush(); sym = $2; type = ""; def = ""; next }
-	/^[[:space:]]*(menu|endmenu|choice|endchoice|comment|if|endif|source|mainmenu)([[:space:]]|$)/ { flush(); next }
-	sym != "" && /^[[:space:]]*(bool|tristate|int|hex|string)([[:space:]]|$)/ { type = $1 }
-	sym != "" && /^[[:space:]]*def_bool[[:space:]]/ { type = "bool"; if (def == "") def = $2 }
-	sym != "" && /^[[:space:]]*default[[:space:]]/ && !/[[:space:]]if[[:space:]]/ {
-		if (def == "") { sub(/^[[:space:]]*default[[:space:]]+/, ""); def = $0 }
-	}
-	END { flush() }' $all
-	rm -f "$applets"
+kconf() {
+	c=$1 config=$2 out=${3:-}
+	interactive=0
+	[ -t 0 ] && interactive=1
+	awk -v cmd="$c" -v srctree="$srctree" -v config="$config" -v out="$out" \
+		-v applets="$(echo "$srctree"/applets/*.c)" -v interactive=$interactive \
+		-f "$(dirname "$0")/kconf.awk"
 }
 
-# The value of CONFIG_SYM in the config file: y, a number, a quoted string,
-# "n" when "is not set", or nothing when absent.
-values() {
-	sed -n -e 's/^CONFIG_\([A-Za-z0-9_]*\)=\(.*\)/\1 \2/p' \
-		-e 's/^# CONFIG_\([A-Za-z0-9_]*\) is not set/\1 n/p' "$1"
-}
-
-resolved() {
-	{ values "$1" | sed 's/^/V /'; symbols | sed 's/^/S /'; } | awk '
-	$1 == "V" { v = $0; sub(/^V [^ ]* /, "", v); val[$2] = v; next }
-	{ t = $2; s = $3; d = $0; sub(/^S [^ ]* [^ ]* /, "", d)
-	  if (s in val) d = val[s]; else if (d == "-") d = (t == "bool" ? "n" : "")
-	  print t, s, d }'
+# Replace CONFIG by NEW when they differ, keeping CONFIG.old.
+update() {
+	if cmp -s "$2" "$1"; then
+		rm -f "$2"
+	else
+		[ ! -f "$1" ] || cp "$1" "$1.old"
+		mv "$2" "$1"
+	fi
 }
 
 case $cmd in
 defaults)
-	symbols | while read -r type sym def; do
-		case $type:$def in
-		bool:y) echo "CONFIG_$sym=y" ;;
-		bool:*) echo "# CONFIG_$sym is not set" ;;
-		*:-) echo "CONFIG_$sym=" ;;
-		*) echo "CONFIG_$sym=$def" ;;
-		esac
+	kconf defaults ""
+	;;
+header | make | enabled)
+	kconf "$cmd" "$1"
+	;;
+olddefconfig | oldconfig)
+	[ -f "$1" ] || : >"$1"
+	kconf "$cmd" "$1" "$1.tmp" || { rm -f "$1.tmp"; exit 1; }
+	update "$1" "$1.tmp"
+	;;
+defconfig)
+	kconf olddefconfig "$1" "$2.tmp" || { rm -f "$2.tmp"; exit 1; }
+	update "$2" "$2.tmp"
+	;;
+savedefconfig)
+	kconf savedefconfig "$1" "$2.tmp" || { rm -f "$2.tmp"; exit 1; }
+	mv "$2.tmp" "$2"
+	;;
+merge)
+	config=$1
+	shift
+	for f in "$config" "$@"; do
+		[ -r "$f" ] || { echo "config.sh: cannot read $f" >&2; exit 1; }
 	done
-	;;
-header)
-	echo "/* Generated from $3 by scripts/config.sh: do not edit. */"
-	resolved "$3" | while read -r type sym val; do
-		if [ "$type" = bool ]; then
-			if [ "$val" = y ]; then
-				echo "#define CONFIG_$sym 1"
-				echo "#define ENABLE_$sym 1"
-				echo "#define IF_$sym(...) __VA_ARGS__"
-				echo "#define IF_NOT_$sym(...)"
-			else
-				echo "#define ENABLE_$sym 0"
-				echo "#define IF_$sym(...)"
-				echo "#define IF_NOT_$sym(...) __VA_ARGS__"
-			fi
-		elif [ -n "$val" ]; then
-			echo "#define CONFIG_$sym $val"
-		fi
-	done
-	;;
-make)
-	echo "# Generated from $3 by scripts/config.sh: do not edit."
-	resolved "$3" | awk '$1 != "bool" || $3 == "y" { print "CONFIG_" $2 "=" $3 }'
-	;;
-enabled)
-	resolved "$3" | awk '$1 == "bool" && $3 == "y" { print $2 }' |
-		while read -r sym; do
-			name=$(echo "$sym" | tr 'A-Z' 'a-z')
-			[ -f "$srctree/applets/$name.c" ] && echo "$name"
-		done
+	awk '
+	function sym(line) {
+		if (match(line, /^CONFIG_[A-Za-z0-9_]+=/)) return substr(line, 1, RLENGTH - 1)
+		if (match(line, /^# CONFIG_[A-Za-z0-9_]+ is not set$/)) return substr(line, 3, RLENGTH - 13)
+		return ""
+	}
+	{ s = sym($0) }
+	FILENAME == ARGV[1] { n++; line[n] = $0; if (s != "") at[s] = n; next }
+	s == "" { next }
+	s in at { line[at[s]] = $0; next }
+	{ n++; line[n] = $0; at[s] = n }
+	END { for (i = 1; i <= n; i++) print line[i] }' "$config" "$@" >"$config.tmp"
+	update "$config" "$config.tmp"
 	;;
 *)
 	echo "config.sh: unknown command '$cmd'" >&2

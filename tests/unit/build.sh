@@ -62,20 +62,7 @@ else
 	fail "make install DESTDIR=" "$(tail -3 "$T/install.log")"
 fi
 
-# make dist: a tarball that builds without clang and bpftool (Buildroot)
-if [ -e .git ] && make -s O="$T/d" dist >"$T/dist.log" 2>&1; then
-	mkdir -p "$T/x" && tar -xzf "$T"/d/stackbox-*.tar.gz -C "$T/x"
-	src=$(echo "$T"/x/stackbox-*)
-	check "dist: skeletons for x86_64 and arm64" \
-		test -f "$src/skel/x86_64/oncpu.skel.h" -a -f "$src/skel/arm64/oncpu.skel.h"
-	if make -s -C "$src" O="$T/xb" CLANG=/bin/false BPFTOOL=/bin/false >"$T/xb.log" 2>&1; then
-		check "dist: builds without clang and bpftool" sh -c "'$T/xb/stackbox' --list | grep -qx offcpu"
-	else
-		fail "dist: builds without clang and bpftool" "$(tail -3 "$T/xb.log")"
-	fi
-else
-	skip "make dist" "not a git checkout, or: $(tail -2 "$T/dist.log" 2>/dev/null)"
-fi
+# make dist and the builds from its tarball: tests/unit/image.sh
 
 # The generic cross path Buildroot and Yocto use: CROSS_COMPILE + ARCH
 if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gnu/libbpf.so ]; then
