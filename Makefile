@@ -183,6 +183,12 @@ run: $(O)/stackbox
 # ---- checks, size, install ----
 include $(srctree)/tests/tests.mk
 
+# Every applet system-wide at -i 1 on a busy machine (bench/soak.sh):
+# SOAK=30m by default, SERIAL=1 one applet after another.
+.PHONY: soak
+soak:
+	cd $(srctree) && $(if $(SOAK),SOAK=$(SOAK)) sh bench/soak.sh
+
 size:
 	@for b in $(O)/stackbox out/musl-*/stackbox; do \
 		[ -f $$b ] || continue; \
