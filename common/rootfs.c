@@ -52,7 +52,8 @@ static int reopen_regular(int pfd)
 	}
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > ROOTFS_FILE_MAX) {
 		close(pfd);
-		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		/* not a regular file: no program to read symbols from */
+		errno = S_ISREG(st.st_mode) ? EFBIG : ENOEXEC;
 		return -1;
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);

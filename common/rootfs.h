@@ -17,8 +17,9 @@
  * A read-only descriptor of the regular file at path as seen from root
  * ("/proc/PID/root"; "" or NULL: our own root, path as it is). Symlinks
  * and ".." are resolved inside root and cannot leave it. Anything but a
- * regular file of at most ROOTFS_FILE_MAX bytes is refused (a FIFO would
- * block, a device would read without end). -1 and errno on failure.
+ * regular file of at most ROOTFS_FILE_MAX bytes is refused with ENOEXEC
+ * or EFBIG (a FIFO would block, a device would read without end). -1 and
+ * errno on failure.
  */
 int rootfs_open(const char *root, const char *path);
 
