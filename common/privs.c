@@ -17,7 +17,10 @@
  *                    start (memstack's uprobes), or where the kernel still
  *                    wants CAP_BPF for reading our own maps (tried in a
  *                    child: before 6.5 every bpf() call checked it)
- *   sys_admin        the same, on kernels older than CAP_BPF (5.8)
+ *   sys_admin        the same, on kernels older than CAP_BPF (5.8); and
+ *                    for applets that attach later: perf event uprobes
+ *                    (memstack before uprobe_multi, 6.6) fail with EACCES
+ *                    without it (measured on 6.18)
  *
  * Raw capget/capset: libcap is not a dependency for five calls.
  */
@@ -138,7 +141,7 @@ void privs_after_attach(struct bpf_object *obj, bool attaches_later)
 	uint64_t bpf = 1ULL << SB_CAP_BPF | 1ULL << SB_CAP_PERFMON;
 	char kept[256];
 
-	if (!kernel_knows(SB_CAP_BPF))
+	if (!kernel_knows(SB_CAP_BPF) || attaches_later)
 		bpf |= 1ULL << CAP_SYS_ADMIN;
 	if (attaches_later || map_reads_need_bpf(obj, keep))
 		keep |= bpf;

@@ -149,9 +149,10 @@ caps_after_attach() {
 }
 
 caps_after_attach oncpu dac_read_search,sys_ptrace,syslog,checkpoint_restore
-# memstack attaches uprobes to processes as they start: BPF stays
+# memstack attaches uprobes to processes as they start: BPF stays, and
+# sys_admin, which perf event uprobes need
 caps_after_attach memstack \
-	dac_read_search,sys_ptrace,syslog,perfmon,bpf,checkpoint_restore
+	dac_read_search,sys_ptrace,sys_admin,syslog,perfmon,bpf,checkpoint_restore
 
 # ---- without the capabilities ----
 
