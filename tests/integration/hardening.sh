@@ -56,7 +56,13 @@ in_container() {
 	unshare -m sh -c "mount --bind '$r' '$r' && cd '$r' &&
 		pivot_root . .old && exec /bin/burn $2 1" &
 	CPID=$!
-	sleep 0.5
+	# until it is burn, in its root (a loaded machine may take a while)
+	n=0
+	until [ "$(readlink /proc/$CPID/exe 2>/dev/null)" = /bin/burn ]; do
+		n=$((n + 1))
+		[ $n -lt 200 ] || break
+		sleep 0.05
+	done
 }
 
 container_profile() {
