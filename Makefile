@@ -78,6 +78,7 @@ core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
 core-y += stacks output cgroup sink elfzip
 core-y += anomaly # one series' detector: report and the device
+core-y += rootfs privs # confined opens in a process's root; capabilities after attach
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
@@ -233,6 +234,12 @@ run: $(O)/stackbox
 
 # ---- checks, size, install ----
 include $(srctree)/tests/tests.mk
+
+# Every applet system-wide at -i 1 on a busy machine (bench/soak.sh):
+# SOAK=30m by default, SERIAL=1 one applet after another.
+.PHONY: soak
+soak:
+	cd $(srctree) && $(if $(SOAK),SOAK=$(SOAK)) sh bench/soak.sh
 
 size:
 	@for b in $(O)/stackbox out/musl-*/stackbox; do \

@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "output.h"
 #include "output_sink.h"
+#include "privs.h"
 #include "sink.h"
 #include "stacks.h"
 #include "syms.h"
@@ -214,6 +215,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));
 	open_load_attach(&c);
+	privs_after_attach(c.obj, ops->target); /* privs.c: what is kept */
 
 	c.stacks = stack_cache_new(
 		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));

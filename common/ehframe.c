@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ehframe.h"
+#include "rootfs.h"
 #include "stackbox.h"
 
 #define STATE_STACK 8 /* DW_CFA_remember_state nesting kept */
@@ -562,10 +563,11 @@ int ehframe_read(const char *path, bool file_offsets, size_t max_rows,
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* regular files only, bounded, read rather than mapped (rootfs.h) */
+	fd = rootfs_open("", path);
 	if (fd < 0)
 		return -1;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstr)) {
 		err = ENOEXEC;
 		goto out;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "rootfs.h"
 #include "stackbox.h"
 #include "syms.h"
 
@@ -110,7 +111,12 @@ static bool efile_sane(struct efile *ef)
 	return true;
 }
 
-static bool efile_open(struct efile *ef, const char *path)
+/*
+ * path inside root (rootfs_open). Read, not mapped: a file that a
+ * container truncates under a mapping would kill us with SIGBUS, and
+ * libelf reads only the headers and the sections asked for.
+ */
+static bool efile_open(struct efile *ef, const char *root, const char *path)
 {
 	static bool ready;
 
@@ -120,10 +126,10 @@ static bool efile_open(struct efile *ef, const char *path)
 		ready = true;
 	}
 	ef->elf = NULL;
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	ef->fd = rootfs_open(root, path);
 	if (ef->fd < 0)
 		return false;
-	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	ef->elf = elf_begin(ef->fd, ELF_C_READ, NULL);
 	if (ef->elf && elf_kind(ef->elf) == ELF_K_ELF && efile_sane(ef))
 		return true;
 	elf_end(ef->elf);
@@ -438,16 +444,19 @@ static int read_loads(struct elf_symtab *t, Elf *elf)
 
 /* ---- separate debug files ---- */
 
-static bool crc_matches(const char *path, uint32_t want)
+/* At most ROOTFS_FILE_MAX bytes, even of a file that grows meanwhile. */
+static bool crc_matches(const char *root, const char *path, uint32_t want)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0, Z_NULL, 0);
+	uint64_t total = 0;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = rootfs_open(root, path);
 
 	if (fd < 0)
 		return false;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
+	while ((r = read(fd, buf, sizeof(buf))) > 0 &&
+	       (total += r) <= ROOTFS_FILE_MAX)
 		crc = crc32(crc, buf, r);
 	close(fd);
 	return r == 0 && (uint32_t)crc == want;
@@ -458,15 +467,15 @@ static bool crc_matches(const char *path, uint32_t want)
  * match proves it belongs to our file; a stale one would name the wrong
  * functions, which is worse than naming none.
  */
-static bool use_debug_file(struct elf_symtab *t, const char *path,
-			   const char *want_id)
+static bool use_debug_file(struct elf_symtab *t, const char *root,
+			   const char *path, const char *want_id)
 {
 	char id[sizeof(t->build_id)];
 	struct efile ef;
 	Elf_Scn *scn;
 	bool ok = false;
 
-	if (!efile_open(&ef, path))
+	if (!efile_open(&ef, root, path))
 		return false;
 	if (want_id) {
 		read_build_id(ef.elf, id);
@@ -490,9 +499,9 @@ static bool try_build_id(struct elf_symtab *t, const char *root)
 
 	if (strlen(t->build_id) < 4)
 		return false;
-	p = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-		      t->build_id, t->build_id + 2);
-	ok = use_debug_file(t, p, t->build_id);
+	p = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", t->build_id,
+		      t->build_id + 2);
+	ok = use_debug_file(t, root, p, t->build_id);
 	free(p);
 	return ok;
 }
@@ -526,7 +535,7 @@ static bool try_debuglink(struct elf_symtab *t, Elf *elf, const char *path,
 {
 	const char *slash = strrchr(path, '/'), *dir = slash ? path : ".";
 	const char *name;
-	char *where[3], *self;
+	char *where[3];
 	bool ok = false;
 	uint32_t crc;
 	size_t i;
@@ -536,17 +545,17 @@ static bool try_debuglink(struct elf_symtab *t, Elf *elf, const char *path,
 		return false;
 	/* the directory of the file as seen inside root */
 	dlen = slash ? (int)(slash - path) : 1;
-	where[0] = xasprintf("%s%.*s/%s", root, dlen, dir, name);
-	where[1] = xasprintf("%s%.*s/.debug/%s", root, dlen, dir, name);
-	where[2] = xasprintf("%s/usr/lib/debug%.*s/%s", root, dlen, dir, name);
-	self = xasprintf("%s%s", root, path);
+	where[0] = xasprintf("%.*s/%s", dlen, dir, name);
+	where[1] = xasprintf("%.*s/.debug/%s", dlen, dir, name);
+	where[2] = xasprintf("/usr/lib/debug%.*s/%s", dlen, dir, name);
+	/* a debuglink naming the file itself has no more to give; a debug
+	 * file's own debuglink is never followed, so links cannot cycle */
 	for (i = 0; i < ARRAY_SIZE(where); i++) {
-		/* a debuglink naming the file itself has no more to give */
-		if (!ok && strcmp(where[i], self) && crc_matches(where[i], crc))
-			ok = use_debug_file(t, where[i], NULL);
+		if (!ok && strcmp(where[i], path) &&
+		    crc_matches(root, where[i], crc))
+			ok = use_debug_file(t, root, where[i], NULL);
 		free(where[i]);
 	}
-	free(self);
 	return ok;
 }
 
@@ -603,7 +612,7 @@ int elf_each_function(const char *path, unsigned *machine, elf_function_fn fn,
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 
-	if (!efile_open(&ef, path))
+	if (!efile_open(&ef, NULL, path))
 		return -1;
 	*machine = gelf_getehdr(ef.elf, &eh) ? eh.e_machine : EM_NONE;
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
@@ -636,19 +645,11 @@ struct elf_symtab *elf_symtab_open(const char *path, const char *root)
 	struct elf_symtab *t;
 	struct efile ef;
 	GElf_Ehdr eh;
-	char *full;
-	int err;
 
 	if (!root)
 		root = "";
-	full = xasprintf("%s%s", root, path);
-	if (!efile_open(&ef, full)) {
-		err = errno;
-		free(full);
-		errno = err;
+	if (!efile_open(&ef, root, path))
 		return NULL;
-	}
-	free(full);
 	t = xzalloc(sizeof(*t));
 	if (!gelf_getehdr(ef.elf, &eh) || read_loads(t, ef.elf) < 0)
 		goto bad;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rootfs.h"
 #include "stackbox.h"
 #include "syms.h"
 
@@ -117,19 +118,19 @@ static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
 	struct stat st;
 	char *root, *p;
 
+	/* p inside root: both "" for a path of our own */
 	if (m->deleted) {
+		root = xstrdup("");
 		p = xasprintf("%s/%u/map_files/%llx-%llx", ps->procfs, tgid,
 			      (unsigned long long)m->start,
 			      (unsigned long long)m->end);
 		t = elf_symtab_open(p, "");
 	} else {
 		root = xasprintf("%s/%u/root", ps->procfs, tgid);
-		p = xasprintf("%s%s", root, m->path);
+		p = xstrdup(m->path);
 		t = elf_symtab_open(m->path, root);
-		free(root);
 		if (!t && !stat(m->path, &st) && st.st_ino == m->ino) {
-			free(p);
-			p = xstrdup(m->path);
+			root[0] = 0;
 			t = elf_symtab_open(p, "");
 		}
 	}
@@ -137,12 +138,13 @@ static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
 		verbose("no symbols for %s in %u: %s", m->path, tgid,
 			strerror(errno));
 	/* kept open: its code is read after the process may be gone */
-	*fd = t ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	*fd = t ? rootfs_open(root, p) : -1;
 	/* it may have gone while its symbols were read (its /proc/PID/root
 	 * with it): the same inode at the same path on the host will do */
 	if (t && *fd < 0 && !m->deleted && !stat(m->path, &st) &&
 	    st.st_ino == m->ino)
-		*fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		*fd = rootfs_open("", m->path);
+	free(root);
 	free(p);
 	return t;
 }

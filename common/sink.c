@@ -21,6 +21,7 @@ struct sink {
 	uint64_t rotate_size;
 	unsigned rotate_count;
 	long long baud;
+	const char *refused; /* why a shared directory's file was not used */
 };
 
 static const struct {
@@ -58,15 +59,84 @@ static int make_raw(struct sink *s)
 	return tcsetattr(s->fd, TCSANOW, &t);
 }
 
+static bool ours(uid_t uid)
+{
+	return uid == 0 || uid == getuid() || uid == geteuid();
+}
+
+/*
+ * Does someone else decide what the names in path's directory are: a
+ * directory others or the group can write (/tmp, /dev/shm), or that
+ * another user owns?
+ */
+static bool in_shared_dir(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat st;
+	bool shared;
+
+	if (!slash)
+		strcpy(dir, ".");
+	else
+		slash[slash == dir] = 0;
+	shared = stat(dir, &st) || (st.st_mode & (S_IWOTH | S_IWGRP)) ||
+		 !ours(st.st_uid);
+	free(dir);
+	return shared;
+}
+
+/*
+ * -o FILE in a shared directory: a name someone may have planted. FILE
+ * is created new (O_EXCL), never through a symlink (O_NOFOLLOW). If it
+ * exists, the user named it, so it is written (truncated at the start,
+ * appended to after a failed write) only if it is a regular file with
+ * one link, owned by the user or root: the rule fs.protected_regular
+ * applies to O_CREAT in sticky directories, and a hard link to another
+ * user's file is refused too. Anything else is refused in one line.
+ */
+static int open_shared(struct sink *s, bool truncate)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(s->path,
+		  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
+			  O_NOCTTY,
+		  0644);
+	if (fd >= 0 || errno != EEXIST)
+		goto out;
+	fd = open(s->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+				   O_NONBLOCK | (truncate ? 0 : O_APPEND));
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    !ours(st.st_uid) || (truncate && ftruncate(fd, 0))) {
+		close(fd);
+		fd = -1;
+		errno = EPERM;
+	}
+out:
+	if (fd < 0 && (errno == ELOOP || errno == EPERM || errno == ENXIO))
+		s->refused = "in a directory others can write, it is a "
+			     "symlink or not a regular file of the user's or "
+			     "root's: refused";
+	return fd;
+}
+
 static int open_path(struct sink *s, bool truncate)
 {
 	struct stat st;
 
+	s->refused = NULL;
 	/* O_NONBLOCK: a serial port may wait for carrier on open */
-	s->fd = open(s->path,
-		     O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-			     (truncate ? O_TRUNC : O_APPEND),
-		     0644);
+	if (in_shared_dir(s->path))
+		s->fd = open_shared(s, truncate);
+	else
+		s->fd = open(s->path,
+			     O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				     O_NONBLOCK |
+				     (truncate ? O_TRUNC : O_APPEND),
+			     0644);
 	if (s->fd < 0)
 		return -1;
 	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
@@ -103,7 +173,9 @@ struct sink *sink_open(const char *path, uint64_t rotate_size,
 		s->terminal = isatty(s->fd);
 	} else {
 		s->path = xstrdup(path);
-		if (open_path(s, true))
+		if (open_path(s, true) && s->refused)
+			error_exit("-o %s: %s", path, s->refused);
+		if (s->fd < 0)
 			perror_exit("-o %s", path);
 	}
 	if (baud && (s->is_stdout || !s->terminal))

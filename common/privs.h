@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef STACKBOX_PRIVS_H
+#define STACKBOX_PRIVS_H
+
+#include <stdbool.h>
+
+struct bpf_object;
+
+/*
+ * Once attached, give up every capability but those the rest of the run
+ * uses (privs.c says which and why); -v names them. attaches_later: the
+ * applet attaches to processes as they start (ops->target).
+ */
+void privs_after_attach(struct bpf_object *obj, bool attaches_later);
+
+/* The effective set as names ("sys_ptrace,dac_read_search"), for -v. */
+void privs_describe(char *buf, unsigned len);
+
+#endif
