@@ -26,7 +26,7 @@ for n in elf ehframe ksyms maps opts; do
 		continue
 	fi
 	mkdir "$T/$n"
-	if "$F" -max_total_time=3 -rss_limit_mb=1024 "$T/$n" "$SRCTREE/tests/unit/fuzz/$n" >"$T/$n.log" 2>&1; then
+	if "$F" -max_total_time=3 -rss_limit_mb=1024 -artifact_prefix="$T/" "$T/$n" "$SRCTREE/tests/unit/fuzz/$n" >"$T/$n.log" 2>&1; then
 		pass "fuzz_$n: 3 s of libFuzzer (ASan, UBSan), no crash ($(grep -o 'cov: [0-9]*' "$T/$n.log" | tail -1))"
 	else
 		fail "fuzz_$n" "$(grep -E 'ERROR|SUMMARY' "$T/$n.log" | head -3 | tr '\n' ' ')"
