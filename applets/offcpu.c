@@ -96,14 +96,16 @@ static const struct attach_hook offcpu_hooks[] = {
  * What the BTF paths need from kernel BTF: where task_struct keeps pid
  * and the state (__state since 5.14, state before), and whether
  * sched_switch passes prev_state (5.18+: its prototype has 5 parameters,
- * ctx first), which is read before a wakeup can change it.
+ * ctx first), which is read before a wakeup can change it; and where
+ * the CPU time a task has had is (se.sum_exec_runtime), for switch-ins
+ * sched_switch did not report.
  */
 static void probe_task_layout(struct offcpu_bpf *s)
 {
 	const struct btf *btf = kbtf();
 	const struct btf_type *t;
 	unsigned size = 0;
-	int off, id;
+	int off, in, id;
 
 	if (!btf)
 		return; /* the tracepoint path needs none of it */
@@ -114,6 +116,11 @@ static void probe_task_layout(struct offcpu_bpf *s)
 		s->rodata->task_state_off = off;
 		s->rodata->task_state_size = size;
 	}
+	if ((off = kbtf_member(btf, "task_struct", "se", NULL)) >= 0 &&
+	    (in = kbtf_member(btf, "sched_entity", "sum_exec_runtime",
+			      &size)) >= 0 &&
+	    size == 8)
+		s->rodata->task_runtime_off = off + in;
 	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
 				    BTF_KIND_TYPEDEF);
 	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
@@ -184,6 +191,7 @@ static void offcpu_describe(struct collector *c, void *args, char *buf,
 
 static const char *const offcpu_stat_names[] = {
 	"blocks not tracked (starts map full)",
+	"switch-ins not reported (blocked time from CPU time)",
 	NULL,
 };
 

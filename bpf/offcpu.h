@@ -13,6 +13,7 @@ enum offcpu_state {
 
 enum offcpu_stat {
 	OFFCPU_STAT_STARTS_FULL = SB_STAT_APPLET0, /* a block not tracked */
+	OFFCPU_STAT_SWITCH_IN_MISSED,		   /* a block ended unseen */
 };
 
 #endif

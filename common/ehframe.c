@@ -465,7 +465,8 @@ static void finish(struct table *t)
 {
 	size_t i, out = 0;
 
-	qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+	if (t->n) /* rows is NULL when there are none */
+		qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
 	for (i = 0; i < t->n; i++) {
 		if (i + 1 < t->n && t->rows[i + 1].addr == t->rows[i].addr)
 			continue;

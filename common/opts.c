@@ -57,7 +57,8 @@ const char *parse_duration(const char *s, uint64_t *ns)
 		return "not a duration (10, 10s, 500ms, 1.5m)";
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v))
+	/* strtod skips leading spaces: " -5" is negative too */
+	if (end == s || errno || !isfinite(v) || v < 0)
 		return "not a duration (10, 10s, 500ms, 1.5m)";
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix))
@@ -305,10 +306,15 @@ static void check_conflicts(const struct opt **seen, size_t n)
 int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 	       const char *usage)
 {
-	const struct opt **seen = xmalloc(argc * sizeof(*seen));
-	size_t nseen = 0;
+	const struct opt **seen;
+	size_t nseen = 0, most = 1;
 	struct found f;
 	int i;
+
+	/* one option per argument, or per letter of -abc */
+	for (i = 1; i < argc; i++)
+		most += strlen(argv[i]) + 1;
+	seen = xmalloc(most * sizeof(*seen));
 
 	apply_defaults(tbl, args);
 	for (i = 1; i < argc; i++) {

@@ -52,7 +52,11 @@ for arch in x86_64 arm64; do
 	check "$t: eh_frame, no frame pointers: main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
 		fcmp "$2 >= 50 && $1 >= 0.9 * $2"
 	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
-	set -- "$(sum fp 'mu_work')" "$(sum fp '')"
+	# a guess is a named function with a user frame under it; mu_work
+	# alone is a true leaf, a sample in its own code after nu_leaf
+	# returns (2 of 4,748 samples natively; TCG takes interrupts where
+	# translated blocks start, as at that return site)
+	set -- "$(sum fp '(outer_burn|mu_work);[^-]')" "$(sum fp '')"
 	check "$t: fp, no frame pointers: no caller guessed ($1 of $2 samples)" \
 		fcmp "$2 >= 50 && $1 == 0"
 	set -- "$(sum ehnap 'outer_nap;zeta_nap;')"

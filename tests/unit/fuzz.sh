@@ -16,3 +16,19 @@ if "$F" -max_total_time=10 -rss_limit_mb=1024 "$T/corpus" >"$T/log" 2>&1; then
 else
 	fail "bin reader fuzzing" "$(grep -E 'ERROR|SUMMARY' "$T/log" | head -3 | tr '\n' ' ')"
 fi
+
+# The other readers of untrusted bytes (tests/unit/fuzz.mk), 3 s each
+# from their committed seeds; `make fuzz` runs each for FUZZ_SECONDS.
+for n in elf ehframe ksyms maps opts; do
+	F=$TESTS_O/fuzz/fuzz_$n
+	if [ ! -x "$F" ]; then
+		skip "fuzz_$n" "no fuzz target (clang with -fsanitize=fuzzer not found at build time)"
+		continue
+	fi
+	mkdir "$T/$n"
+	if "$F" -max_total_time=3 -rss_limit_mb=1024 -artifact_prefix="$T/" "$T/$n" "$SRCTREE/tests/unit/fuzz/$n" >"$T/$n.log" 2>&1; then
+		pass "fuzz_$n: 3 s of libFuzzer (ASan, UBSan), no crash ($(grep -o 'cov: [0-9]*' "$T/$n.log" | tail -1))"
+	else
+		fail "fuzz_$n" "$(grep -E 'ERROR|SUMMARY' "$T/$n.log" | head -3 | tr '\n' ' ')"
+	fi
+done

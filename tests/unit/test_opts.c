@@ -97,6 +97,14 @@ static void test_values(void)
 	CHECK_INT("opts bundled -U", a.common.user_only, 1);
 	CHECK_INT("opts bundled -d3", a.common.duration, 3 * NS_PER_SEC);
 	CHECK_INT("opts --freq=", a.hz, 7);
+	/* more options than arguments: found by fuzz_opts (a heap overrun) */
+	CHECK_INT("opts -vvvvvvvvvvvvvvvvvvvvvvvv (one argument, 24 flags)",
+		  parse("-vvvvvvvvvvvvvvvvvvvvvvvv -UUUUUUUUUUUUUUUU", &a, err,
+			sizeof(err)),
+		  0);
+	/* found by fuzz_opts: strtod skips spaces (a negative to uint64_t) */
+	CHECK_INT("opts -d ' -5s' is refused",
+		  parse("-d\t-5s", &a, err, sizeof(err)) != 0, 1);
 	CHECK_INT("opts -i 0", parse("-i 0", &a, err, sizeof(err)), 0);
 	CHECK_INT("opts -i 0 value", a.common.interval, 0);
 }

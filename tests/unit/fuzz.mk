@@ -1,0 +1,46 @@
+# libFuzzer targets (clang -fsanitize=fuzzer,address,undefined), each
+# tests/unit/fuzz_NAME.c with the sources it tests, seeded from
+# tests/unit/fuzz/NAME/. make check runs each a few seconds
+# (tests/unit/fuzz.sh); `make fuzz` runs every one, bin's too (bin.mk),
+# for FUZZ_SECONDS each, keeping what it finds in obj/tests/fuzz/NAME/.
+FUZZ_NAMES := elf ehframe ksyms maps opts
+FUZZ_TARGETS := $(patsubst %,$(TESTS_O)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
+	-I$(srctree)/common -I$(srctree)/bpf -I$(srctree)/tests/unit
+FUZZ_LIB := $(srctree)/common/lib.c
+FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
+	$(srctree)/tests/unit/fuzz_file.h
+
+$(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c
+$(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/ehframe.c
+$(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/ksyms.c
+$(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/procsyms.c \
+	$(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c \
+	$(srctree)/common/callsite.c
+$(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/opts.c
+FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit
+
+$(FUZZ_TARGETS): $(TESTS_O)/fuzz/fuzz_%: $(srctree)/tests/unit/fuzz_%.c \
+		$(FUZZ_LIB) $(FUZZ_DEPS)
+	$(Q)mkdir -p $(@D)
+	$(call quiet,FUZZ,$@)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) \
+		$(FUZZ_LDFLAGS_$*) -lelf -lz
+
+ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
+UNIT_FIXTURES += $(FUZZ_TARGETS)
+endif
+
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS) $(FUZZ_BIN)
+	$(Q)for n in $(FUZZ_NAMES) bin; do \
+		mkdir -p $(TESTS_O)/fuzz/$$n && \
+		seeds=$(srctree)/tests/unit/fuzz/$$n; \
+		[ -d $$seeds ] || seeds=; \
+		echo "== fuzz_$$n: $(FUZZ_SECONDS) s"; \
+		$(TESTS_O)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
+			-rss_limit_mb=1024 -print_final_stats=1 \
+			$(TESTS_O)/fuzz/$$n $$seeds 2>&1 | \
+			grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|ERROR|SUMMARY' \
+			|| true; \
+	done
