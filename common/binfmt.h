@@ -15,7 +15,8 @@
 
 #include "stackbox.h"
 
-#define BIN_VERSION   1
+#define BIN_VERSION   2
+#define BIN_VERSION_1 1 /* still read: no repeats, a lost frame costs the key period */
 #define BIN_SYNC      "SBf\xa5"
 #define BIN_SYNC_LEN  4
 #define BIN_HEAD_LEN  (BIN_SYNC_LEN + 6) /* sync, type, flags, length */
@@ -34,6 +35,13 @@ enum bin_frame_type {
 	BIN_SAMPLES,	/* one snapshot's rows and counters */
 	BIN_FRAME_MAX,
 };
+
+/* The dictionaries, in the order their frames go out: BIN_STRINGS + i. */
+#define BIN_NDICT (BIN_SAMPLES - BIN_STRINGS)
+/* Each new dictionary entry, and a key period's header, travel again
+ * with this many following snapshots: a frame lost costs nothing if its
+ * repeat arrives (docs/bin-format.md). */
+#define BIN_REPEAT 1
 
 /* A metric's kind in the header; this bit set: the metric is a level. */
 #define BIN_KIND_LEVEL 0x10

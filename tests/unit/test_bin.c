@@ -549,6 +549,7 @@ int main(int argc, char **argv)
 	struct bin_stats st;
 	unsigned long crashes = 0, wrong = 0, late_missing = 0, uncounted = 0;
 
+	verbose_level = getenv("BIN_VERBOSE") != NULL;
 	if (argc == 3 && !strcmp(argv[1], "--measure"))
 		return measure_file(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--dump")) {
