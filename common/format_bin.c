@@ -109,11 +109,11 @@ static uint64_t hash_str(const char *s)
  */
 struct window {
 	struct bbuf b;
-	size_t *end;	 /* each entry's end in b */
-	uint64_t *addr;	 /* KSYMS: each entry's address (sent as deltas) */
+	size_t *end;	/* each entry's end in b */
+	uint64_t *addr; /* KSYMS: each entry's address (sent as deltas) */
 	size_t n, cap, addr_cap;
-	uint64_t first;	 /* the index of entry 0 in the key period */
-	uint64_t count;	 /* entries in the key period */
+	uint64_t first; /* the index of entry 0 in the key period */
+	uint64_t count; /* entries in the key period */
 	size_t added[BIN_REPEAT + 1]; /* by the last snapshots, newest last */
 };
 
@@ -125,6 +125,12 @@ struct bin_writer {
 	struct timespec key_time; /* the key period's first snapshot's end */
 	struct bbuf header;	  /* the key period's header payload */
 	struct window dict[BIN_NDICT];
+	uint64_t group; /* this snapshot's parity group in the key period */
+	/* the group's frames so far: XOR of flags + payload, and each's
+	 * type and length */
+	struct bbuf parity;
+	unsigned char mtype[BIN_GROUP_MAX];
+	size_t mlen[BIN_GROUP_MAX], nmembers;
 	/* what was sent since the last key frame */
 	char **strings; /* by index */
 	size_t nstrings, strings_cap;
@@ -240,9 +246,10 @@ static void forget_all(struct bin_writer *w)
 	map_clear(&w->aux_set);
 }
 
-/* Frame a payload onto out: sync, type, flags, length, payload, CRC. */
-static void put_frame(struct bbuf *out, unsigned type, const void *payload,
-		      size_t len)
+/* Frame a payload onto out: sync, type, flags, length, payload, CRC.
+ * Returns where the frame starts in out. */
+static size_t put_frame(struct bbuf *out, unsigned type, const void *payload,
+			size_t len)
 {
 	unsigned char flags = 0;
 	unsigned char *z = NULL;
@@ -267,6 +274,53 @@ static void put_frame(struct bbuf *out, unsigned type, const void *payload,
 	bb_put(out, payload, len);
 	bb_u32le(out, crc32(0, out->p + start, out->len - start));
 	free(z);
+	return start - BIN_SYNC_LEN;
+}
+
+/* A frame of this snapshot's parity group: sent, and XORed into the
+ * parity (its flags byte and payload, as they went out). */
+static void put_member(struct bin_writer *w, struct bbuf *out, unsigned type,
+		       const void *payload, size_t len)
+{
+	size_t at = put_frame(out, type, payload, len), n;
+	const unsigned char *f = out->p + at + BIN_SYNC_LEN + 1;
+
+	n = out->len - at - BIN_HEAD_LEN - BIN_CRC_LEN + 1;
+	if (w->nmembers == BIN_GROUP_MAX)
+		return; /* cannot happen: BIN_PARITY_SPLIT pieces and a header */
+	if (w->parity.len < n) {
+		size_t old = w->parity.len;
+
+		w->parity.p = grow_array(w->parity.p, &w->parity.cap, n, 1);
+		memset(w->parity.p + old, 0, n - old);
+		w->parity.len = n;
+	}
+	w->parity.p[0] ^= f[0]; /* flags */
+	for (size_t i = 1; i < n; i++)
+		w->parity.p[i] ^= f[i + 4]; /* payload, after the length */
+	w->mtype[w->nmembers] = type;
+	w->mlen[w->nmembers++] = n;
+}
+
+/* The group's PARITY frame: key, group, members (type, length), XOR. */
+static void put_parity(struct bin_writer *w, struct bbuf *out)
+{
+	struct bbuf b = {0};
+
+	if (!w->nmembers)
+		return;
+	bb_varint(&b, w->key_id);
+	bb_varint(&b, w->group);
+	bb_varint(&b, w->nmembers);
+	for (size_t i = 0; i < w->nmembers; i++) {
+		bb_varint(&b, w->mtype[i]);
+		bb_varint(&b, w->mlen[i]);
+	}
+	bb_put(&b, w->parity.p, w->parity.len);
+	put_frame(out, BIN_PARITY, b.p, b.len);
+	free(b.p);
+	w->parity.len = 0;
+	w->nmembers = 0;
 }
 
 /* The string's index, sending it first when it is new. */
@@ -334,45 +388,82 @@ static void make_header(struct bin_writer *w, const struct snapshot *s)
 	w->header = b;
 }
 
-/* A window as frames of at most about BIN_CHUNK bytes of entries: key
- * id, the index of the frame's first entry, their number, the entries.
- * Each frame decodes on its own. */
-static void put_window(struct bin_writer *w, unsigned type, struct bbuf *out)
+/* Entries [from, to) of a window as a section of a DICT frame: type,
+ * length, index of the first entry, their number, the entries. */
+static void put_section(struct bin_writer *w, unsigned type, size_t from,
+			size_t to, struct bbuf *f)
 {
 	struct window *d = win(w, type);
-	size_t done = 0;
+	struct bbuf b = {0};
+	uint64_t prev = 0;
 
-	while (done < d->n) {
-		struct bbuf f = {0};
-		size_t n = 0, from = done ? d->end[done - 1] : 0;
-		uint64_t prev = 0;
+	bb_varint(&b, d->first + from);
+	bb_varint(&b, to - from);
+	for (size_t i = from; i < to; i++) {
+		size_t at = i ? d->end[i - 1] : 0;
 
-		while (done + n < d->n &&
-		       (n == 0 || d->end[done + n] - from <= BIN_CHUNK))
-			n++;
-		bb_varint(&f, w->key_id);
-		bb_varint(&f, d->first + done);
-		bb_varint(&f, n);
-		for (size_t i = done; i < done + n; i++) {
-			size_t at = i ? d->end[i - 1] : 0;
-
-			if (d->addr) { /* KSYMS: deltas within the frame */
-				bb_svarint(&f, (int64_t)(d->addr[i] - prev));
-				prev = d->addr[i];
-			}
-			bb_put(&f, d->b.p + at, d->end[i] - at);
+		if (d->addr) { /* KSYMS: address deltas within the section */
+			bb_svarint(&b, (int64_t)(d->addr[i] - prev));
+			prev = d->addr[i];
 		}
-		put_frame(out, type, f.p, f.len);
-		free(f.p);
-		done += n;
+		bb_put(&b, d->b.p + at, d->end[i] - at);
 	}
+	bb_varint(f, type);
+	bb_varint(f, b.len);
+	bb_put(f, b.p, b.len);
+	free(b.p);
+}
+
+/*
+ * The windows as DICT frames of about BIN_CHUNK bytes of entries each,
+ * strings first (every later section may refer to them). One frame per
+ * snapshot when it fits: a frame costs 14 bytes and compresses alone.
+ */
+static void start_dict(struct bin_writer *w, struct bbuf *f)
+{
+	f->len = 0;
+	bb_varint(f, w->key_id);
+	bb_varint(f, w->group);
+	bb_varint(f, w->nmembers);
 }
 
 static void put_windows(struct bin_writer *w, struct bbuf *out)
 {
-	/* strings first: every later frame may refer to them */
-	for (unsigned t = BIN_STRINGS; t < BIN_SAMPLES; t++)
-		put_window(w, t, out);
+	struct bbuf f = {0};
+	size_t fill = 0, total = 0, piece;
+
+	for (unsigned t = 0; t < BIN_NDICT; t++)
+		total += w->dict[t].b.len;
+	piece = total / BIN_PARITY_SPLIT + 1;
+	if (piece < BIN_PIECE_MIN)
+		piece = BIN_PIECE_MIN;
+	if (piece > BIN_CHUNK)
+		piece = BIN_CHUNK;
+	start_dict(w, &f);
+	for (unsigned t = BIN_STRINGS; t < BIN_SAMPLES; t++) {
+		struct window *d = win(w, t);
+		size_t done = 0;
+
+		while (done < d->n) {
+			size_t n = 0, from = done ? d->end[done - 1] : 0;
+
+			while (done + n < d->n &&
+			       (n == 0 ||
+				fill + d->end[done + n] - from <= piece))
+				n++;
+			put_section(w, t, done, done + n, &f);
+			fill += d->end[done + n - 1] - from;
+			done += n;
+			if (fill >= piece) {
+				put_member(w, out, BIN_DICT, f.p, f.len);
+				start_dict(w, &f);
+				fill = 0;
+			}
+		}
+	}
+	if (fill)
+		put_member(w, out, BIN_DICT, f.p, f.len);
+	free(f.p);
 }
 
 struct pending {
@@ -657,7 +748,7 @@ static void put_all_maps(struct bin_writer *w, const struct snapshot *s,
 	map_clear(&seen);
 }
 
-static void put_samples(const struct bin_writer *w, const struct snapshot *s,
+static void put_samples(struct bin_writer *w, const struct snapshot *s,
 			__u64 unwritten, uint64_t unwind_ref,
 			const struct bbuf *rows, struct bbuf *out)
 {
@@ -685,9 +776,11 @@ static void put_samples(const struct bin_writer *w, const struct snapshot *s,
 	bb_varint(&b, w->key_id);
 	for (unsigned t = 0; t < BIN_NDICT; t++)
 		bb_varint(&b, w->dict[t].count);
+	bb_varint(&b, w->group);
+	bb_varint(&b, w->nmembers);
 	bb_varint(&b, s->nrows);
 	bb_put(&b, rows->p, rows->len);
-	put_frame(out, BIN_SAMPLES, b.p, b.len);
+	put_member(w, out, BIN_SAMPLES, b.p, b.len);
 	free(b.p);
 }
 
@@ -704,6 +797,7 @@ static void put_tail(struct bin_writer *w, struct bbuf *out)
 	for (unsigned t = 0; t < BIN_NDICT; t++)
 		window_shift(&w->dict[t]);
 	put_windows(w, out);
+	put_parity(w, out);
 }
 
 static void start_key_period(struct bin_writer *w, const struct snapshot *s,
@@ -711,6 +805,8 @@ static void start_key_period(struct bin_writer *w, const struct snapshot *s,
 {
 	if (!w->need_key)
 		put_tail(w, out); /* the reader has the period's header */
+	w->parity.len = 0;	  /* else the reader may have lost the group */
+	w->nmembers = 0;
 	forget_all(w);
 	w->keys++;
 	w->key_id = next_key_id(w);
@@ -734,9 +830,17 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	    w->key_bytes >= BIN_KEY_BYTES ||
 	    ns_between(&w->key_time, &s->end) >= BIN_KEY_NS)
 		start_key_period(w, s, out);
-	/* the header with the first BIN_REPEAT + 1 snapshots of its period */
-	if (w->since_key++ <= BIN_REPEAT)
-		put_frame(out, BIN_HEADER, w->header.p, w->header.len);
+	/* the header with the first BIN_REPEAT + 1 snapshots of its period,
+	 * in the parity group of the first */
+	w->group = w->since_key / BIN_PARITY_SPAN;
+	if (w->since_key <= BIN_REPEAT) {
+		if (w->since_key)
+			put_frame(out, BIN_HEADER, w->header.p, w->header.len);
+		else
+			put_member(w, out, BIN_HEADER, w->header.p,
+				   w->header.len);
+	}
+	w->since_key++;
 	for (unsigned t = 0; t < BIN_NDICT; t++)
 		window_shift(&w->dict[t]);
 	for (size_t i = 0; i < s->nrows; i++)
@@ -748,6 +852,8 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	put_samples(w, s, unwritten, unwind_ref, &rows, out);
 	if (s->final)
 		put_tail(w, out);
+	else if (w->since_key % BIN_PARITY_SPAN == 0)
+		put_parity(w, out);
 	w->key_bytes += out->len - before;
 	free(rows.p);
 	free(p.uip);
@@ -761,5 +867,6 @@ void bin_writer_free(struct bin_writer *w)
 	free(w->sent);
 	free(w->strings);
 	free(w->header.p);
+	free(w->parity.p);
 	free(w);
 }

@@ -16,9 +16,9 @@
 #include "binfmt.h"
 
 /* Snapshots waiting for their repeats; more means the stream is noise. */
-#define BIN_PENDING (BIN_REPEAT + 4)
+#define BIN_PENDING (BIN_REPEAT + BIN_PARITY_SPAN + 4)
 /* An index further than this past the slots in use is corruption. */
-#define BIN_MAX_GAP (1u << 20)
+#define BIN_MAX_GAP (1u << 16)
 
 struct pending {
 	unsigned char *p;
@@ -26,8 +26,17 @@ struct pending {
 	unsigned age; /* SAMPLES frames read since */
 };
 
+/* The frames of a parity group received so far: flags and payload as
+ * they came, to rebuild the one that did not from the PARITY frame. */
+struct group {
+	uint64_t key, id;
+	unsigned char *m[BIN_GROUP_MAX];
+	size_t mlen[BIN_GROUP_MAX];
+};
+
 struct bin_reader {
 	struct bin_reader_ops ops;
+	struct group group;
 	struct bin_state st;
 	struct bin_stats stats;
 	unsigned char *buf;
@@ -67,8 +76,7 @@ static void free_header(struct bin_state *st)
 	for (unsigned m = 0; m < st->nmetrics; m++)
 		free((char *)st->metrics[m].name);
 	free_names(st->stat_names);
-	st->applet = st->describe = st->host = st->release = st->machine =
-		NULL;
+	st->applet = st->describe = st->host = st->release = st->machine = NULL;
 	st->stat_names = NULL;
 	st->nmetrics = 0;
 	st->have_header = false;
@@ -114,7 +122,8 @@ static const char *str_at(const struct bin_state *st, struct bcur *c)
 
 	if (i >= st->slots[0] || !st->str[i]) {
 		/* version 1 has no gaps: a reference past the end is bad */
-		if (st->version == BIN_VERSION_1 || i >= st->slots[0] + BIN_MAX_GAP)
+		if (st->version == BIN_VERSION_1 ||
+		    i >= st->slots[0] + BIN_MAX_GAP)
 			c->bad = true;
 		return NULL;
 	}
@@ -272,7 +281,8 @@ static bool read_maps(struct bin_reader *r, struct bcur *c, size_t first)
 	size_t n = bc_count(c);
 
 	for (size_t i = 0; i < n && !c->bad; i++) {
-		size_t idx = first + i, cap = st->maps_cap, slots = st->slots[3];
+		size_t idx = first + i, cap = st->maps_cap,
+		       slots = st->slots[3];
 		uint32_t tgid = bc_varint(c);
 		size_t nm = bc_count(c);
 		struct rec_map *m = xmalloc((nm + 1) * sizeof(*m));
@@ -289,9 +299,8 @@ static bool read_maps(struct bin_reader *r, struct bcur *c, size_t first)
 		if (!c->bad && all) {
 			st->maps_tgid = slot(st->maps_tgid, &slots, &cap, idx,
 					     sizeof(uint32_t));
-			st->maps_known =
-				slot(st->maps_known, &st->slots[3],
-				     &st->maps_cap, idx, sizeof(bool));
+			st->maps_known = slot(st->maps_known, &st->slots[3],
+					      &st->maps_cap, idx, sizeof(bool));
 			if (!st->maps_known[idx]) {
 				st->maps_known[idx] = true;
 				st->maps_tgid[idx] = tgid;
@@ -317,9 +326,9 @@ static bool read_cgroups(struct bin_state *st, struct bcur *c, size_t first)
 			continue;
 		st->cgroup_id = slot(st->cgroup_id, &slots, &cap, first + i,
 				     sizeof(uint64_t));
-		st->cgroup_path = slot(st->cgroup_path, &st->slots[4],
-				       &st->cgroups_cap, first + i,
-				       sizeof(char *));
+		st->cgroup_path =
+			slot(st->cgroup_path, &st->slots[4], &st->cgroups_cap,
+			     first + i, sizeof(char *));
 		if (!st->cgroup_path[first + i]) {
 			st->cgroup_id[first + i] = id;
 			st->cgroup_path[first + i] = path;
@@ -372,8 +381,8 @@ static bool known(const struct bin_state *st, unsigned d, size_t i)
 /* The dictionaries' counts: entries from 0 up to the first gap. */
 static void count_known(struct bin_state *st)
 {
-	size_t *n[BIN_NDICT] = {&st->nstr,     &st->nstacks,  &st->nksyms,
-				&st->nmaps,    &st->ncgroups, &st->naux};
+	size_t *n[BIN_NDICT] = {&st->nstr,  &st->nstacks,  &st->nksyms,
+				&st->nmaps, &st->ncgroups, &st->naux};
 
 	for (unsigned d = 0; d < BIN_NDICT; d++)
 		while (*n[d] < st->slots[d] && known(st, d, *n[d]))
@@ -388,6 +397,7 @@ struct samples_head {
 	struct snapshot s;
 	uint64_t key, dict_frames, unwind, unwritten;
 	uint64_t size[BIN_NDICT]; /* version 2: dictionary entries */
+	uint64_t group, pos;	  /* version 2: parity group, place in it */
 };
 
 static void read_samples_head(unsigned version, struct bcur *c,
@@ -419,9 +429,12 @@ static void read_samples_head(unsigned version, struct bcur *c,
 	h->key = bc_varint(c);
 	if (version == BIN_VERSION_1)
 		h->dict_frames = bc_varint(c);
-	else
+	else {
 		for (unsigned d = 0; d < BIN_NDICT; d++)
 			h->size[d] = bc_varint(c);
+		h->group = bc_varint(c);
+		h->pos = bc_varint(c);
+	}
 }
 
 /* What the snapshot lacks, "" when nothing: the header or entries. */
@@ -436,7 +449,7 @@ static void lacking(const struct bin_state *st, const struct samples_head *h,
 		return;
 	}
 	for (unsigned d = 0; d < BIN_NDICT && at < len; d++) {
-		size_t *n = (size_t[]){st->nstr, st->nstacks, st->nksyms,
+		size_t *n = (size_t[]){st->nstr,  st->nstacks,	st->nksyms,
 				       st->nmaps, st->ncgroups, st->naux};
 		size_t miss = 0, first = 0;
 
@@ -445,10 +458,9 @@ static void lacking(const struct bin_state *st, const struct samples_head *h,
 				if (!miss++)
 					first = i;
 		if (miss)
-			at += snprintf(why + at, len - at,
-				       "%s%zu %s (from index %zu)",
-				       at ? ", " : "", miss, dict_names[d],
-				       first);
+			at += snprintf(
+				why + at, len - at, "%s%zu %s (from index %zu)",
+				at ? ", " : "", miss, dict_names[d], first);
 	}
 }
 
@@ -559,7 +571,7 @@ static void drain(struct bin_reader *r, bool at_end)
 				r->stats.snapshots_repaired++;
 			if (!deliver(r, &c, &h))
 				drop(r, h.s.seq, "its rows do not decode");
-		} else if (at_end || q->age >= BIN_REPEAT ||
+		} else if (at_end || q->age > BIN_REPEAT + BIN_PARITY_SPAN ||
 			   r->nqueue == BIN_PENDING) {
 			char msg[256];
 
@@ -729,28 +741,166 @@ static void queue_samples(struct bin_reader *r, const unsigned char *p,
 	drain(r, false);
 }
 
-static void frame_v2(struct bin_reader *r, unsigned type,
-		     const unsigned char *p, size_t len)
+/* A DICT frame: its key period, then sections of dictionaries. */
+static void read_dict_frame(struct bin_reader *r, struct bcur *c)
 {
-	struct bcur c = {p, p + len};
-	uint64_t key, first;
+	uint64_t key = bc_varint(c);
 
-	if (type > BIN_SAMPLES)
-		return; /* a newer writer's frame: not ours to read */
-	if (type == BIN_SAMPLES) {
-		queue_samples(r, p, len);
-		return;
-	}
-	key = bc_varint(&c);
-	first = bc_varint(&c);
-	if (c.bad)
+	bc_varint(c); /* parity group */
+	bc_varint(c); /* and place in it */
+	if (c->bad)
 		return;
 	enter_period(r, key);
 	if (!r->st.have_header)
 		r->headless_frames++;
-	if (!read_dict(r, type, &c, first))
-		verbose("bin stream: a %s frame that does not decode",
-			dict_names[type - BIN_STRINGS]);
+	while (c->p < c->end && !c->bad) {
+		uint64_t type = bc_varint(c);
+		size_t len = bc_count(c);
+		struct bcur sec = {c->p, c->p + len};
+		uint64_t first = bc_varint(&sec);
+
+		c->p += len;
+		if (c->bad || type < BIN_STRINGS || type >= BIN_SAMPLES)
+			continue; /* a later writer's section: not ours */
+		if (sec.bad || !read_dict(r, type, &sec, first))
+			verbose("bin stream: a %s section that does not "
+				"decode",
+				dict_names[type - BIN_STRINGS]);
+	}
+}
+
+static void frame_v2(struct bin_reader *r, unsigned type,
+		     const unsigned char *p, size_t len)
+{
+	struct bcur c = {p, p + len};
+
+	if (type == BIN_SAMPLES)
+		queue_samples(r, p, len);
+	else if (type == BIN_DICT)
+		read_dict_frame(r, &c);
+	/* else a frame of version 1 or of a later writer: not ours */
+}
+
+static void group_clear(struct group *g)
+{
+	for (size_t i = 0; i < BIN_GROUP_MAX; i++) {
+		free(g->m[i]);
+		g->m[i] = NULL;
+	}
+}
+
+/* A frame of group (key, id) at place pos came: keep it as it came. */
+static void group_keep(struct bin_reader *r, uint64_t key, uint64_t id,
+		       uint64_t pos, unsigned flags, const unsigned char *p,
+		       size_t len)
+{
+	struct group *g = &r->group;
+
+	if (pos >= BIN_GROUP_MAX)
+		return;
+	if (g->key != key || g->id != id) {
+		group_clear(g);
+		g->key = key;
+		g->id = id;
+	}
+	free(g->m[pos]);
+	g->m[pos] = xmalloc(len + 1);
+	g->m[pos][0] = flags;
+	memcpy(g->m[pos] + 1, p, len);
+	g->mlen[pos] = len + 1;
+}
+
+static void frame(struct bin_reader *r, unsigned type, unsigned flags,
+		  const unsigned char *p, size_t len);
+
+/* A PARITY frame: when exactly one frame of its group is missing, the
+ * XOR of the parity and the others is that frame. */
+static void read_parity(struct bin_reader *r, const unsigned char *p,
+			size_t len)
+{
+	struct bcur c = {p, p + len};
+	struct group *g = &r->group;
+	uint64_t key = bc_varint(&c), id = bc_varint(&c);
+	size_t n = bc_count(&c), missing = 0, lost = 0, xlen;
+	unsigned type[BIN_GROUP_MAX];
+	size_t mlen[BIN_GROUP_MAX], ml[BIN_GROUP_MAX];
+	unsigned char *x, *m[BIN_GROUP_MAX];
+	bool ours;
+
+	if (c.bad || !n || n > BIN_GROUP_MAX)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		type[i] = bc_varint(&c);
+		mlen[i] = bc_varint(&c);
+	}
+	xlen = c.end - c.p;
+	if (c.bad)
+		return;
+	ours = g->key == key && g->id == id;
+	for (size_t i = 0; i < n; i++)
+		if (!ours || !g->m[i]) {
+			missing++;
+			lost = i;
+		}
+	if (missing != 1 || mlen[lost] < 1 || mlen[lost] > xlen ||
+	    type[lost] > BIN_TYPE_LIMIT) {
+		if (missing)
+			verbose("bin stream: %zu frames of a parity group "
+				"lost: the parity repairs one only",
+				missing);
+		return;
+	}
+	x = xmalloc(xlen);
+	memcpy(x, c.p, xlen);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; i != lost && k < g->mlen[i] && k < xlen; k++)
+			x[k] ^= g->m[i][k];
+	r->stats.frames_repaired++;
+	verbose("bin stream: a damaged %s frame rebuilt from its parity",
+		type[lost] == BIN_HEADER    ? "header"
+		: type[lost] == BIN_SAMPLES ? "samples"
+					    : "dictionary");
+	/* the group is done: its frames are ours now (frame() keeps) */
+	memcpy(m, g->m, sizeof(m));
+	memcpy(ml, g->mlen, sizeof(ml));
+	memset(g->m, 0, sizeof(g->m));
+	if (!(x[0] & ~BIN_FLAG_ZLIB))
+		frame(r, type[lost], x[0], x + 1, mlen[lost] - 1);
+	/* entries after it that named what it held were not kept: again */
+	for (size_t i = lost + 1; i < n; i++)
+		if (m[i] && type[i] == BIN_DICT && !(m[i][0] & ~BIN_FLAG_ZLIB))
+			frame(r, BIN_DICT, m[i][0], m[i] + 1, ml[i] - 1);
+	for (size_t i = 0; i < BIN_GROUP_MAX; i++)
+		free(m[i]);
+	free(x);
+}
+
+/* Version 2 frames of a parity group are kept until its PARITY. */
+static void keep_member(struct bin_reader *r, unsigned type, unsigned flags,
+			const unsigned char *raw, size_t rawlen,
+			const unsigned char *p, size_t len)
+{
+	struct bcur c = {p, p + len};
+	uint64_t key, id = 0, pos = 0;
+
+	if (type == BIN_HEADER) {
+		if (bc_varint(&c) != BIN_VERSION)
+			return;
+		key = bc_varint(&c);
+	} else if (type == BIN_SAMPLES) {
+		struct samples_head h = {0};
+
+		read_samples_head(BIN_VERSION, &c, &h);
+		key = h.key;
+		id = h.group;
+		pos = h.pos;
+	} else {
+		key = bc_varint(&c);
+		id = bc_varint(&c);
+		pos = bc_varint(&c);
+	}
+	if (!c.bad)
+		group_keep(r, key, id, pos, flags, raw, rawlen);
 }
 
 /* The payload, inflated when it is compressed; NULL when it will not. */
@@ -778,6 +928,8 @@ static const unsigned char *payload(struct bin_reader *r, unsigned flags,
 static void frame(struct bin_reader *r, unsigned type, unsigned flags,
 		  const unsigned char *p, size_t len)
 {
+	const unsigned char *raw = p;
+	size_t rawlen = len;
 	struct bcur c;
 
 	p = payload(r, flags, p, &len);
@@ -788,7 +940,15 @@ static void frame(struct bin_reader *r, unsigned type, unsigned flags,
 		return;
 	}
 	c = (struct bcur){p, p + len};
-	if (type == BIN_HEADER)
+	if (r->st.version != BIN_VERSION_1 &&
+	    (type == BIN_HEADER || type == BIN_DICT || type == BIN_SAMPLES))
+		keep_member(r, type, flags, raw, rawlen, p, len);
+	if (type == BIN_PARITY) {
+		if (r->st.version != BIN_VERSION_1) {
+			read_parity(r, p, len);
+			drain(r, false);
+		}
+	} else if (type == BIN_HEADER)
 		got_header(r, &c);
 	else if (r->st.version == BIN_VERSION_1)
 		frame_v1(r, type, &c);
@@ -803,9 +963,14 @@ static uint32_t le32(const unsigned char *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static const char *const frame_names[BIN_FRAME_MAX] = {
-	"?",	   "header",  "strings", "stacks",
-	"ksyms", "maps",    "cgroups", "aux",	  "samples"};
+static const char *frame_name(unsigned type)
+{
+	static const char *const names[BIN_FRAME_MAX] = {
+		"?",	"header",  "strings", "stacks",	 "ksyms",
+		"maps", "cgroups", "aux",     "samples", "dictionary"};
+
+	return type < BIN_FRAME_MAX ? names[type] : "unknown";
+}
 
 /* Bytes that are no good frame, said once per run with -v. */
 static void skip(struct bin_reader *r, size_t from, size_t n, const char *why)
@@ -848,7 +1013,8 @@ static void scan(struct bin_reader *r, bool at_end)
 			if (!at_end)
 				break;
 			r->stats.bad_frames++;
-			skip(r, at, r->len - at, "a frame cut short at the end");
+			skip(r, at, r->len - at,
+			     "a frame cut short at the end");
 			pos = r->len;
 			break;
 		}
@@ -856,7 +1022,7 @@ static void scan(struct bin_reader *r, bool at_end)
 		flags = r->buf[at + 5];
 		flen = le32(r->buf + at + 6);
 		need = BIN_HEAD_LEN + flen + BIN_CRC_LEN;
-		if (!type || type >= BIN_FRAME_MAX || flags & ~BIN_FLAG_ZLIB ||
+		if (!type || type > BIN_TYPE_LIMIT || flags & ~BIN_FLAG_ZLIB ||
 		    flen > BIN_MAX_FRAME) {
 			snprintf(why, sizeof(why),
 				 "a sync marker with an impossible frame "
@@ -868,7 +1034,7 @@ static void scan(struct bin_reader *r, bool at_end)
 				break;
 			snprintf(why, sizeof(why),
 				 "a %s frame cut short at the end",
-				 frame_names[type]);
+				 frame_name(type));
 			goto bad;
 		}
 		if (crc32(0, r->buf + at + BIN_SYNC_LEN,
@@ -876,7 +1042,7 @@ static void scan(struct bin_reader *r, bool at_end)
 		    le32(r->buf + at + need - BIN_CRC_LEN)) {
 			snprintf(why, sizeof(why),
 				 "a %s frame of %zu bytes, damaged (CRC)",
-				 frame_names[type], flen);
+				 frame_name(type), flen);
 			goto bad;
 		}
 		r->stats.frames++;
@@ -890,7 +1056,8 @@ static void scan(struct bin_reader *r, bool at_end)
 		r->st.synced = false;
 		pos = at + 1;
 	}
-	memmove(r->buf, r->buf + pos, r->len - pos);
+	if (pos) /* buf is NULL before the first byte */
+		memmove(r->buf, r->buf + pos, r->len - pos);
 	r->len -= pos;
 	r->offset += pos;
 }
@@ -918,6 +1085,7 @@ void bin_reader_free(struct bin_reader *r)
 {
 	for (size_t i = 0; i < r->nqueue; i++)
 		free(r->queue[i].p);
+	group_clear(&r->group);
 	reset_state(&r->st);
 	free(r->buf);
 	free(r->plain);

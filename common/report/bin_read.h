@@ -57,15 +57,16 @@ struct bin_state {
 };
 
 struct bin_stats {
-	uint64_t frames;	    /* good frames */
-	uint64_t bytes_skipped;	    /* bytes outside good frames */
-	uint64_t bad_frames;	    /* sync markers with a bad frame behind */
-	uint64_t frames_unsynced;   /* good frames read before a key frame */
-	uint64_t snapshots;	    /* delivered */
-	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
-	uint64_t snapshots_missing; /* gaps in the sequence numbers */
+	uint64_t frames;	     /* good frames */
+	uint64_t bytes_skipped;	     /* bytes outside good frames */
+	uint64_t bad_frames;	     /* sync markers with a bad frame behind */
+	uint64_t frames_unsynced;    /* good frames read before a key frame */
+	uint64_t snapshots;	     /* delivered */
+	uint64_t snapshots_broken;   /* their dictionaries were incomplete */
+	uint64_t snapshots_missing;  /* gaps in the sequence numbers */
 	uint64_t snapshots_repaired; /* completed by repeated entries */
-	uint64_t unwritten;	    /* the writer's sink dropped these */
+	uint64_t frames_repaired;    /* rebuilt from a PARITY frame */
+	uint64_t unwritten;	     /* the writer's sink dropped these */
 };
 
 struct bin_reader_ops {
