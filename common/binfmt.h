@@ -45,9 +45,9 @@ enum bin_frame_type {
  * snapshots, then one PARITY frame as long as the longest of them. A
  * snapshot's dictionaries go in about BIN_PARITY_SPLIT DICT frames, so
  * no frame is much longer than the others. */
-#define BIN_PARITY_SPAN	 4
-#define BIN_PARITY_SPLIT 8
-#define BIN_PIECE_MIN	 256 /* bytes of entries: smaller compress badly */
+#define BIN_PARITY_SPAN	 8
+#define BIN_PARITY_SPLIT 4
+#define BIN_PIECE_MIN	 512
 #define BIN_GROUP_MAX	 128 /* frames in a parity group */
 
 /* The dictionaries, in the order they go out: BIN_STRINGS + i. */

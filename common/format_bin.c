@@ -3,11 +3,12 @@
  * bin: the snapshot stream for log files and serial lines
  * (docs/bin-format.md). Each string, stack, kernel symbol, process's
  * mappings and cgroup gets an index in its dictionary and is sent with
- * the snapshot that first needs it and again with the next BIN_REPEAT
- * ones, so a damaged frame costs nothing when its repeat arrives. A key
- * frame (the header, repeated too) starts the dictionaries afresh every
- * key_every snapshots, BIN_KEY_BYTES or BIN_KEY_NS, so a reader that
- * starts mid-stream recovers there.
+ * the snapshot that first needs it (and again with the next BIN_REPEAT
+ * ones, 0 by default). Every BIN_PARITY_SPAN snapshots a PARITY frame,
+ * the XOR of their frames, lets the reader rebuild any one of them. A
+ * key frame starts the dictionaries afresh every key_every snapshots,
+ * BIN_KEY_BYTES or BIN_KEY_NS, so a reader that starts mid-stream
+ * recovers there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,12 @@ struct bin_writer *bin_writer_new(unsigned key_every)
 	w->boot_ns =
 		(rt.tv_sec - bt.tv_sec) * NS_PER_SEC + rt.tv_nsec - bt.tv_nsec;
 	return w;
+}
+
+void bin_writer_seed(struct bin_writer *w, uint64_t seed)
+{
+	w->seed = seed;
+	w->boot_ns = seed;
 }
 
 void bin_writer_rekey(struct bin_writer *w)

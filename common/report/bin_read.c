@@ -3,10 +3,11 @@
  * The bin stream reader. Every byte of input is either part of a good
  * frame (sync, sane length, CRC) or counted as skipped. Version 2:
  * dictionary frames say which key period and which indexes they hold,
- * so one lost leaves a gap that its repeat fills; a snapshot waits for
- * its gaps (at most BIN_REPEAT snapshots) and is delivered whole and
- * right, or counted as lost with the entries it lacked (said with -v).
- * Version 1: a frame lost makes the reader wait for the next key frame.
+ * so a lost one leaves a gap, and a PARITY frame rebuilds one lost frame
+ * of its group; a snapshot waits for its gaps (until its group's parity)
+ * and is delivered whole and right, or counted as lost with the entries
+ * it lacked (said with -v). Version 1: a frame lost makes the reader
+ * wait for the next key frame.
  */
 #include <stdlib.h>
 #include <string.h>
