@@ -572,8 +572,8 @@ static size_t used_maps(struct bin_writer *w, struct pending *p, __u32 tgid,
 		for (size_t j = 0; j < n; j++)
 			if (p->uip[i].ip >= m[j].start &&
 			    p->uip[i].ip < m[j].end)
-				u64map_put(&w->map_hit, hit_key(tgid, m[j].start),
-					1);
+				u64map_put(&w->map_hit,
+					   hit_key(tgid, m[j].start), 1);
 	for (size_t j = 0; j < n; j++)
 		if (u64map_get(&w->map_hit, hit_key(tgid, m[j].start), NULL))
 			m[kept++] = m[j];
