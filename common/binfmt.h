@@ -15,9 +15,7 @@
 
 #include "stackbox.h"
 
-#define BIN_VERSION 2
-#define BIN_VERSION_1 \
-	1 /* still read: no repeats, a lost frame costs the key period */
+#define BIN_VERSION   1
 #define BIN_SYNC      "SBf\xa5"
 #define BIN_SYNC_LEN  4
 #define BIN_HEAD_LEN  (BIN_SYNC_LEN + 6) /* sync, type, flags, length */
@@ -34,28 +32,8 @@ enum bin_frame_type {
 	BIN_CGROUPS,	/* cgroup id -> path */
 	BIN_AUX,	/* the applet's split value -> name (offcpu state) */
 	BIN_SAMPLES,	/* one snapshot's rows and counters */
-	BIN_DICT,	/* version 2: sections of the dictionaries above */
-	BIN_PARITY, /* version 2: XOR of a snapshot's header and DICT frames */
 	BIN_FRAME_MAX,
 };
-/* A frame type up to this is well formed; one this reader does not know
- * is skipped, so a later writer may add frames. */
-#define BIN_TYPE_LIMIT 63
-/* A parity group: the header, DICT and SAMPLES frames of this many
- * snapshots, then one PARITY frame as long as the longest of them. A
- * snapshot's dictionaries go in about BIN_PARITY_SPLIT DICT frames, so
- * no frame is much longer than the others. */
-#define BIN_PARITY_SPAN	 8
-#define BIN_PARITY_SPLIT 4
-#define BIN_PIECE_MIN	 512
-#define BIN_GROUP_MAX	 128 /* frames in a parity group */
-
-/* The dictionaries, in the order they go out: BIN_STRINGS + i. */
-#define BIN_NDICT (BIN_SAMPLES - BIN_STRINGS)
-/* Each new dictionary entry travels again with this many following
- * snapshots (docs/bin-format.md). 0: the PARITY frame repairs one lost
- * frame of a snapshot's dictionaries at a fraction of a repeat's cost. */
-#define BIN_REPEAT 0
 
 /* A metric's kind in the header; this bit set: the metric is a level. */
 #define BIN_KIND_LEVEL 0x10

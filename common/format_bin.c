@@ -2,13 +2,9 @@
 /*
  * bin: the snapshot stream for log files and serial lines
  * (docs/bin-format.md). Each string, stack, kernel symbol, process's
- * mappings and cgroup gets an index in its dictionary and is sent with
- * the snapshot that first needs it (and again with the next BIN_REPEAT
- * ones, 0 by default). Every BIN_PARITY_SPAN snapshots a PARITY frame,
- * the XOR of their frames, lets the reader rebuild any one of them. A
- * key frame starts the dictionaries afresh every key_every snapshots,
- * BIN_KEY_BYTES or BIN_KEY_NS, so a reader that starts mid-stream
- * recovers there.
+ * mappings and cgroup is sent once and referenced after; every key_every
+ * snapshots a key frame (the header) starts the dictionaries afresh, so
+ * a reader that starts mid-stream or lost a frame recovers there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +19,6 @@
 /* A dictionary frame is cut at this size, so one bad byte on a serial
  * line costs little more than the frame it hit. */
 #define BIN_CHUNK 4096
-/* A key period also ends after this many bytes or nanoseconds. */
-#define BIN_KEY_BYTES (1u << 20)
-#define BIN_KEY_NS    (60 * (__s64)NS_PER_SEC)
 
 static uint64_t hash_str(const char *s)
 {
@@ -36,35 +29,12 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/*
- * ---- the writer ----
- * A dictionary's entries of the last BIN_REPEAT + 1 snapshots, encoded:
- * they are contiguous indexes, sent together with each snapshot.
- */
-struct window {
-	struct bbuf b;
-	size_t *end;	/* each entry's end in b */
-	uint64_t *addr; /* KSYMS: each entry's address (sent as deltas) */
-	size_t n, cap, addr_cap;
-	uint64_t first; /* the index of entry 0 in the key period */
-	uint64_t count; /* entries in the key period */
-	size_t added[BIN_REPEAT + 1]; /* by the last snapshots, newest last */
-};
-
+/* ---- the writer ---- */
 struct bin_writer {
 	unsigned key_every, since_key;
 	bool need_key;
-	uint64_t keys, key_id, seed;
-	size_t key_bytes;	  /* written since the key frame */
-	struct timespec key_time; /* the key period's first snapshot's end */
-	struct bbuf header;	  /* the key period's header payload */
-	struct window dict[BIN_NDICT];
-	uint64_t group; /* this snapshot's parity group in the key period */
-	/* the group's frames so far: XOR of flags + payload, and each's
-	 * type and length */
-	struct bbuf parity;
-	unsigned char mtype[BIN_GROUP_MAX];
-	size_t mlen[BIN_GROUP_MAX], nmembers;
+	unsigned long keys;
+	unsigned long dict_frames; /* sent since the key frame */
 	/* what was sent since the last key frame */
 	char **strings; /* by index */
 	size_t nstrings, strings_cap;
@@ -77,68 +47,15 @@ struct bin_writer {
 	} * sent; /* by index, for sharing root frames */
 	size_t sent_cap;
 	struct u64map ksym_sent;  /* kernel address -> 1 */
+	__u64 ksym_prev;	  /* addresses go as deltas to the last one */
 	struct u64map maps_sig;	  /* tgid -> signature of its mappings */
 	struct u64map map_hit;	  /* (tgid, start) of mappings frames use */
 	struct u64map cgroup_set; /* cgroup id -> 1 */
 	struct u64map aux_set;	  /* aux + 1 -> 1 */
+	/* this snapshot's dictionary frames, in the order they go out */
+	struct bbuf strs, stacks, ksyms, cgroups, aux, maps;
 	__u64 boot_ns;
 };
-
-static struct window *win(struct bin_writer *w, unsigned type)
-{
-	return &w->dict[type - BIN_STRINGS];
-}
-
-/* An entry was encoded at the end of the window's buffer. */
-static void entry_done(struct window *d)
-{
-	d->end = grow_array(d->end, &d->cap, d->n + 1, sizeof(*d->end));
-	d->end[d->n++] = d->b.len;
-	d->count++;
-	d->added[BIN_REPEAT]++;
-}
-
-/* A new snapshot: the oldest snapshot's entries have been sent enough. */
-static void window_shift(struct window *d)
-{
-	size_t drop = d->added[0], bytes = drop ? d->end[drop - 1] : 0;
-
-	memmove(d->b.p, d->b.p + bytes, d->b.len - bytes);
-	d->b.len -= bytes;
-	for (size_t i = drop; i < d->n; i++)
-		d->end[i - drop] = d->end[i] - bytes;
-	if (d->addr)
-		memmove(d->addr, d->addr + drop,
-			(d->n - drop) * sizeof(*d->addr));
-	d->n -= drop;
-	d->first += drop;
-	memmove(d->added, d->added + 1, BIN_REPEAT * sizeof(d->added[0]));
-	d->added[BIN_REPEAT] = 0;
-}
-
-static void window_clear(struct window *d)
-{
-	free(d->b.p);
-	free(d->end);
-	free(d->addr);
-	memset(d, 0, sizeof(*d));
-}
-
-/* A different id for each key period (and, likely, each writer): a
- * frame says which period its indexes count in. 21 bits, 3 bytes. */
-static uint64_t next_key_id(struct bin_writer *w)
-{
-	uint64_t id;
-
-	do {
-		uint64_t z = w->seed += 0x9e3779b97f4a7c15ULL;
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		id = ((z ^ (z >> 31)) & 0xfffff) | 0x100000;
-	} while (id == w->key_id);
-	return id;
-}
 
 struct bin_writer *bin_writer_new(unsigned key_every)
 {
@@ -149,17 +66,9 @@ struct bin_writer *bin_writer_new(unsigned key_every)
 	w->need_key = true;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &bt);
-	w->seed = (uint64_t)rt.tv_nsec ^ (uint64_t)rt.tv_sec << 30 ^
-		  (uint64_t)getpid() << 40 ^ (uintptr_t)w;
 	w->boot_ns =
 		(rt.tv_sec - bt.tv_sec) * NS_PER_SEC + rt.tv_nsec - bt.tv_nsec;
 	return w;
-}
-
-void bin_writer_seed(struct bin_writer *w, uint64_t seed)
-{
-	w->seed = seed;
-	w->boot_ns = seed;
 }
 
 void bin_writer_rekey(struct bin_writer *w)
@@ -175,8 +84,8 @@ static void forget_all(struct bin_writer *w)
 	for (size_t i = 0; i < w->nstacks; i++)
 		free(w->sent[i].ip);
 	w->nstacks = 0;
-	for (unsigned t = 0; t < BIN_NDICT; t++)
-		window_clear(&w->dict[t]);
+	w->dict_frames = 0;
+	w->ksym_prev = 0;
 	u64map_free(&w->string_idx);
 	u64map_free(&w->stack_idx);
 	u64map_free(&w->ksym_sent);
@@ -186,10 +95,9 @@ static void forget_all(struct bin_writer *w)
 	u64map_free(&w->aux_set);
 }
 
-/* Frame a payload onto out: sync, type, flags, length, payload, CRC.
- * Returns where the frame starts in out. */
-static size_t put_frame(struct bbuf *out, unsigned type, const void *payload,
-			size_t len)
+/* Frame a payload onto out: sync, type, flags, length, payload, CRC. */
+static void put_frame(struct bbuf *out, unsigned type, const void *payload,
+		      size_t len)
 {
 	unsigned char flags = 0;
 	unsigned char *z = NULL;
@@ -214,53 +122,6 @@ static size_t put_frame(struct bbuf *out, unsigned type, const void *payload,
 	bb_put(out, payload, len);
 	bb_u32le(out, crc32(0, out->p + start, out->len - start));
 	free(z);
-	return start - BIN_SYNC_LEN;
-}
-
-/* A frame of this snapshot's parity group: sent, and XORed into the
- * parity (its flags byte and payload, as they went out). */
-static void put_member(struct bin_writer *w, struct bbuf *out, unsigned type,
-		       const void *payload, size_t len)
-{
-	size_t at = put_frame(out, type, payload, len), n;
-	const unsigned char *f = out->p + at + BIN_SYNC_LEN + 1;
-
-	n = out->len - at - BIN_HEAD_LEN - BIN_CRC_LEN + 1;
-	if (w->nmembers == BIN_GROUP_MAX)
-		return; /* cannot happen: BIN_PARITY_SPLIT pieces and a header */
-	if (w->parity.len < n) {
-		size_t old = w->parity.len;
-
-		w->parity.p = grow_array(w->parity.p, &w->parity.cap, n, 1);
-		memset(w->parity.p + old, 0, n - old);
-		w->parity.len = n;
-	}
-	w->parity.p[0] ^= f[0]; /* flags */
-	for (size_t i = 1; i < n; i++)
-		w->parity.p[i] ^= f[i + 4]; /* payload, after the length */
-	w->mtype[w->nmembers] = type;
-	w->mlen[w->nmembers++] = n;
-}
-
-/* The group's PARITY frame: key, group, members (type, length), XOR. */
-static void put_parity(struct bin_writer *w, struct bbuf *out)
-{
-	struct bbuf b = {0};
-
-	if (!w->nmembers)
-		return;
-	bb_varint(&b, w->key_id);
-	bb_varint(&b, w->group);
-	bb_varint(&b, w->nmembers);
-	for (size_t i = 0; i < w->nmembers; i++) {
-		bb_varint(&b, w->mtype[i]);
-		bb_varint(&b, w->mlen[i]);
-	}
-	bb_put(&b, w->parity.p, w->parity.len);
-	put_frame(out, BIN_PARITY, b.p, b.len);
-	free(b.p);
-	w->parity.len = 0;
-	w->nmembers = 0;
 }
 
 /* The string's index, sending it first when it is new. */
@@ -281,14 +142,12 @@ static uint64_t str_ref(struct bin_writer *w, const char *s)
 				sizeof(char *));
 	w->strings[w->nstrings++] = xstrdup(s);
 	u64map_put(&w->string_idx, h, idx);
-	bb_str(&win(w, BIN_STRINGS)->b, s);
-	entry_done(win(w, BIN_STRINGS));
+	bb_str(&w->strs, s);
 	return idx;
 }
 
-/* The key period's header, kept to be sent again with its next
- * snapshots. */
-static void make_header(struct bin_writer *w, const struct snapshot *s)
+static void put_header(struct bin_writer *w, const struct snapshot *s,
+		       struct bbuf *out)
 {
 	struct bbuf b = {0};
 	struct utsname u;
@@ -298,7 +157,7 @@ static void make_header(struct bin_writer *w, const struct snapshot *s)
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	bb_varint(&b, BIN_VERSION);
-	bb_varint(&b, w->key_id);
+	bb_varint(&b, ++w->keys);
 	bb_str(&b, s->applet);
 	bb_str(&b, s->describe);
 	bb_str(&b, host);
@@ -324,93 +183,65 @@ static void make_header(struct bin_writer *w, const struct snapshot *s)
 		bb_str(&b, s->applet_stat_names[i]);
 	bb_varint(&b, s->aux_name != NULL);
 	bb_varint(&b, s->primary);
-	/* what report needs to know of the values (version 2) */
+	/* added within version 1: what report needs to know of the values */
 	bb_varint(&b, s->period_ns);
 	for (unsigned m = 0; m < s->nmetrics; m++)
 		bb_varint(&b, metric_measure(&s->metrics[m]));
-	free(w->header.p);
-	w->header = b;
-}
-
-/* Entries [from, to) of a window as a section of a DICT frame: type,
- * length, index of the first entry, their number, the entries. */
-static void put_section(struct bin_writer *w, unsigned type, size_t from,
-			size_t to, struct bbuf *f)
-{
-	struct window *d = win(w, type);
-	struct bbuf b = {0};
-	uint64_t prev = 0;
-
-	bb_varint(&b, d->first + from);
-	bb_varint(&b, to - from);
-	for (size_t i = from; i < to; i++) {
-		size_t at = i ? d->end[i - 1] : 0;
-
-		if (d->addr) { /* KSYMS: address deltas within the section */
-			bb_svarint(&b, (int64_t)(d->addr[i] - prev));
-			prev = d->addr[i];
-		}
-		bb_put(&b, d->b.p + at, d->end[i] - at);
-	}
-	bb_varint(f, type);
-	bb_varint(f, b.len);
-	bb_put(f, b.p, b.len);
+	put_frame(out, BIN_HEADER, b.p, b.len);
 	free(b.p);
 }
 
-/*
- * The windows as DICT frames of about BIN_CHUNK bytes of entries each,
- * strings first (every later section may refer to them). One frame per
- * snapshot when it fits: a frame costs 14 bytes and compresses alone.
- */
-static void start_dict(struct bin_writer *w, struct bbuf *f)
+/* Emit a dictionary buffer as frames of at most BIN_CHUNK bytes each;
+ * entries are whole, so each frame decodes on its own. */
+static void flush_entries(struct bin_writer *w, struct bbuf *out, unsigned type,
+			  struct bbuf *buf, size_t *entry_ends, size_t nends)
 {
-	f->len = 0;
-	bb_varint(f, w->key_id);
-	bb_varint(f, w->group);
-	bb_varint(f, w->nmembers);
+	size_t from = 0, cut = 0, done = 0;
+
+	while (done < nends) {
+		struct bbuf f = {0};
+		size_t n = 0;
+
+		while (done + n < nends &&
+		       (n == 0 || entry_ends[done + n] - from <= BIN_CHUNK))
+			n++;
+		cut = entry_ends[done + n - 1];
+		bb_varint(&f, n);
+		bb_put(&f, buf->p + from, cut - from);
+		put_frame(out, type, f.p, f.len);
+		w->dict_frames++;
+		free(f.p);
+		from = cut;
+		done += n;
+	}
+	buf->len = 0;
 }
 
-static void put_windows(struct bin_writer *w, struct bbuf *out)
+/* Entries are collected per type with their end offsets. */
+struct entries {
+	struct bbuf b;
+	size_t *end;
+	size_t n, cap;
+};
+
+static void entry_done(struct entries *e)
 {
-	struct bbuf f = {0};
-	size_t fill = 0, total = 0, piece;
+	e->end = grow_array(e->end, &e->cap, e->n + 1, sizeof(*e->end));
+	e->end[e->n++] = e->b.len;
+}
 
-	for (unsigned t = 0; t < BIN_NDICT; t++)
-		total += w->dict[t].b.len;
-	piece = total / BIN_PARITY_SPLIT + 1;
-	if (piece < BIN_PIECE_MIN)
-		piece = BIN_PIECE_MIN;
-	if (piece > BIN_CHUNK)
-		piece = BIN_CHUNK;
-	start_dict(w, &f);
-	for (unsigned t = BIN_STRINGS; t < BIN_SAMPLES; t++) {
-		struct window *d = win(w, t);
-		size_t done = 0;
-
-		while (done < d->n) {
-			size_t n = 0, from = done ? d->end[done - 1] : 0;
-
-			while (done + n < d->n &&
-			       (n == 0 ||
-				fill + d->end[done + n] - from <= piece))
-				n++;
-			put_section(w, t, done, done + n, &f);
-			fill += d->end[done + n - 1] - from;
-			done += n;
-			if (fill >= piece) {
-				put_member(w, out, BIN_DICT, f.p, f.len);
-				start_dict(w, &f);
-				fill = 0;
-			}
-		}
-	}
-	if (fill)
-		put_member(w, out, BIN_DICT, f.p, f.len);
-	free(f.p);
+static void entries_flush(struct bin_writer *w, struct bbuf *out, unsigned type,
+			  struct entries *e)
+{
+	if (e->n)
+		flush_entries(w, out, type, &e->b, e->end, e->n);
+	free(e->b.p);
+	free(e->end);
+	memset(e, 0, sizeof(*e));
 }
 
 struct pending {
+	struct entries stacks, ksyms, maps, cgroups, aux;
 	struct user_ip {
 		__u32 tgid;
 		__u64 ip;
@@ -430,14 +261,10 @@ static void add_ksyms(struct bin_writer *w, const struct bin_source *src,
 		name = src->ksym(src->ctx, ip[i]);
 		if (!name)
 			continue; /* unknown here: the reader finds none either */
-		uint64_t ref = str_ref(w, name);
-		struct window *d = win(w, BIN_KSYMS);
-
-		d->addr = grow_array(d->addr, &d->addr_cap, d->n + 1,
-				     sizeof(*d->addr));
-		d->addr[d->n] = ip[i];
-		bb_varint(&d->b, ref);
-		entry_done(d);
+		bb_svarint(&p->ksyms.b, (int64_t)(ip[i] - w->ksym_prev));
+		w->ksym_prev = ip[i];
+		bb_varint(&p->ksyms.b, str_ref(w, name));
+		entry_done(&p->ksyms);
 	}
 }
 
@@ -525,8 +352,8 @@ static uint64_t stack_ref(struct bin_writer *w, const struct bin_source *src,
 	w->sent[idx].n = n;
 	w->sent[idx].ip = xmalloc((n + 1) * sizeof(__u64));
 	memcpy(w->sent[idx].ip, ip, n * sizeof(__u64));
-	put_stack(w, idx, &win(w, BIN_STACKS)->b, &prev);
-	entry_done(win(w, BIN_STACKS));
+	put_stack(w, idx, &p->stacks.b, &prev);
+	entry_done(&p->stacks);
 	return BIN_REF0 + idx;
 }
 
@@ -591,21 +418,17 @@ static void add_maps(struct bin_writer *w, const struct bin_source *src,
 	sig = maps_signature(m, n);
 
 	if (!u64map_get(&w->maps_sig, tgid, &old) || old != sig) {
-		struct bbuf e = {0};
-
 		u64map_put(&w->maps_sig, tgid, sig);
-		bb_varint(&e, tgid);
-		bb_varint(&e, n);
+		bb_varint(&p->maps.b, tgid);
+		bb_varint(&p->maps.b, n);
 		for (size_t i = 0; i < n; i++) {
-			bb_varint(&e, m[i].start);
-			bb_varint(&e, m[i].end - m[i].start);
-			bb_varint(&e, m[i].pgoff);
-			bb_varint(&e, str_ref(w, m[i].path));
-			bb_varint(&e, str_ref(w, m[i].build_id));
+			bb_varint(&p->maps.b, m[i].start);
+			bb_varint(&p->maps.b, m[i].end - m[i].start);
+			bb_varint(&p->maps.b, m[i].pgoff);
+			bb_varint(&p->maps.b, str_ref(w, m[i].path));
+			bb_varint(&p->maps.b, str_ref(w, m[i].build_id));
 		}
-		bb_put(&win(w, BIN_MAPS)->b, e.p, e.len);
-		entry_done(win(w, BIN_MAPS));
-		free(e.p);
+		entry_done(&p->maps);
 	}
 	free(m);
 }
@@ -614,7 +437,6 @@ static void add_cgroup(struct bin_writer *w, const struct bin_source *src,
 		       struct pending *p, __u64 id)
 {
 	const char *path;
-	uint64_t ref;
 
 	if (!id || u64map_get(&w->cgroup_set, id, NULL))
 		return;
@@ -622,10 +444,9 @@ static void add_cgroup(struct bin_writer *w, const struct bin_source *src,
 	path = src->cgroup ? src->cgroup(src->ctx, id) : NULL;
 	if (!path)
 		return;
-	ref = str_ref(w, path);
-	bb_varint(&win(w, BIN_CGROUPS)->b, id);
-	bb_varint(&win(w, BIN_CGROUPS)->b, ref);
-	entry_done(win(w, BIN_CGROUPS));
+	bb_varint(&p->cgroups.b, id);
+	bb_varint(&p->cgroups.b, str_ref(w, path));
+	entry_done(&p->cgroups);
 }
 
 static void add_aux(struct bin_writer *w, const struct snapshot *s,
@@ -633,13 +454,10 @@ static void add_aux(struct bin_writer *w, const struct snapshot *s,
 {
 	if (!s->aux_name || u64map_get(&w->aux_set, (uint64_t)aux + 1, NULL))
 		return;
-	uint64_t ref;
-
 	u64map_put(&w->aux_set, (uint64_t)aux + 1, 1);
-	ref = str_ref(w, s->aux_name(aux));
-	bb_varint(&win(w, BIN_AUX)->b, aux);
-	bb_varint(&win(w, BIN_AUX)->b, ref);
-	entry_done(win(w, BIN_AUX));
+	bb_varint(&p->aux.b, aux);
+	bb_varint(&p->aux.b, str_ref(w, s->aux_name(aux)));
+	entry_done(&p->aux);
 }
 
 static void put_row(struct bin_writer *w, const struct snapshot *s,
@@ -692,7 +510,7 @@ static void put_all_maps(struct bin_writer *w, const struct snapshot *s,
 	u64map_free(&seen);
 }
 
-static void put_samples(struct bin_writer *w, const struct snapshot *s,
+static void put_samples(const struct bin_writer *w, const struct snapshot *s,
 			__u64 unwritten, uint64_t unwind_ref,
 			const struct bbuf *rows, struct bbuf *out)
 {
@@ -717,48 +535,12 @@ static void put_samples(struct bin_writer *w, const struct snapshot *s,
 	bb_varint(&b, unwind_ref);
 	bb_varint(&b, s->unwind_unknown);
 	bb_varint(&b, unwritten);
-	bb_varint(&b, w->key_id);
-	for (unsigned t = 0; t < BIN_NDICT; t++)
-		bb_varint(&b, w->dict[t].count);
-	bb_varint(&b, w->group);
-	bb_varint(&b, w->nmembers);
+	bb_varint(&b, w->keys);
+	bb_varint(&b, w->dict_frames);
 	bb_varint(&b, s->nrows);
 	bb_put(&b, rows->p, rows->len);
-	put_member(w, out, BIN_SAMPLES, b.p, b.len);
+	put_frame(out, BIN_SAMPLES, b.p, b.len);
 	free(b.p);
-}
-
-static __s64 ns_between(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) * (__s64)NS_PER_SEC + b->tv_nsec -
-	       a->tv_nsec;
-}
-
-/* The last snapshots' entries once more: after the last snapshot of a
- * key period or of the stream, whose entries no later snapshot repeats. */
-static void put_tail(struct bin_writer *w, struct bbuf *out)
-{
-	for (unsigned t = 0; t < BIN_NDICT; t++)
-		window_shift(&w->dict[t]);
-	put_windows(w, out);
-	put_parity(w, out);
-}
-
-static void start_key_period(struct bin_writer *w, const struct snapshot *s,
-			     struct bbuf *out)
-{
-	if (!w->need_key)
-		put_tail(w, out); /* the reader has the period's header */
-	w->parity.len = 0;	  /* else the reader may have lost the group */
-	w->nmembers = 0;
-	forget_all(w);
-	w->keys++;
-	w->key_id = next_key_id(w);
-	make_header(w, s);
-	w->need_key = false;
-	w->since_key = 0;
-	w->key_bytes = 0;
-	w->key_time = s->end;
 }
 
 void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
@@ -768,37 +550,55 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	struct pending p = {0};
 	struct bbuf rows = {0};
 	uint64_t unwind_ref;
-	size_t before = out->len;
 
-	if (w->need_key || w->since_key >= w->key_every ||
-	    w->key_bytes >= BIN_KEY_BYTES ||
-	    ns_between(&w->key_time, &s->end) >= BIN_KEY_NS)
-		start_key_period(w, s, out);
-	/* the header with the first BIN_REPEAT + 1 snapshots of its period,
-	 * in the parity group of the first */
-	w->group = w->since_key / BIN_PARITY_SPAN;
-	if (w->since_key <= BIN_REPEAT) {
-		if (w->since_key)
-			put_frame(out, BIN_HEADER, w->header.p, w->header.len);
-		else
-			put_member(w, out, BIN_HEADER, w->header.p,
-				   w->header.len);
+	if (w->need_key || w->since_key >= w->key_every) {
+		forget_all(w);
+		put_header(w, s, out);
+		w->need_key = false;
+		w->since_key = 0;
 	}
 	w->since_key++;
-	for (unsigned t = 0; t < BIN_NDICT; t++)
-		window_shift(&w->dict[t]);
+	w->strs.len = 0;
 	for (size_t i = 0; i < s->nrows; i++)
 		put_row(w, s, src, &p, &s->rows[i], &rows);
 	put_all_maps(w, s, src, &p);
 	/* the unwinder's header line: 0 none, else string index + 1 */
 	unwind_ref = s->unwind ? str_ref(w, s->unwind) + 1 : 0;
-	put_windows(w, out);
+	/* strings first: every later frame may refer to them */
+	if (w->strs.len) {
+		struct bbuf f = {0};
+		struct bcur c = {w->strs.p, w->strs.p + w->strs.len};
+		size_t from = 0, n = 0;
+
+		/* cut at string boundaries, BIN_CHUNK bytes at most */
+		while (c.p < c.end) {
+			size_t before = c.p - w->strs.p;
+			size_t len = bc_count(&c);
+
+			c.p += len;
+			if (n && c.p - w->strs.p - from > BIN_CHUNK) {
+				bb_varint(&f, n);
+				bb_put(&f, w->strs.p + from, before - from);
+				put_frame(out, BIN_STRINGS, f.p, f.len);
+				w->dict_frames++;
+				f.len = 0;
+				from = before;
+				n = 0;
+			}
+			n++;
+		}
+		bb_varint(&f, n);
+		bb_put(&f, w->strs.p + from, w->strs.len - from);
+		put_frame(out, BIN_STRINGS, f.p, f.len);
+		w->dict_frames++;
+		free(f.p);
+	}
+	entries_flush(w, out, BIN_STACKS, &p.stacks);
+	entries_flush(w, out, BIN_KSYMS, &p.ksyms);
+	entries_flush(w, out, BIN_MAPS, &p.maps);
+	entries_flush(w, out, BIN_CGROUPS, &p.cgroups);
+	entries_flush(w, out, BIN_AUX, &p.aux);
 	put_samples(w, s, unwritten, unwind_ref, &rows, out);
-	if (s->final)
-		put_tail(w, out);
-	else if (w->since_key % BIN_PARITY_SPAN == 0)
-		put_parity(w, out);
-	w->key_bytes += out->len - before;
 	free(rows.p);
 	free(p.uip);
 }
@@ -810,7 +610,6 @@ void bin_writer_free(struct bin_writer *w)
 	forget_all(w);
 	free(w->sent);
 	free(w->strings);
-	free(w->header.p);
-	free(w->parity.p);
+	free(w->strs.p);
 	free(w);
 }

@@ -29,8 +29,6 @@ struct bin_source {
 struct bin_writer;
 /* A key frame (header and dictionaries again) every key_every snapshots. */
 struct bin_writer *bin_writer_new(unsigned key_every);
-/* Key period ids from this seed (tests: the same stream every run). */
-void bin_writer_seed(struct bin_writer *w, uint64_t seed);
 /* The next snapshot starts with a key frame (a new file, a sink that
  * failed: the reader may have missed what was sent before). */
 void bin_writer_rekey(struct bin_writer *w);

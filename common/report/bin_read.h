@@ -2,22 +2,17 @@
 /*
  * Reading the bin stream (docs/bin-format.md): bytes in, snapshots out.
  * The reader finds frames by their sync marker and CRC, so it can start
- * anywhere. A snapshot is delivered when its header and every dictionary
- * entry it counts have arrived, from the frame or from its repeat; one
- * that cannot be completed is counted, and said with -v.
+ * anywhere; after a bad or missing frame it waits for the next key frame
+ * and counts what it skipped.
  */
 #ifndef STACKBOX_BIN_READ_H
 #define STACKBOX_BIN_READ_H
 
-#include "binfmt.h"
 #include "collect.h"
 #include "output.h"
 #include "syms.h"
 
-/* What the stream said since its last key frame. A dictionary's n
- * counts its entries from index 0 up to the first one missing; entries
- * past a gap are kept (an empty slot: NULL name, NULL ip) until the gap
- * is filled by a repeat. */
+/* What the stream said since its last key frame. */
 struct bin_state {
 	/* the header */
 	unsigned version;
@@ -47,27 +42,19 @@ struct bin_state {
 	uint32_t *aux_val;
 	const char **aux_name;
 	size_t naux, aux_cap;
-	uint32_t *maps_tgid; /* MAPS entries: the process of each */
-	bool *maps_known;
-	size_t nmaps, maps_cap;
-	/* slots in use per dictionary (highest index seen + 1) */
-	size_t slots[BIN_NDICT];
-	bool have_header; /* version 2: the period's header has arrived */
-	unsigned long dict_frames; /* version 1 */
-	bool synced; /* version 1: nothing lost since the key frame */
+	unsigned long dict_frames;
+	bool synced; /* a key frame was read and nothing since was lost */
 };
 
 struct bin_stats {
-	uint64_t frames;	     /* good frames */
-	uint64_t bytes_skipped;	     /* bytes outside good frames */
-	uint64_t bad_frames;	     /* sync markers with a bad frame behind */
-	uint64_t frames_unsynced;    /* good frames read before a key frame */
-	uint64_t snapshots;	     /* delivered */
-	uint64_t snapshots_broken;   /* their dictionaries were incomplete */
-	uint64_t snapshots_missing;  /* gaps in the sequence numbers */
-	uint64_t snapshots_repaired; /* completed by repeated entries */
-	uint64_t frames_repaired;    /* rebuilt from a PARITY frame */
-	uint64_t unwritten;	     /* the writer's sink dropped these */
+	uint64_t frames;	    /* good frames */
+	uint64_t bytes_skipped;	    /* bytes outside good frames */
+	uint64_t bad_frames;	    /* sync markers with a bad frame behind */
+	uint64_t frames_unsynced;   /* good frames read before a key frame */
+	uint64_t snapshots;	    /* delivered */
+	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
+	uint64_t snapshots_missing; /* gaps in the sequence numbers */
+	uint64_t unwritten;	    /* the writer's sink dropped these */
 };
 
 struct bin_reader_ops {

@@ -16,7 +16,6 @@ $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.
 		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all \
 		-D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common -I$(srctree)/bpf \
 		-o $@ $(filter %.c,$^) -lz
 ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
@@ -25,5 +24,4 @@ endif
 .PHONY: fuzz-bin
 fuzz-bin: $(FUZZ_BIN)
 	mkdir -p $(TESTS_O)/fuzz/corpus
-	cp $(srctree)/tests/unit/fuzz/bin/* $(TESTS_O)/fuzz/corpus/
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) $(TESTS_O)/fuzz/corpus

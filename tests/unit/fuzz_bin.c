@@ -2,9 +2,7 @@
 /*
  * libFuzzer target for the bin stream reader: any bytes, in pieces of
  * any size, must give no crash, no overrun and no leak (ASan, UBSan).
- * The first byte chooses how the input is cut. Seed corpus, one stream
- * per file: tests/unit/fuzz/bin/ (version 2 oncpu and offcpu-shaped
- * streams, a version 1 stream), copied by `make fuzz-bin`.
+ * The first byte chooses how the input is cut.
  */
 #include <stddef.h>
 #include <stdint.h>
