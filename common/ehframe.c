@@ -608,9 +608,11 @@ int ehframe_read(const char *path, bool file_offsets, size_t max_rows,
 	}
 out:
 	if (!err) {
-		finish(&t);
+		/* converted first: a crafted file's segments need not keep
+		 * the order, and BPF's binary search needs it */
 		if (file_offsets)
 			to_file_offsets(elf, &t);
+		finish(&t);
 		*rows = t.rows;
 		*n = t.n;
 	} else {
