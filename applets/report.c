@@ -43,6 +43,10 @@
 //usage:                   one object each; -f folded, svg: the differential
 //usage:                   of one anomaly's window against its baseline
 //usage:  --anomaly N      -f folded, svg: which anomaly (1)
+//usage:  --hotcold        -f folded, svg, pprof: on-CPU and off-CPU streams
+//usage:                   (oncpu, offcpu) of the same run as one profile
+//usage:                   in time: samples x period, blocked time; under
+//usage:                   root frames [on-cpu] and [off-cpu], warm and blue
 //usage:  -v               what was skipped, which file each mapping used;
 //usage:                   --anomalies: whole stacks
 //usage:
@@ -61,6 +65,7 @@
 #include "binfmt.h"
 #include "collect.h"
 #include "report/flame.h"
+#include "report/hotcold.h"
 #include "report/pprof.h"
 #include "report/push.h"
 #include "output.h"
@@ -84,6 +89,7 @@ struct report_args {
 	int verbose;
 	int anomalies;
 	long long anomaly;
+	int hotcold;
 };
 
 static const struct opt_formats report_formats = {
@@ -120,6 +126,7 @@ static const struct opt report_opts[] = {
 	OPT_FLAG('v', "verbose", R, verbose),
 	OPT_FLAG(0, "anomalies", R, anomalies),
 	OPT_INT(0, "anomaly", "N", R, anomaly, 1, 1LL << 30, "1"),
+	OPT_FLAG(0, "hotcold", R, hotcold),
 	OPT_END,
 };
 #undef R
@@ -185,6 +192,7 @@ struct report {
 	enum flame_palette palette;
 	int64_t t0, t1;	      /* first start, last end, ns */
 	struct anomalies *an; /* --anomalies */
+	struct hotcold *hc;   /* --hotcold, but for -f pprof */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
@@ -339,12 +347,23 @@ static int cpu_metric(const struct snapshot *s)
 	return -1;
 }
 
+/* --hotcold: time (the two together, shown first), then each side's;
+ * off-CPU's is not named "cpu", which Pyroscope would file as CPU */
+static const char *const hotcold_types[] = {"time", "cpu", "blocked"};
+static const char *const hotcold_units[] = {"nanoseconds", "nanoseconds",
+					    "nanoseconds"};
+
 static void start_pprof(struct report *rp, const struct snapshot *s)
 {
 	const char *types[SB_MAX_VALUES + 1], *units[SB_MAX_VALUES + 1];
 	unsigned n = 0;
 	int primary = 0;
 
+	if (rp->a->hotcold) {
+		rp->pp = pprof_new(hotcold_types, hotcold_units,
+				   ARRAY_SIZE(hotcold_types), -1, 0, 0);
+		return;
+	}
 	for (unsigned m = 0; m < s->nmetrics; m++) {
 		/* a ratio is no sample value: pprof works it out itself */
 		if (s->metrics[m].kind == METRIC_RATIO)
@@ -404,9 +423,14 @@ static unsigned add_frames(struct report *rp, struct pprof_frame *out,
 
 static void add_pprof(struct report *rp, const struct snapshot *s)
 {
-	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 1) * sizeof(*f));
+	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 2) * sizeof(*f));
 	struct proc_syms *ps = output_procs(rp->out);
+	uint64_t ns = 0;
+	unsigned hm = 0;
+	bool on = false;
 
+	if (rp->a->hotcold)
+		hotcold_side(s, &on, &ns, &hm);
 	if (!rp->pp)
 		start_pprof(rp, s);
 	pprof_snapshot(rp->pp, rp->levels);
@@ -425,7 +449,16 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
 				maps, nmaps);
-		for (unsigned m = 0; m < s->nmetrics; m++)
+		if (rp->a->hotcold) {
+			/* the side's root frame, as in folded and SVG; time,
+			 * on-CPU time, off-CPU time */
+			f[n++] = (struct pprof_frame){on ? FLAME_ON_CPU
+							 : FLAME_OFF_CPU};
+			v[0] = r->v[hm] * ns;
+			v[1] = on ? v[0] : 0;
+			v[2] = on ? 0 : v[0];
+		}
+		for (unsigned m = 0; !rp->a->hotcold && m < s->nmetrics; m++)
 			if (s->metrics[m].kind != METRIC_RATIO)
 				v[nv++] = r->v[m];
 		if (rp->cpu_time)
@@ -508,6 +541,21 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		rp->t0 = start;
 	if (end > rp->t1)
 		rp->t1 = end;
+	if (rp->a->hotcold) {
+		uint64_t ns;
+		unsigned m;
+		bool on;
+
+		if (!hotcold_side(s, &on, &ns, &m))
+			error_exit("--hotcold: %s's %s is neither samples of "
+				   "CPU time (oncpu) nor blocked time (offcpu)",
+				   s->applet, s->metrics[s->primary].name);
+		if (rp->a->format == FORMAT_PPROF)
+			add_pprof(rp, s);
+		else
+			hotcold_add(rp->hc, s);
+		return;
+	}
 	if (rp->a->format == FORMAT_SVG)
 		add_flame(rp, s);
 	if (rp->a->format == FORMAT_PPROF || rp->a->push)
@@ -617,6 +665,13 @@ static int write_profile(struct report *rp)
 					      ? ANOMALIES_FOLDED
 					      : ANOMALIES_TEXT,
 				      a->anomaly, a->verbose);
+	} else if (rp->hc) {
+		snprintf(
+			title, sizeof(title),
+			"hot/cold: on-CPU (warm) and off-CPU (blue) time on %s",
+			rp->host);
+		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
+				    a->title ? a->title : title);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
 		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
@@ -665,7 +720,7 @@ static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
-		       a->anomalies;
+		       a->anomalies || a->hotcold;
 	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
 				 .output = profile ? NULL : a->output,
 				 .top = a->top};
@@ -684,6 +739,13 @@ static int report_main(void *args, int argc, char **argv)
 		help_exit(
 			"--anomalies: -f text, json, folded or svg; no --base, "
 			"--push");
+	if (a->hotcold &&
+	    (a->format == FORMAT_TEXT || a->format == FORMAT_JSON ||
+	     a->anomalies || a->push || a->base.n))
+		help_exit("--hotcold: -f folded, svg or pprof; no --base, "
+			  "--push, --anomalies");
+	if (a->hotcold && a->format != FORMAT_PPROF)
+		rp.hc = hotcold_new();
 	if (a->anomalies)
 		output_set_writer(rp.out, anomalies_snapshot,
 				  rp.an = anomalies_new());
@@ -711,6 +773,7 @@ static int report_main(void *args, int argc, char **argv)
 	pprof_free(rp.pp);
 	flame_free(rp.fl);
 	anomalies_free(rp.an);
+	hotcold_free(rp.hc);
 	return err || rp.failed;
 }
 

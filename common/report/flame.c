@@ -233,13 +233,13 @@ static double max_delta(const struct node *n, double scale)
 struct draw {
 	FILE *f;
 	const struct flame *fl;
-	enum flame_palette pal;
 	const char *unit;
 	double total, scale, max;
 	unsigned height;
 };
 
-static void draw(struct draw *d, struct node *n, double x, unsigned depth)
+static void draw(struct draw *d, struct node *n, double x, unsigned depth,
+		 enum flame_palette pal)
 {
 	double w = d->total ? n->v / d->total : 0;
 	size_t nc = 0, i = 0;
@@ -248,10 +248,12 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 
 	if (w < MIN_FRAC && depth)
 		return;
+	if (pal == PALETTE_HOTCOLD && depth == 1)
+		pal = strcmp(n->name, FLAME_OFF_CPU) ? PALETTE_CPU : PALETTE_IO;
 	if (d->fl->diff)
 		diff_colour(fill, sizeof(fill), n, d->scale, d->max);
 	else
-		colour(fill, sizeof(fill), d->pal, n->name);
+		colour(fill, sizeof(fill), pal, n->name);
 	fprintf(d->f,
 		"<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" "
 		"data-d=\"%u\"><title>",
@@ -278,7 +280,7 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 		kids[i++] = c;
 	qsort(kids, nc, sizeof(*kids), by_name);
 	for (i = 0; i < nc; i++) {
-		draw(d, kids[i], x, depth + 1);
+		draw(d, kids[i], x, depth + 1, pal);
 		x += d->total ? kids[i]->v / d->total : 0;
 	}
 	free(kids);
@@ -316,7 +318,7 @@ static const char script[] =
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit)
 {
-	struct draw d = {.f = f, .fl = fl, .pal = pal, .unit = unit};
+	struct draw d = {.f = f, .fl = fl, .unit = unit};
 
 	d.total = fl->root.v;
 	d.scale = fl->root.base ? (double)fl->root.v / fl->root.base : 1;
@@ -342,7 +344,7 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		"x=\"%d\" y=\"%u\"></text>\n<text id=\"details\" x=\"10\" "
 		"y=\"%u\"></text>\n",
 		WIDTH - 60, WIDTH - 160, d.height - 6, d.height - 6);
-	draw(&d, &fl->root, 0, 0);
+	draw(&d, &fl->root, 0, 0, pal);
 	/* the labels are drawn already: the script only redraws on zoom */
 	fprintf(f, "<script><![CDATA[\nvar W=%d,CW=%.1f,P=%d,", WIDTH, CHAR_W,
 		PAD);
