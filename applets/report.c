@@ -16,6 +16,9 @@
 //usage:input ("-"), one after the other, and write their snapshots. A
 //usage:corrupt or cut stream is read up to the damage and again from the
 //usage:next key frame; what was skipped is counted on standard error.
+//usage:A FILE may also be what `perf script` prints of a recording with
+//usage:callchains (perf record -g, any event): its value is samples, or
+//usage:the event's period where perf prints it.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
@@ -29,6 +32,8 @@
 //usage:                   POST URL/ingest (http only); --app NAME names it
 //usage:  --app NAME       the application name for --push (stackbox.APPLET)
 //usage:  --top N          text: only the N biggest stacks
+//usage:  -i DURATION      perf script input: a snapshot per DURATION of
+//usage:                   perf's clock (default: one for all)
 //usage:  --from TIME      only snapshots that end after TIME
 //usage:  --to TIME        only snapshots that start before TIME
 //usage:                   TIME: seconds since the epoch, "YYYY-MM-DD HH:MM:SS"
@@ -66,6 +71,7 @@
 #include "collect.h"
 #include "report/flame.h"
 #include "report/hotcold.h"
+#include "report/perf_script.h"
 #include "report/pprof.h"
 #include "report/push.h"
 #include "output.h"
@@ -90,6 +96,7 @@ struct report_args {
 	int anomalies;
 	long long anomaly;
 	int hotcold;
+	uint64_t interval;
 };
 
 static const struct opt_formats report_formats = {
@@ -117,6 +124,8 @@ static const struct opt report_opts[] = {
 		  report_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	OPT_STRING('o', "output", "FILE", R, output, NULL),
 	OPT_INT(0, "top", "N", R, top, 1, 1LL << 40, NULL),
+	OPT_DURATION('i', "interval", "DURATION", R, interval, 1, 1LL << 62,
+		     NULL),
 	OPT_STRING(0, "from", "TIME", R, from, NULL),
 	OPT_STRING(0, "to", "TIME", R, to, NULL),
 	OPT_CUSTOM(0, "pid", "PID[,PID...]", opt_pids, R, pids, NULL),
@@ -190,9 +199,10 @@ struct report {
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
 	enum flame_palette palette;
-	int64_t t0, t1;	      /* first start, last end, ns */
-	struct anomalies *an; /* --anomalies */
-	struct hotcold *hc;   /* --hotcold, but for -f pprof */
+	int64_t t0, t1;		  /* first start, last end, ns */
+	struct anomalies *an;	  /* --anomalies */
+	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
+	struct perf_script *perf; /* the perf script input being read */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
@@ -405,7 +415,7 @@ static unsigned add_frames(struct report *rp, struct pprof_frame *out,
 			   const struct rec_map *maps, size_t nmaps)
 {
 	const struct bin_stack *st =
-		ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
+		rp->st && ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
 			? &rp->st->stacks[ref - BIN_REF0]
 			: NULL;
 
@@ -529,7 +539,11 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		snprintf(rp->applet, sizeof(rp->applet), "%s", s->applet);
 		snprintf(rp->metric, sizeof(rp->metric), "%s",
 			 s->metrics[s->primary].name);
-		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
+		snprintf(rp->host, sizeof(rp->host), "%s",
+			 rp->st ? rp->st->host
+			 : perf_script_host(rp->perf)
+				 ? perf_script_host(rp->perf)
+				 : "unknown");
 		rp->kind = s->metrics[s->primary].kind;
 		rp->palette = palette_of(s);
 	}
@@ -582,6 +596,24 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	rp->written++;
 }
 
+/* perf script's snapshots: their frames are named already */
+static void on_perf_snapshot(void *ctx, struct snapshot *s)
+{
+	struct report *rp = ctx;
+	size_t n = 0;
+
+	rp->st = NULL;
+	if (!in_time(rp, s))
+		return;
+	for (size_t i = 0; i < s->nrows; i++)
+		if (row_wanted(rp->a, &s->rows[i]))
+			s->rows[n++] = s->rows[i];
+	s->nrows = n;
+	if (output_snapshot(rp->out, s))
+		rp->failed = 1;
+	rp->written++;
+}
+
 /* ---- inputs ---- */
 static void say_skipped(const char *name, const struct bin_stats *st)
 {
@@ -611,8 +643,9 @@ static int read_input(struct report *rp, const char *name)
 		.maps = on_maps,
 		.snapshot = on_snapshot,
 	};
-	struct bin_reader *r = bin_reader_new(&ops);
+	struct bin_reader *r = NULL;
 	bool is_stdin = !strcmp(name, "-");
+	const char *what = is_stdin ? "standard input" : name;
 	int fd = is_stdin ? 0 : open(name, O_RDONLY | O_CLOEXEC);
 	char buf[65536];
 	ssize_t n;
@@ -620,7 +653,6 @@ static int read_input(struct report *rp, const char *name)
 
 	if (fd < 0) {
 		perror_msg("%s", name);
-		bin_reader_free(r);
 		return 1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
@@ -631,15 +663,31 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		bin_reader_feed(r, buf, n);
+		/* the first piece tells a bin stream from perf script */
+		if (!r && !rp->perf && perf_script_detect(buf, n))
+			rp->perf = perf_script_new(rp->a->interval,
+						   on_perf_snapshot, rp);
+		else if (!r && !rp->perf)
+			r = bin_reader_new(&ops);
+		if (rp->perf)
+			perf_script_feed(rp->perf, buf, n);
+		else
+			bin_reader_feed(r, buf, n);
 	}
-	bin_reader_end(r);
-	say_skipped(is_stdin ? "standard input" : name, bin_reader_stats(r));
-	if (!bin_reader_stats(r)->snapshots)
-		err = 1;
+	if (rp->perf) {
+		err |= !perf_script_end(rp->perf, what);
+		perf_script_free(rp->perf);
+		rp->perf = NULL;
+	} else {
+		if (!r)
+			r = bin_reader_new(&ops);
+		bin_reader_end(r);
+		say_skipped(what, bin_reader_stats(r));
+		err |= !bin_reader_stats(r)->snapshots;
+		bin_reader_free(r);
+	}
 	if (!is_stdin)
 		close(fd);
-	bin_reader_free(r);
 	return err;
 }
 
