@@ -617,6 +617,17 @@ static void on_perf_snapshot(void *ctx, struct snapshot *s)
 /* ---- inputs ---- */
 static void say_skipped(const char *name, const struct bin_stats *st)
 {
+	if (!st->frames && !st->bytes_skipped) {
+		error_msg("%s: empty", name);
+		return;
+	}
+	if (!st->frames) {
+		/* nothing to count the damage against: say what it is not */
+		error_msg("%s: neither a bin stream (no frame in %llu bytes) "
+			  "nor perf script output",
+			  name, (unsigned long long)st->bytes_skipped);
+		return;
+	}
 	if (st->bytes_skipped || st->bad_frames || st->frames_unsynced ||
 	    st->snapshots_broken || st->snapshots_missing)
 		error_msg("%s: skipped %llu bytes (%llu bad frames) and %llu "
