@@ -34,17 +34,20 @@ struct perf_script {
 	struct u64map name_map;
 	char **names;
 	size_t nnames, names_cap;
-	/* the sample being read */
+	/* the sample being read: its header, its frames */
 	bool in_sample, bad_sample;
-	struct sb_key key;
-	uint64_t period;
-	double time;
+	struct head {
+		struct sb_key key;
+		uint64_t period;
+		double time;
+		bool have_time;
+	} h;
 	struct frame *frames;
 	size_t nframes, frames_cap;
 	/* events, in the order met: the split of rows when more than one */
 	char *event[MAX_EVENTS];
 	unsigned nevents;
-	bool have_period, have_time;
+	bool have_period;
 	struct metric metrics[2];
 	char describe[160];
 	/* the snapshot being filled: rows by a hash of their key */
@@ -55,7 +58,8 @@ struct perf_script {
 	bool started;
 	unsigned long seq;
 	/* what was read and skipped */
-	uint64_t samples, bad_lines, first_bad, no_chain, cut_frames;
+	uint64_t samples, bad_lines, first_bad, bad_samples, no_chain,
+		cut_frames;
 	char *host;
 };
 
@@ -191,6 +195,7 @@ static void end_sample(struct perf_script *p)
 	struct row *r;
 
 	if (!p->in_sample || p->bad_sample) {
+		p->bad_samples += p->in_sample;
 		p->in_sample = false;
 		return;
 	}
@@ -210,24 +215,24 @@ static void end_sample(struct perf_script *p)
 	nk = nk > SB_MAX_DEPTH ? SB_MAX_DEPTH : nk;
 	nu = nu > SB_MAX_DEPTH ? SB_MAX_DEPTH : nu;
 	/* a new snapshot when the sample is past this one's interval */
-	if (!p->started || (p->interval && p->have_time &&
-			    p->time >= p->start + p->interval / 1e9)) {
+	if (!p->started || (p->interval && p->h.have_time &&
+			    p->h.time >= p->start + p->interval / 1e9)) {
 		if (p->started) {
 			p->end = p->start + p->interval / 1e9;
 			emit(p, false);
 			/* the interval the sample is in: none stays empty */
-			p->start += (uint64_t)((p->time - p->start) /
+			p->start += (uint64_t)((p->h.time - p->start) /
 					       (p->interval / 1e9)) *
 				    (p->interval / 1e9);
 		} else {
-			p->start = p->have_time ? p->time : 0;
+			p->start = p->h.have_time ? p->h.time : 0;
 		}
 		p->started = true;
 	}
-	if (p->have_time && p->time > p->end)
-		p->end = p->time;
-	h = fnv(fnv(14695981039346656037ULL, &p->key.tgid, 12), p->key.comm,
-		strlen(p->key.comm));
+	if (p->h.have_time && p->h.time > p->end)
+		p->end = p->h.time;
+	h = fnv(fnv(14695981039346656037ULL, &p->h.key.tgid, 12), p->h.key.comm,
+		strlen(p->h.key.comm));
 	for (i = 0; i < nk; i++)
 		h = fnv(h, &kf[i].name, sizeof(kf[i].name));
 	h = fnv(h, "-", 1);
@@ -235,7 +240,8 @@ static void end_sample(struct perf_script *p)
 		h = fnv(h, &uf[i].name, sizeof(uf[i].name));
 	for (;; h++) {
 		v = u64map_add(&p->row_map, h);
-		if (!*v || same_row(&p->rows[*v - 1], &p->key, kf, nk, uf, nu))
+		if (!*v ||
+		    same_row(&p->rows[*v - 1], &p->h.key, kf, nk, uf, nu))
 			break;
 	}
 	if (!*v) {
@@ -244,7 +250,7 @@ static void end_sample(struct perf_script *p)
 		p->rows = grow_array(p->rows, &p->rows_cap, p->nrows + 1,
 				     sizeof(*p->rows));
 		r = &p->rows[p->nrows];
-		*r = (struct row){.key = p->key,
+		*r = (struct row){.key = p->h.key,
 				  .ustack = f,
 				  .nu = nu,
 				  .kstack = f + nu,
@@ -258,15 +264,17 @@ static void end_sample(struct perf_script *p)
 	}
 	r = &p->rows[*v - 1];
 	r->v[0]++;
-	r->v[1] += p->period;
+	r->v[1] += p->h.period;
 }
 
+/* A line that is not perf script's: the sample it is in is left out,
+ * and so are the frame lines after it up to the next header or blank
+ * line (of a sample whose header it may have been). */
 static void bad_line(struct perf_script *p)
 {
 	if (!p->bad_lines++)
 		p->first_bad = p->lineno;
-	if (p->in_sample)
-		p->bad_sample = true;
+	p->in_sample = p->bad_sample = true;
 }
 
 static unsigned event_index(struct perf_script *p, const char *ev, size_t len)
@@ -308,15 +316,14 @@ static bool token(const char **s, size_t *len)
  * spaces, so the pid is the first number followed by a CPU, a time or
  * an event; every field but the comm and the pid may be left out (-F).
  */
-static bool parse_header(struct perf_script *p, const char *line)
+static bool parse_header(struct perf_script *p, const char *line,
+			 struct head *h)
 {
 	const char *s = line, *pid = NULL, *t;
 	size_t len, plen = 0, comm_len;
 	char *end;
 
-	memset(&p->key, 0, sizeof(p->key));
-	p->period = 0;
-	p->have_time = false;
+	memset(h, 0, sizeof(*h));
 	for (token(&s, &len), s += len; token(&s, &len); s += len) {
 		t = s + len;
 		if (is_digits(s, len, true) && token(&t, &plen) &&
@@ -333,32 +340,32 @@ static bool parse_header(struct perf_script *p, const char *line)
 	while (comm_len &&
 	       (line[comm_len - 1] == ' ' || line[comm_len - 1] == '\t'))
 		comm_len--;
-	memcpy(p->key.comm, line,
+	memcpy(h->key.comm, line,
 	       comm_len < SB_COMM_LEN - 1 ? comm_len : SB_COMM_LEN - 1);
-	p->key.tgid = p->key.pid = strtoul(pid, &end, 10);
+	h->key.tgid = h->key.pid = strtoul(pid, &end, 10);
 	if (*end == '/')
-		p->key.pid = strtoul(end + 1, NULL, 10);
+		h->key.pid = strtoul(end + 1, NULL, 10);
 	if (token(&s, &len) && s[0] == '[')
 		s += len;
 	if (token(&s, &len) && s[len - 1] == ':' &&
 	    isdigit((unsigned char)*s)) {
-		p->time = strtod(s, &end);
+		h->time = strtod(s, &end);
 		/* seconds of perf's clock (since boot): bounded, so times
 		 * and intervals stay in range */
-		if (end != s + len - 1 || !(p->time >= 0 && p->time < 1e12))
+		if (end != s + len - 1 || !(h->time >= 0 && h->time < 1e12))
 			return false;
-		p->have_time = true;
+		h->have_time = true;
 		s += len;
 	}
 	if (token(&s, &len) && is_digits(s, len, false)) {
-		p->period = strtoull(s, NULL, 10);
+		h->period = strtoull(s, NULL, 10);
 		p->have_period |= p->samples == 0;
 		s += len;
 	}
 	if (token(&s, &len) && s[len - 1] == ':')
-		p->key.aux = event_index(p, s, len - 1);
+		h->key.aux = event_index(p, s, len - 1);
 	else
-		p->key.aux = event_index(p, "samples", 7);
+		h->key.aux = event_index(p, "samples", 7);
 	return true;
 }
 
@@ -421,6 +428,7 @@ static bool parse_frame(struct perf_script *p, const char *s)
 static void parse_line(struct perf_script *p, char *line)
 {
 	size_t len = strlen(line);
+	struct head h;
 
 	p->lineno++;
 	if (len && line[len - 1] == '\r')
@@ -439,12 +447,17 @@ static void parse_line(struct perf_script *p, char *line)
 	if (p->in_sample && strchr(" \t", *line) &&
 	    parse_frame(p, line + strspn(line, " \t")))
 		return;
+	if (p->in_sample && p->bad_sample && strchr(" \t", *line))
+		return; /* a frame line of a sample left out */
+	if (!parse_header(p, line + strspn(line, " \t"), &h)) {
+		bad_line(p);
+		return;
+	}
 	end_sample(p);
+	p->h = h;
 	p->nframes = 0;
 	p->bad_sample = false;
-	p->in_sample = parse_header(p, line + strspn(line, " \t"));
-	if (!p->in_sample)
-		bad_line(p);
+	p->in_sample = true;
 }
 
 bool perf_script_detect(const void *data, size_t len)
@@ -461,7 +474,7 @@ bool perf_script_detect(const void *data, size_t len)
 	line = strndup(s, nl - s);
 	if (!line)
 		error_exit("out of memory");
-	ok = parse_header(&tmp, line + strspn(line, " \t"));
+	ok = parse_header(&tmp, line + strspn(line, " \t"), &tmp.h);
 	for (unsigned i = 0; i < tmp.nevents; i++)
 		free(tmp.event[i]);
 	free(line);
@@ -518,9 +531,10 @@ uint64_t perf_script_end(struct perf_script *p, const char *name)
 			  name, (unsigned long long)p->lineno);
 	if (p->bad_lines)
 		error_msg("%s: %llu lines are not perf script output (the "
-			  "first: line %llu): their samples are left out",
+			  "first: line %llu): %llu samples left out",
 			  name, (unsigned long long)p->bad_lines,
-			  (unsigned long long)p->first_bad);
+			  (unsigned long long)p->first_bad,
+			  (unsigned long long)p->bad_samples);
 	if (p->no_chain)
 		error_msg("%s: %llu samples have no callchain (perf record "
 			  "-g or --call-graph)",
