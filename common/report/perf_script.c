@@ -6,6 +6,7 @@
  * kernel frames before user ones, then an empty line.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ struct perf_script {
 	struct head {
 		struct sb_key key;
 		uint64_t period;
-		double time;
+		uint64_t time; /* ns of perf's clock */
 		bool have_time;
 	} h;
 	struct frame *frames;
@@ -54,7 +55,7 @@ struct perf_script {
 	struct u64map row_map;
 	struct row *rows;
 	size_t nrows, rows_cap;
-	double start, end; /* perf's clock, s */
+	uint64_t start, end; /* ns of perf's clock */
 	bool started;
 	unsigned long seq;
 	/* what was read and skipped */
@@ -144,10 +145,8 @@ static void emit(struct perf_script *p, bool final)
 		.applet = "perf",
 		.seq = ++p->seq,
 		.final = final,
-		.start = {(time_t)p->start,
-			  (long)((p->start - (time_t)p->start) * 1e9)},
-		.end = {(time_t)p->end,
-			(long)((p->end - (time_t)p->end) * 1e9)},
+		.start = {p->start / NS_PER_SEC, p->start % NS_PER_SEC},
+		.end = {p->end / NS_PER_SEC, p->end % NS_PER_SEC},
 		.metrics = p->metrics,
 		.nmetrics = p->have_period ? 2 : 1,
 		.primary = p->have_period ? 1 : 0,
@@ -216,14 +215,13 @@ static void end_sample(struct perf_script *p)
 	nu = nu > SB_MAX_DEPTH ? SB_MAX_DEPTH : nu;
 	/* a new snapshot when the sample is past this one's interval */
 	if (!p->started || (p->interval && p->h.have_time &&
-			    p->h.time >= p->start + p->interval / 1e9)) {
+			    p->h.time >= p->start + p->interval)) {
 		if (p->started) {
-			p->end = p->start + p->interval / 1e9;
+			p->end = p->start + p->interval;
 			emit(p, false);
 			/* the interval the sample is in: none stays empty */
-			p->start += (uint64_t)((p->h.time - p->start) /
-					       (p->interval / 1e9)) *
-				    (p->interval / 1e9);
+			p->start += (p->h.time - p->start) / p->interval *
+				    p->interval;
 		} else {
 			p->start = p->h.have_time ? p->h.time : 0;
 		}
@@ -349,11 +347,13 @@ static bool parse_header(struct perf_script *p, const char *line,
 		s += len;
 	if (token(&s, &len) && s[len - 1] == ':' &&
 	    isdigit((unsigned char)*s)) {
-		h->time = strtod(s, &end);
+		double t = strtod(s, &end);
+
 		/* seconds of perf's clock (since boot): bounded, so times
 		 * and intervals stay in range */
-		if (end != s + len - 1 || !(h->time >= 0 && h->time < 1e12))
+		if (end != s + len - 1 || !(t >= 0 && t < 1e9))
 			return false;
+		h->time = llround(t * 1e9);
 		h->have_time = true;
 		s += len;
 	}
@@ -411,7 +411,7 @@ static bool parse_frame(struct perf_script *p, const char *s)
 			blen -= slash + 1 - base;
 			base = slash + 1;
 		}
-		name = blen && strncmp(base, "unknown", blen)
+		name = blen && !(blen == 9 && !strncmp(base, "[unknown]", 9))
 			       ? xasprintf("[%.*s+0x%llx]", (int)blen, base,
 					   addr)
 			       : xasprintf("[0x%llx]", addr);
