@@ -202,6 +202,7 @@ struct report {
 	int64_t t0, t1;		  /* first start, last end, ns */
 	struct anomalies *an;	  /* --anomalies */
 	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
+	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
 	struct perf_script *perf; /* the perf script input being read */
 };
 
@@ -564,6 +565,7 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 			error_exit("--hotcold: %s's %s is neither samples of "
 				   "CPU time (oncpu) nor blocked time (offcpu)",
 				   s->applet, s->metrics[s->primary].name);
+		rp->hc_seen[on] = true;
 		if (rp->a->format == FORMAT_PPROF)
 			add_pprof(rp, s);
 		else
@@ -822,6 +824,15 @@ static int report_main(void *args, int argc, char **argv)
 		err |= read_input(&rp, "-");
 	for (int i = 0; i < argc; i++)
 		err |= read_input(&rp, argv[i]);
+	for (int on = 0; a->hotcold && on < 2; on++) {
+		if (!rp.hc_seen[on]) {
+			error_msg("--hotcold: no %s stream among the inputs "
+				  "(%s -f bin)",
+				  on ? "on-CPU" : "off-CPU",
+				  on ? "oncpu" : "offcpu");
+			err = 1;
+		}
+	}
 	if (profile)
 		err |= write_profile(&rp);
 	if (a->push)

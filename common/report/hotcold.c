@@ -16,7 +16,6 @@ struct line {
 struct hotcold {
 	struct line *l;
 	size_t n, cap;
-	bool seen[2]; /* [on_cpu]: a stream of that side was read */
 };
 
 bool hotcold_side(const struct snapshot *s, bool *on_cpu, uint64_t *ns_per_unit,
@@ -57,7 +56,6 @@ void hotcold_add(struct hotcold *hc, const struct snapshot *s)
 	if (!f)
 		error_exit("out of memory");
 	hotcold_side(s, &on, &ns, &m);
-	hc->seen[on] = true;
 	format_folded(f, s);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -85,12 +83,6 @@ int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
 	struct flame *fl = svg ? flame_new() : NULL;
 	size_t n = 0;
 
-	for (int on = 0; on < 2; on++)
-		if (!hc->seen[on])
-			error_msg("--hotcold: no %s stream among the inputs "
-				  "(%s -f bin)",
-				  on ? "on-CPU" : "off-CPU",
-				  on ? "oncpu" : "offcpu");
 	/* one line per stack over all snapshots */
 	qsort(hc->l, hc->n, sizeof(*hc->l), by_stack);
 	for (size_t i = 0; i < hc->n; i++) {
@@ -117,7 +109,7 @@ int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
 	if (svg)
 		flame_write_svg(fl, f, title, PALETTE_HOTCOLD, "us");
 	flame_free(fl);
-	return hc->seen[0] && hc->seen[1] ? 0 : -1;
+	return 0;
 }
 
 void hotcold_free(struct hotcold *hc)

@@ -26,7 +26,7 @@ struct hotcold *hotcold_new(void);
 /* A snapshot's folded stacks, in time, under their side's root frame. */
 void hotcold_add(struct hotcold *hc, const struct snapshot *s);
 /* Folded ("[on-cpu];comm;... MICROSECONDS"), or the flame graph with
- * svg; a side with no stream is said on standard error. 0 or -1. */
+ * svg. 0 or -1. */
 int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title);
 void hotcold_free(struct hotcold *hc);
 

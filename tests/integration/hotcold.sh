@@ -78,3 +78,6 @@ check "hot/cold of an on-CPU stream alone: an error that says the off-CPU one is
 	sh -c "[ $? = 1 ] && grep -q 'no off-CPU stream' '$T/one.err'"
 "$STACKBOX" report --hotcold "$T/on.bin" "$T/off.bin" >/dev/null 2>"$T/text.err"
 check "hot/cold -f text is refused, naming the formats" grep -q 'folded, svg or pprof' "$T/text.err"
+"$STACKBOX" report --hotcold -f pprof -o "$T/one.pb.gz" "$T/off.bin" 2>"$T/one2.err"
+check "hot/cold -f pprof of an off-CPU stream alone: says the on-CPU one is missing" \
+	sh -c "[ $? = 1 ] && grep -q 'no on-CPU stream' '$T/one2.err'"
