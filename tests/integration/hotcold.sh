@@ -56,7 +56,7 @@ fi
 "$STACKBOX" report --hotcold -f pprof -o "$T/hc.pb.gz" "$T/on.bin" "$T/off.bin"
 if command -v go >/dev/null; then
 	# cum (ms) of a function under a sample type
-	cum() { go tool pprof -top -unit=ms -sample_index="$1" "$T/hc.pb.gz" 2>/dev/null |
+	cum() { go tool pprof -top -nodefraction=0 -nodecount=100000 -unit=ms -sample_index="$1" "$T/hc.pb.gz" 2>/dev/null |
 		awk -v f="$2" '$NF == f { sub("ms", "", $4); print $4; exit }'; }
 	c=$(cum cpu hot_burn); b=$(cum blocked cold_sleep)
 	th=$(cum time hot_burn); tc=$(cum time cold_sleep)
