@@ -84,7 +84,8 @@ core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
-core-$(CONFIG_REPORT) += report/anomalies report/cluster
+core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
+core-$(CONFIG_REPORT) += report/perf_script
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite

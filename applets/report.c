@@ -16,6 +16,9 @@
 //usage:input ("-"), one after the other, and write their snapshots. A
 //usage:corrupt or cut stream is read up to the damage and again from the
 //usage:next key frame; what was skipped is counted on standard error.
+//usage:A FILE may also be what `perf script` prints of a recording with
+//usage:callchains (perf record -g, any event): its value is samples, or
+//usage:the event's period where perf prints it.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
@@ -29,6 +32,8 @@
 //usage:                   POST URL/ingest (http only); --app NAME names it
 //usage:  --app NAME       the application name for --push (stackbox.APPLET)
 //usage:  --top N          text: only the N biggest stacks
+//usage:  -i DURATION      perf script input: a snapshot per DURATION of
+//usage:                   perf's clock (default: one for all)
 //usage:  --from TIME      only snapshots that end after TIME
 //usage:  --to TIME        only snapshots that start before TIME
 //usage:                   TIME: seconds since the epoch, "YYYY-MM-DD HH:MM:SS"
@@ -43,6 +48,10 @@
 //usage:                   one object each; -f folded, svg: the differential
 //usage:                   of one anomaly's window against its baseline
 //usage:  --anomaly N      -f folded, svg: which anomaly (1)
+//usage:  --hotcold        -f folded, svg, pprof: on-CPU and off-CPU streams
+//usage:                   (oncpu, offcpu) of the same run as one profile
+//usage:                   in time: samples x period, blocked time; under
+//usage:                   root frames [on-cpu] and [off-cpu], warm and blue
 //usage:  -v               what was skipped, which file each mapping used;
 //usage:                   --anomalies: whole stacks
 //usage:
@@ -61,6 +70,8 @@
 #include "binfmt.h"
 #include "collect.h"
 #include "report/flame.h"
+#include "report/hotcold.h"
+#include "report/perf_script.h"
 #include "report/pprof.h"
 #include "report/push.h"
 #include "output.h"
@@ -84,6 +95,8 @@ struct report_args {
 	int verbose;
 	int anomalies;
 	long long anomaly;
+	int hotcold;
+	uint64_t interval;
 };
 
 static const struct opt_formats report_formats = {
@@ -111,6 +124,8 @@ static const struct opt report_opts[] = {
 		  report_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
 	OPT_STRING('o', "output", "FILE", R, output, NULL),
 	OPT_INT(0, "top", "N", R, top, 1, 1LL << 40, NULL),
+	OPT_DURATION('i', "interval", "DURATION", R, interval, 1, 1LL << 62,
+		     NULL),
 	OPT_STRING(0, "from", "TIME", R, from, NULL),
 	OPT_STRING(0, "to", "TIME", R, to, NULL),
 	OPT_CUSTOM(0, "pid", "PID[,PID...]", opt_pids, R, pids, NULL),
@@ -120,6 +135,7 @@ static const struct opt report_opts[] = {
 	OPT_FLAG('v', "verbose", R, verbose),
 	OPT_FLAG(0, "anomalies", R, anomalies),
 	OPT_INT(0, "anomaly", "N", R, anomaly, 1, 1LL << 30, "1"),
+	OPT_FLAG(0, "hotcold", R, hotcold),
 	OPT_END,
 };
 #undef R
@@ -183,8 +199,11 @@ struct report {
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
 	enum flame_palette palette;
-	int64_t t0, t1;	      /* first start, last end, ns */
-	struct anomalies *an; /* --anomalies */
+	int64_t t0, t1;		  /* first start, last end, ns */
+	struct anomalies *an;	  /* --anomalies */
+	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
+	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
+	struct perf_script *perf; /* the perf script input being read */
 };
 
 /* The collector's aux_name() for this stream: from its dictionary. */
@@ -339,12 +358,23 @@ static int cpu_metric(const struct snapshot *s)
 	return -1;
 }
 
+/* --hotcold: time (the two together, shown first), then each side's;
+ * off-CPU's is not named "cpu", which Pyroscope would file as CPU */
+static const char *const hotcold_types[] = {"time", "cpu", "blocked"};
+static const char *const hotcold_units[] = {"nanoseconds", "nanoseconds",
+					    "nanoseconds"};
+
 static void start_pprof(struct report *rp, const struct snapshot *s)
 {
 	const char *types[SB_MAX_VALUES + 1], *units[SB_MAX_VALUES + 1];
 	unsigned n = 0;
 	int primary = 0;
 
+	if (rp->a->hotcold) {
+		rp->pp = pprof_new(hotcold_types, hotcold_units,
+				   ARRAY_SIZE(hotcold_types), -1, 0, 0);
+		return;
+	}
 	for (unsigned m = 0; m < s->nmetrics; m++) {
 		/* a ratio is no sample value: pprof works it out itself */
 		if (s->metrics[m].kind == METRIC_RATIO)
@@ -386,7 +416,7 @@ static unsigned add_frames(struct report *rp, struct pprof_frame *out,
 			   const struct rec_map *maps, size_t nmaps)
 {
 	const struct bin_stack *st =
-		ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
+		rp->st && ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
 			? &rp->st->stacks[ref - BIN_REF0]
 			: NULL;
 
@@ -404,9 +434,14 @@ static unsigned add_frames(struct report *rp, struct pprof_frame *out,
 
 static void add_pprof(struct report *rp, const struct snapshot *s)
 {
-	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 1) * sizeof(*f));
+	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 2) * sizeof(*f));
 	struct proc_syms *ps = output_procs(rp->out);
+	uint64_t ns = 0;
+	unsigned hm = 0;
+	bool on = false;
 
+	if (rp->a->hotcold)
+		hotcold_side(s, &on, &ns, &hm);
 	if (!rp->pp)
 		start_pprof(rp, s);
 	pprof_snapshot(rp->pp, rp->levels);
@@ -425,7 +460,16 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
 				maps, nmaps);
-		for (unsigned m = 0; m < s->nmetrics; m++)
+		if (rp->a->hotcold) {
+			/* the side's root frame, as in folded and SVG; time,
+			 * on-CPU time, off-CPU time */
+			f[n++] = (struct pprof_frame){on ? FLAME_ON_CPU
+							 : FLAME_OFF_CPU};
+			v[0] = r->v[hm] * ns;
+			v[1] = on ? v[0] : 0;
+			v[2] = on ? 0 : v[0];
+		}
+		for (unsigned m = 0; !rp->a->hotcold && m < s->nmetrics; m++)
 			if (s->metrics[m].kind != METRIC_RATIO)
 				v[nv++] = r->v[m];
 		if (rp->cpu_time)
@@ -496,7 +540,11 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		snprintf(rp->applet, sizeof(rp->applet), "%s", s->applet);
 		snprintf(rp->metric, sizeof(rp->metric), "%s",
 			 s->metrics[s->primary].name);
-		snprintf(rp->host, sizeof(rp->host), "%s", rp->st->host);
+		snprintf(rp->host, sizeof(rp->host), "%s",
+			 rp->st ? rp->st->host
+			 : perf_script_host(rp->perf)
+				 ? perf_script_host(rp->perf)
+				 : "unknown");
 		rp->kind = s->metrics[s->primary].kind;
 		rp->palette = palette_of(s);
 	}
@@ -508,6 +556,22 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		rp->t0 = start;
 	if (end > rp->t1)
 		rp->t1 = end;
+	if (rp->a->hotcold) {
+		uint64_t ns;
+		unsigned m;
+		bool on;
+
+		if (!hotcold_side(s, &on, &ns, &m))
+			error_exit("--hotcold: %s's %s is neither samples of "
+				   "CPU time (oncpu) nor blocked time (offcpu)",
+				   s->applet, s->metrics[s->primary].name);
+		rp->hc_seen[on] = true;
+		if (rp->a->format == FORMAT_PPROF)
+			add_pprof(rp, s);
+		else
+			hotcold_add(rp->hc, s);
+		return;
+	}
 	if (rp->a->format == FORMAT_SVG)
 		add_flame(rp, s);
 	if (rp->a->format == FORMAT_PPROF || rp->a->push)
@@ -534,9 +598,38 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	rp->written++;
 }
 
+/* perf script's snapshots: their frames are named already */
+static void on_perf_snapshot(void *ctx, struct snapshot *s)
+{
+	struct report *rp = ctx;
+	size_t n = 0;
+
+	rp->st = NULL;
+	if (!in_time(rp, s))
+		return;
+	for (size_t i = 0; i < s->nrows; i++)
+		if (row_wanted(rp->a, &s->rows[i]))
+			s->rows[n++] = s->rows[i];
+	s->nrows = n;
+	if (output_snapshot(rp->out, s))
+		rp->failed = 1;
+	rp->written++;
+}
+
 /* ---- inputs ---- */
 static void say_skipped(const char *name, const struct bin_stats *st)
 {
+	if (!st->frames && !st->bytes_skipped) {
+		error_msg("%s: empty", name);
+		return;
+	}
+	if (!st->frames) {
+		/* nothing to count the damage against: say what it is not */
+		error_msg("%s: neither a bin stream (no frame in %llu bytes) "
+			  "nor perf script output",
+			  name, (unsigned long long)st->bytes_skipped);
+		return;
+	}
 	if (st->bytes_skipped || st->bad_frames || st->frames_unsynced ||
 	    st->snapshots_broken || st->snapshots_missing)
 		error_msg("%s: skipped %llu bytes (%llu bad frames) and %llu "
@@ -563,8 +656,9 @@ static int read_input(struct report *rp, const char *name)
 		.maps = on_maps,
 		.snapshot = on_snapshot,
 	};
-	struct bin_reader *r = bin_reader_new(&ops);
+	struct bin_reader *r = NULL;
 	bool is_stdin = !strcmp(name, "-");
+	const char *what = is_stdin ? "standard input" : name;
 	int fd = is_stdin ? 0 : open(name, O_RDONLY | O_CLOEXEC);
 	char buf[65536];
 	ssize_t n;
@@ -572,7 +666,6 @@ static int read_input(struct report *rp, const char *name)
 
 	if (fd < 0) {
 		perror_msg("%s", name);
-		bin_reader_free(r);
 		return 1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
@@ -583,15 +676,31 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		bin_reader_feed(r, buf, n);
+		/* the first piece tells a bin stream from perf script */
+		if (!r && !rp->perf && perf_script_detect(buf, n))
+			rp->perf = perf_script_new(rp->a->interval,
+						   on_perf_snapshot, rp);
+		else if (!r && !rp->perf)
+			r = bin_reader_new(&ops);
+		if (rp->perf)
+			perf_script_feed(rp->perf, buf, n);
+		else
+			bin_reader_feed(r, buf, n);
 	}
-	bin_reader_end(r);
-	say_skipped(is_stdin ? "standard input" : name, bin_reader_stats(r));
-	if (!bin_reader_stats(r)->snapshots)
-		err = 1;
+	if (rp->perf) {
+		err |= !perf_script_end(rp->perf, what);
+		perf_script_free(rp->perf);
+		rp->perf = NULL;
+	} else {
+		if (!r)
+			r = bin_reader_new(&ops);
+		bin_reader_end(r);
+		say_skipped(what, bin_reader_stats(r));
+		err |= !bin_reader_stats(r)->snapshots;
+		bin_reader_free(r);
+	}
 	if (!is_stdin)
 		close(fd);
-	bin_reader_free(r);
 	return err;
 }
 
@@ -617,6 +726,13 @@ static int write_profile(struct report *rp)
 					      ? ANOMALIES_FOLDED
 					      : ANOMALIES_TEXT,
 				      a->anomaly, a->verbose);
+	} else if (rp->hc) {
+		snprintf(
+			title, sizeof(title),
+			"hot/cold: on-CPU (warm) and off-CPU (blue) time on %s",
+			rp->host);
+		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
+				    a->title ? a->title : title);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
 		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
@@ -665,7 +781,7 @@ static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
-		       a->anomalies;
+		       a->anomalies || a->hotcold;
 	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
 				 .output = profile ? NULL : a->output,
 				 .top = a->top};
@@ -684,6 +800,13 @@ static int report_main(void *args, int argc, char **argv)
 		help_exit(
 			"--anomalies: -f text, json, folded or svg; no --base, "
 			"--push");
+	if (a->hotcold &&
+	    (a->format == FORMAT_TEXT || a->format == FORMAT_JSON ||
+	     a->anomalies || a->push || a->base.n))
+		help_exit("--hotcold: -f folded, svg or pprof; no --base, "
+			  "--push, --anomalies");
+	if (a->hotcold && a->format != FORMAT_PPROF)
+		rp.hc = hotcold_new();
 	if (a->anomalies)
 		output_set_writer(rp.out, anomalies_snapshot,
 				  rp.an = anomalies_new());
@@ -701,6 +824,15 @@ static int report_main(void *args, int argc, char **argv)
 		err |= read_input(&rp, "-");
 	for (int i = 0; i < argc; i++)
 		err |= read_input(&rp, argv[i]);
+	for (int on = 0; a->hotcold && on < 2; on++) {
+		if (!rp.hc_seen[on]) {
+			error_msg("--hotcold: no %s stream among the inputs "
+				  "(%s -f bin)",
+				  on ? "on-CPU" : "off-CPU",
+				  on ? "oncpu" : "offcpu");
+			err = 1;
+		}
+	}
 	if (profile)
 		err |= write_profile(&rp);
 	if (a->push)
@@ -711,6 +843,7 @@ static int report_main(void *args, int argc, char **argv)
 	pprof_free(rp.pp);
 	flame_free(rp.fl);
 	anomalies_free(rp.an);
+	hotcold_free(rp.hc);
 	return err || rp.failed;
 }
 

@@ -411,6 +411,10 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct row *r = &s->rows[i];
 
+		for (unsigned m = 0; m < s->nmetrics; m++)
+			s->total[m] += r->v[m];
+		if (s->resolved)
+			continue;
 		r->ustack = frames(out, r->key.user_stack, r->key.tgid, false,
 				   &r->nu, &s->lost_ustacks);
 		r->kstack = frames(out, r->key.kern_stack, r->key.tgid, true,
@@ -422,8 +426,6 @@ int output_snapshot(struct output *out, struct snapshot *s)
 			frames(out, r->key.other_kern_stack, r->key.other_tgid,
 			       true, &r->other_nk, &s->lost_kstacks);
 		r->cgroup = out->cgroup_name(r->key.cgroup);
-		for (unsigned m = 0; m < s->nmetrics; m++)
-			s->total[m] += r->v[m];
 	}
 	qsort_r(s->rows, s->nrows, sizeof(*s->rows), by_value, &s->primary);
 	if (out->writer)

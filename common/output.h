@@ -42,6 +42,9 @@ struct snapshot {
 	 * pointer before their process's code was known; NULL: fp */
 	const char *unwind;
 	__u64 unwind_unknown;
+	/* rows carry their frames named already (report's perf script
+	 * input): there are no stack ids to resolve */
+	bool resolved;
 	const char *const *applet_stat_names; /* and their counts: */
 	__u64 applet_stats[SB_STAT_MAX - SB_STAT_APPLET0];
 };

@@ -2,8 +2,9 @@
 /*
  * The flame graph: a tree of frames from folded lines, laid out root at
  * the bottom, children sorted by name, widths by value; drawn as SVG
- * with a small script for zoom and search. Everything is in the one
- * file, so it opens anywhere a browser is.
+ * with every label in it, clipped to its bar, so it reads in any
+ * renderer (image viewers, rsvg, documents); a small script adds zoom
+ * and search where scripts run. Everything is in the one file.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,6 +18,14 @@
 #define TOP	 40
 #define BOTTOM	 24
 #define MIN_FRAC 0.0002 /* narrower frames are not drawn */
+/* Labels: 12 px monospace; DejaVu Sans Mono and Liberation Mono advance
+ * 0.602 em, so 7.3 px a character leaves a little over. A label is cut
+ * to what fits between 3 px of padding each side, ".." marking the cut,
+ * and left out below 3 characters, as flamegraph.pl does. The script's
+ * zoom uses the same rule (CHAR_W and PAD are printed into it). */
+#define FONT_PX 12
+#define CHAR_W	7.3
+#define PAD	3
 
 struct node {
 	char *name;
@@ -109,9 +118,10 @@ static int by_name(const void *a, const void *b)
 		      (*(struct node *const *)b)->name);
 }
 
-static void xml_text(FILE *f, const char *s)
+/* len bytes of s, escaped for XML text and attributes */
+static void xml_textn(FILE *f, const char *s, size_t len)
 {
-	for (; *s; s++) {
+	for (; len-- && *s; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -130,6 +140,36 @@ static void xml_text(FILE *f, const char *s)
 				fputc(*s, f);
 		}
 	}
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	xml_textn(f, s, strlen(s));
+}
+
+/* The label that fits width px: the name, cut with "..", or "" (below 3
+ * characters). Counted in characters, cut between UTF-8 sequences. */
+static void label(FILE *f, const char *name, double width)
+{
+	long fit = (long)((width - 2 * PAD) / CHAR_W), n = 0;
+	const char *p, *cut = NULL;
+
+	if (fit < 3)
+		return;
+	for (p = name; *p; p++) {
+		if (((unsigned char)*p & 0xc0) == 0x80)
+			continue;
+		if (n == fit - 2)
+			cut = p;
+		if (++n > fit)
+			break;
+	}
+	if (n <= fit) {
+		xml_text(f, name);
+		return;
+	}
+	xml_textn(f, name, cut - name);
+	fputs("..", f);
 }
 
 static unsigned name_hash(const char *s)
@@ -193,13 +233,13 @@ static double max_delta(const struct node *n, double scale)
 struct draw {
 	FILE *f;
 	const struct flame *fl;
-	enum flame_palette pal;
 	const char *unit;
 	double total, scale, max;
 	unsigned height;
 };
 
-static void draw(struct draw *d, struct node *n, double x, unsigned depth)
+static void draw(struct draw *d, struct node *n, double x, unsigned depth,
+		 enum flame_palette pal)
 {
 	double w = d->total ? n->v / d->total : 0;
 	size_t nc = 0, i = 0;
@@ -208,10 +248,12 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 
 	if (w < MIN_FRAC && depth)
 		return;
+	if (pal == PALETTE_HOTCOLD && depth == 1)
+		pal = strcmp(n->name, FLAME_OFF_CPU) ? PALETTE_CPU : PALETTE_IO;
 	if (d->fl->diff)
 		diff_colour(fill, sizeof(fill), n, d->scale, d->max);
 	else
-		colour(fill, sizeof(fill), d->pal, n->name);
+		colour(fill, sizeof(fill), pal, n->name);
 	fprintf(d->f,
 		"<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" "
 		"data-d=\"%u\"><title>",
@@ -225,10 +267,12 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 	fprintf(d->f,
 		")</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
 		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" "
-		"y=\"%u\"></text></g>\n",
+		"y=\"%u\">",
 		x * WIDTH, d->height - BOTTOM - (depth + 1) * FRAME_H,
-		w * WIDTH, FRAME_H - 1, fill, x * WIDTH + 3,
+		w * WIDTH, FRAME_H - 1, fill, x * WIDTH + PAD,
 		d->height - BOTTOM - depth * FRAME_H - 4);
+	label(d->f, n->name, w * WIDTH);
+	fputs("</text></g>\n", d->f);
 	for (struct node *c = n->child; c; c = c->next)
 		nc++;
 	kids = xmalloc((nc + 1) * sizeof(*kids));
@@ -236,7 +280,7 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
 		kids[i++] = c;
 	qsort(kids, nc, sizeof(*kids), by_name);
 	for (i = 0; i < nc; i++) {
-		draw(d, kids[i], x, depth + 1);
+		draw(d, kids[i], x, depth + 1, pal);
 		x += d->total ? kids[i]->v / d->total : 0;
 	}
 	free(kids);
@@ -246,14 +290,11 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth)
  * width, frames beside it are hidden. Search: frames matching a regular
  * expression turn magenta, and the share they cover is shown. */
 static const char script[] =
-	"<script><![CDATA[\n"
-	"var W="
-	"1200"
-	",fs=[].slice.call(document.querySelectorAll('g.f'));\n"
+	"fs=[].slice.call(document.querySelectorAll('g.f'));\n"
 	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text'),"
 	"n=g.querySelector('title').textContent.replace(/ \\([^()]*\\)$/,'');"
-	"r.setAttribute('x',x*W);r.setAttribute('width',w*W);t.setAttribute('x',x*W+3);"
-	"var c=Math.floor((w*W-6)/7);t.textContent=c<3?'':n.length<=c?n:n.slice(0,c-2)+'..';}\n"
+	"r.setAttribute('x',x*W);r.setAttribute('width',w*W);t.setAttribute('x',x*W+P);"
+	"var c=Math.floor((w*W-2*P)/CW);t.textContent=c<3?'':n.length<=c?n:n.slice(0,c-2)+'..';}\n"
 	"function zoom(z){var zx=+z.dataset.x,zw=+z.dataset.w,zd=+z.dataset.d;"
 	"fs.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w,d=+g.dataset.d;"
 	"if(d<zd&&x<=zx+1e-9&&x+w>=zx+zw-1e-9){g.style.display='';fit(g,0,1);}"
@@ -271,13 +312,13 @@ static const char script[] =
 	"g.onmouseover=function(){document.getElementById('details').textContent="
 	"g.querySelector('title').textContent;};});\n"
 	"document.getElementById('reset').onclick=reset;"
-	"document.getElementById('search').onclick=search;reset();\n"
+	"document.getElementById('search').onclick=search;\n"
 	"]]></script>\n";
 
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit)
 {
-	struct draw d = {.f = f, .fl = fl, .pal = pal, .unit = unit};
+	struct draw d = {.f = f, .fl = fl, .unit = unit};
 
 	d.total = fl->root.v;
 	d.scale = fl->root.base ? (double)fl->root.v / fl->root.base : 1;
@@ -287,13 +328,14 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" "
-		"font-family=\"monospace\" font-size=\"12\">\n"
+		"font-family=\"monospace\" font-size=\"%d\">\n"
 		"<style>g.f:hover rect{stroke:black;stroke-width:0.5}"
 		"g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
 		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
 		"font-size=\"16\">",
-		WIDTH, d.height, fl->diff ? "#fff" : "#f8f8f0", WIDTH / 2);
+		WIDTH, d.height, FONT_PX, fl->diff ? "#fff" : "#f8f8f0",
+		WIDTH / 2);
 	xml_text(f, title);
 	fprintf(f,
 		"</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "
@@ -302,7 +344,10 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		"x=\"%d\" y=\"%u\"></text>\n<text id=\"details\" x=\"10\" "
 		"y=\"%u\"></text>\n",
 		WIDTH - 60, WIDTH - 160, d.height - 6, d.height - 6);
-	draw(&d, &fl->root, 0, 0);
+	draw(&d, &fl->root, 0, 0, pal);
+	/* the labels are drawn already: the script only redraws on zoom */
+	fprintf(f, "<script><![CDATA[\nvar W=%d,CW=%.1f,P=%d,", WIDTH, CHAR_W,
+		PAD);
 	fputs(script, f);
 	fputs("</svg>\n", f);
 }

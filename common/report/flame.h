@@ -14,7 +14,11 @@
 
 struct flame;
 
-enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM };
+/* PALETTE_HOTCOLD: warm under the root frame FLAME_ON_CPU, blue under
+ * FLAME_OFF_CPU (report --hotcold) */
+enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM, PALETTE_HOTCOLD };
+#define FLAME_ON_CPU  "[on-cpu]"
+#define FLAME_OFF_CPU "[off-cpu]"
 
 struct flame *flame_new(void);
 /* "frame;frame;... VALUE"; base: the line belongs to the base profile. */

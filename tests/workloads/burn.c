@@ -4,26 +4,37 @@
  * burn_one_third() in every round, so a CPU profile of this process must
  * give the first 2/3 and the second 1/3 of its samples.
  *
- *   burn [SECONDS] [THREADS] [RATIO]   default 3 seconds, 1 thread, 2
+ *   burn [SECONDS] [THREADS] [RATIO] [cpu]   default 3 seconds, 1 thread, 2
  *
  * RATIO changes how much longer burn_two_thirds() spins, so a test can
  * show that its assertion fails when the ratio is not the expected one.
+ * "cpu" times each spin in the thread's own CPU time, not the wall
+ * clock: the ratio then holds on a busy machine too, where a thread
+ * preempted in a spin loses part of it (the clock is a system call
+ * then, so the spins also show its kernel frames).
  *
  * Built with frame pointers, static or not; works under qemu TCG, where
  * time runs slowly but evenly for both functions.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double seconds = 3, ratio = 2;
+static clockid_t spin_clock = CLOCK_MONOTONIC;
 
-static double now(void)
+static double clock_now(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_now(spin_clock);
 }
 
 static volatile unsigned long sink;
@@ -48,9 +59,9 @@ __attribute__((noinline)) void burn_one_third(double slice)
 
 static void *burn(void *arg)
 {
-	double end = now() + seconds;
+	double end = clock_now(CLOCK_MONOTONIC) + seconds;
 
-	while (now() < end) {
+	while (clock_now(CLOCK_MONOTONIC) < end) {
 		burn_two_thirds(0.002);
 		burn_one_third(0.002);
 	}
@@ -66,6 +77,8 @@ int main(int argc, char **argv)
 		seconds = atof(argv[1]);
 	if (argc > 3)
 		ratio = atof(argv[3]);
+	if (argc > 4 && !strcmp(argv[4], "cpu"))
+		spin_clock = CLOCK_THREAD_CPUTIME_ID;
 	if (threads < 1 || threads > 64)
 		threads = 1;
 	for (int i = 1; i < threads; i++)

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/* report --hotcold: see hotcold.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+#include "hotcold.h"
+#include "output.h"
+
+struct line {
+	char *stack; /* with its root frame */
+	uint64_t us;
+};
+
+struct hotcold {
+	struct line *l;
+	size_t n, cap;
+};
+
+bool hotcold_side(const struct snapshot *s, bool *on_cpu, uint64_t *ns_per_unit,
+		  unsigned *metric)
+{
+	const struct metric *m = &s->metrics[s->primary];
+
+	*metric = s->primary;
+	/* oncpu: each count is a sample of period_ns of CPU time */
+	*on_cpu = metric_measure(m) == MEASURE_CPU_TIME;
+	if (*on_cpu && s->period_ns) {
+		*ns_per_unit = s->period_ns;
+		return true;
+	}
+	*ns_per_unit = 1;
+	return metric_measure(m) == MEASURE_BLOCKED_TIME &&
+	       m->kind == METRIC_NS;
+}
+
+struct hotcold *hotcold_new(void)
+{
+	return xzalloc(sizeof(struct hotcold));
+}
+
+/*
+ * folded's own lines (one way to fold a stack), their values made time:
+ * off-CPU ones are microseconds already, on-CPU ones samples.
+ */
+void hotcold_add(struct hotcold *hc, const struct snapshot *s)
+{
+	char *buf = NULL, *line, *save = NULL, *sp;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t ns;
+	unsigned m;
+	bool on;
+
+	if (!f)
+		error_exit("out of memory");
+	hotcold_side(s, &on, &ns, &m);
+	format_folded(f, s);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!(sp = strrchr(line, ' ')))
+			continue;
+		*sp = 0;
+		hc->l = grow_array(hc->l, &hc->cap, hc->n + 1, sizeof(*hc->l));
+		hc->l[hc->n].stack = xasprintf(
+			"%s;%s", on ? FLAME_ON_CPU : FLAME_OFF_CPU, line);
+		hc->l[hc->n++].us = on ? strtoull(sp + 1, NULL, 10) * ns / 1000
+				       : strtoull(sp + 1, NULL, 10);
+	}
+	free(buf);
+}
+
+static int by_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->stack,
+		      ((const struct line *)b)->stack);
+}
+
+int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
+{
+	struct flame *fl = svg ? flame_new() : NULL;
+	size_t n = 0;
+
+	/* one line per stack over all snapshots */
+	qsort(hc->l, hc->n, sizeof(*hc->l), by_stack);
+	for (size_t i = 0; i < hc->n; i++) {
+		if (n && !strcmp(hc->l[n - 1].stack, hc->l[i].stack)) {
+			hc->l[n - 1].us += hc->l[i].us;
+			free(hc->l[i].stack);
+		} else {
+			hc->l[n++] = hc->l[i];
+		}
+	}
+	hc->n = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!svg) {
+			fprintf(f, "%s %" PRIu64 "\n", hc->l[i].stack,
+				hc->l[i].us);
+			continue;
+		}
+		char *line =
+			xasprintf("%s %" PRIu64, hc->l[i].stack, hc->l[i].us);
+
+		flame_add_folded(fl, line, false);
+		free(line);
+	}
+	if (svg)
+		flame_write_svg(fl, f, title, PALETTE_HOTCOLD, "us");
+	flame_free(fl);
+	return 0;
+}
+
+void hotcold_free(struct hotcold *hc)
+{
+	if (!hc)
+		return;
+	for (size_t i = 0; i < hc->n; i++)
+		free(hc->l[i].stack);
+	free(hc->l);
+	free(hc);
+}

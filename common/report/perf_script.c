@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf script's text into snapshots; see perf_script.h. A sample is a
+ * header line, "COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: ...", then
+ * its callchain leaf first, one "ADDR SYMBOL[+OFF] (DSO)" line a frame,
+ * kernel frames before user ones, then an empty line.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "perf_script.h"
+#include "u64map.h"
+
+#define MAX_LINE   65536
+#define MAX_EVENTS 16
+
+struct frame {
+	const char *name; /* interned */
+	bool kernel;
+};
+
+struct perf_script {
+	void (*snapshot)(void *ctx, struct snapshot *s);
+	void *ctx;
+	uint64_t interval; /* ns; 0: one snapshot */
+	/* the line being assembled across feeds */
+	char *line;
+	size_t len, cap;
+	bool overlong;
+	uint64_t lineno;
+	/* interned frame names: hash -> index + 1 in names */
+	struct u64map name_map;
+	char **names;
+	size_t nnames, names_cap;
+	/* the sample being read: its header, its frames */
+	bool in_sample, bad_sample;
+	struct head {
+		struct sb_key key;
+		uint64_t period;
+		uint64_t time; /* ns of perf's clock */
+		bool have_time;
+	} h;
+	struct frame *frames;
+	size_t nframes, frames_cap;
+	/* events, in the order met: the split of rows when more than one */
+	char *event[MAX_EVENTS];
+	unsigned nevents;
+	bool have_period;
+	struct metric metrics[2];
+	char describe[160];
+	/* the snapshot being filled: rows by a hash of their key */
+	struct u64map row_map;
+	struct row *rows;
+	size_t nrows, rows_cap;
+	uint64_t start, end; /* ns of perf's clock */
+	bool started;
+	unsigned long seq;
+	/* what was read and skipped */
+	uint64_t samples, bad_lines, first_bad, bad_samples, no_chain,
+		cut_frames;
+	char *host;
+};
+
+static const struct perf_script *aux_of; /* for aux_name(), which has no ctx */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		h = (h ^ *c++) * 1099511628211ULL;
+	return h;
+}
+
+static const char *intern(struct perf_script *p, const char *s, size_t len)
+{
+	uint64_t h = fnv(14695981039346656037ULL, s, len), *v;
+
+	for (;; h++) {
+		v = u64map_add(&p->name_map, h);
+		if (!*v)
+			break;
+		if (!strncmp(p->names[*v - 1], s, len) &&
+		    !p->names[*v - 1][len])
+			return p->names[*v - 1];
+	}
+	p->names = grow_array(p->names, &p->names_cap, p->nnames + 1,
+			      sizeof(*p->names));
+	p->names[p->nnames] = strndup(s, len);
+	if (!p->names[p->nnames])
+		error_exit("out of memory");
+	*v = ++p->nnames;
+	return p->names[*v - 1];
+}
+
+struct perf_script *
+perf_script_new(uint64_t interval,
+		void (*snapshot)(void *ctx, struct snapshot *s), void *ctx)
+{
+	struct perf_script *p = xzalloc(sizeof(*p));
+
+	p->interval = interval;
+	/* never NULL: frames + n is taken of an empty callchain too */
+	p->frames = grow_array(NULL, &p->frames_cap, 64, sizeof(*p->frames));
+	p->snapshot = snapshot;
+	p->ctx = ctx;
+	return p;
+}
+
+static const char *aux_name(__u32 aux)
+{
+	return aux_of && aux_of->nevents > 1 && aux < aux_of->nevents
+		       ? aux_of->event[aux]
+		       : "";
+}
+
+/* The metrics, from the first sample: samples, and the first event's
+ * period when perf prints it (the clocks' are ns of CPU time). */
+static void set_metrics(struct perf_script *p)
+{
+	const char *ev = p->event[0];
+	bool clock = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock");
+	/* counters (no "group:name"): samples of code that ran */
+	bool cpu = !strchr(ev, ':');
+
+	p->metrics[0] = (struct metric){"samples", METRIC_COUNT};
+	if (cpu)
+		p->metrics[0].measure = MEASURE_CPU_TIME;
+	p->metrics[1] = (struct metric){ev, clock ? METRIC_NS : METRIC_COUNT};
+	if (clock)
+		p->metrics[1].measure = MEASURE_CPU_TIME;
+	snprintf(p->describe, sizeof(p->describe), "perf script: %s; value: %s",
+		 ev,
+		 !p->have_period ? "samples"
+		 : clock	 ? "its period, ns of CPU time"
+				 : "its period");
+}
+
+static void emit(struct perf_script *p, bool final)
+{
+	struct snapshot s = {
+		.applet = "perf",
+		.seq = ++p->seq,
+		.final = final,
+		.start = {p->start / NS_PER_SEC, p->start % NS_PER_SEC},
+		.end = {p->end / NS_PER_SEC, p->end % NS_PER_SEC},
+		.metrics = p->metrics,
+		.nmetrics = p->have_period ? 2 : 1,
+		.primary = p->have_period ? 1 : 0,
+		.describe = p->describe,
+		.aux_name = aux_name,
+		.per_thread = true,
+		.rows = p->rows,
+		.nrows = p->nrows,
+		.resolved = true,
+	};
+
+	aux_of = p;
+	p->snapshot(p->ctx, &s);
+	for (size_t i = 0; i < p->nrows; i++)
+		free(p->rows[i].ustack); /* kstack is in the same block */
+	p->nrows = 0;
+	u64map_free(&p->row_map);
+}
+
+/* kf, uf: the kernel's and user space's frames, leaf first */
+static bool same_row(const struct row *r, const struct sb_key *k,
+		     const struct frame *kf, unsigned nk,
+		     const struct frame *uf, unsigned nu)
+{
+	if (r->key.tgid != k->tgid || r->key.pid != k->pid ||
+	    r->key.aux != k->aux || r->nu != nu || r->nk != nk ||
+	    strcmp(r->key.comm, k->comm))
+		return false;
+	/* frames are interned: the same name is the same pointer */
+	for (unsigned i = 0; i < nu; i++)
+		if (r->ustack[i] != uf[nu - 1 - i].name)
+			return false;
+	for (unsigned i = 0; i < nk; i++)
+		if (r->kstack[i] != kf[nk - 1 - i].name)
+			return false;
+	return true;
+}
+
+/* The sample read: into its row of the snapshot its time falls in. */
+static void end_sample(struct perf_script *p)
+{
+	const struct frame *kf = p->frames, *uf;
+	unsigned nk = 0, nu, i;
+	uint64_t h, *v;
+	struct row *r;
+
+	if (!p->in_sample || p->bad_sample) {
+		p->bad_samples += p->in_sample;
+		p->in_sample = false;
+		return;
+	}
+	p->in_sample = false;
+	p->samples++;
+	p->no_chain += !p->nframes;
+	if (p->samples == 1)
+		set_metrics(p);
+	/* leaf first: the kernel's frames, then user space's */
+	while (nk < p->nframes && p->frames[nk].kernel)
+		nk++;
+	uf = p->frames + nk;
+	nu = p->nframes - nk;
+	/* as deep as a collector's stacks: the leaf side is kept */
+	if (nk > SB_MAX_DEPTH || nu > SB_MAX_DEPTH)
+		p->cut_frames++;
+	nk = nk > SB_MAX_DEPTH ? SB_MAX_DEPTH : nk;
+	nu = nu > SB_MAX_DEPTH ? SB_MAX_DEPTH : nu;
+	/* a new snapshot when the sample is past this one's interval */
+	if (!p->started || (p->interval && p->h.have_time &&
+			    p->h.time >= p->start + p->interval)) {
+		if (p->started) {
+			p->end = p->start + p->interval;
+			emit(p, false);
+			/* the interval the sample is in: none stays empty */
+			p->start += (p->h.time - p->start) / p->interval *
+				    p->interval;
+		} else {
+			p->start = p->h.have_time ? p->h.time : 0;
+		}
+		p->started = true;
+	}
+	if (p->h.have_time && p->h.time > p->end)
+		p->end = p->h.time;
+	h = fnv(fnv(14695981039346656037ULL, &p->h.key.tgid, 12), p->h.key.comm,
+		strlen(p->h.key.comm));
+	for (i = 0; i < nk; i++)
+		h = fnv(h, &kf[i].name, sizeof(kf[i].name));
+	h = fnv(h, "-", 1);
+	for (i = 0; i < nu; i++)
+		h = fnv(h, &uf[i].name, sizeof(uf[i].name));
+	for (;; h++) {
+		v = u64map_add(&p->row_map, h);
+		if (!*v ||
+		    same_row(&p->rows[*v - 1], &p->h.key, kf, nk, uf, nu))
+			break;
+	}
+	if (!*v) {
+		const char **f = xmalloc((nu + nk + 1) * sizeof(*f));
+
+		p->rows = grow_array(p->rows, &p->rows_cap, p->nrows + 1,
+				     sizeof(*p->rows));
+		r = &p->rows[p->nrows];
+		*r = (struct row){.key = p->h.key,
+				  .ustack = f,
+				  .nu = nu,
+				  .kstack = f + nu,
+				  .nk = nk};
+		/* rows' frames are root first */
+		for (i = 0; i < nu; i++)
+			r->ustack[i] = uf[nu - 1 - i].name;
+		for (i = 0; i < nk; i++)
+			r->kstack[i] = kf[nk - 1 - i].name;
+		*v = ++p->nrows;
+	}
+	r = &p->rows[*v - 1];
+	r->v[0]++;
+	r->v[1] += p->h.period;
+}
+
+/* A line that is not perf script's: the sample it is in is left out,
+ * and so are the frame lines after it up to the next header or blank
+ * line (of a sample whose header it may have been). */
+static void bad_line(struct perf_script *p)
+{
+	if (!p->bad_lines++)
+		p->first_bad = p->lineno;
+	p->in_sample = p->bad_sample = true;
+}
+
+static unsigned event_index(struct perf_script *p, const char *ev, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nevents; i++)
+		if (!strncmp(p->event[i], ev, len) && !p->event[i][len])
+			return i;
+	if (i == MAX_EVENTS)
+		return MAX_EVENTS - 1; /* the rest share the last split */
+	p->event[p->nevents] = strndup(ev, len);
+	if (!p->event[p->nevents])
+		error_exit("out of memory");
+	return p->nevents++;
+}
+
+static bool is_digits(const char *s, size_t len, bool slash)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) && !(slash && s[i] == '/'))
+			return false;
+	return len && isdigit((unsigned char)s[0]);
+}
+
+/* The token after s: its start and length; false at the end. */
+static bool token(const char **s, size_t *len)
+{
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	*len = strcspn(*s, " \t");
+	return *len;
+}
+
+/*
+ * "COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: ...": the comm may hold
+ * spaces, so the pid is the first number followed by a CPU, a time or
+ * an event; every field but the comm and the pid may be left out (-F).
+ */
+static bool parse_header(struct perf_script *p, const char *line,
+			 struct head *h)
+{
+	const char *s = line, *pid = NULL, *t;
+	size_t len, plen = 0, comm_len;
+	char *end;
+
+	memset(h, 0, sizeof(*h));
+	for (token(&s, &len), s += len; token(&s, &len); s += len) {
+		t = s + len;
+		if (is_digits(s, len, true) && token(&t, &plen) &&
+		    (t[0] == '[' || t[plen - 1] == ':')) {
+			pid = s;
+			plen = len;
+			s += len;
+			break;
+		}
+	}
+	if (!pid)
+		return false;
+	comm_len = pid - line;
+	while (comm_len &&
+	       (line[comm_len - 1] == ' ' || line[comm_len - 1] == '\t'))
+		comm_len--;
+	memcpy(h->key.comm, line,
+	       comm_len < SB_COMM_LEN - 1 ? comm_len : SB_COMM_LEN - 1);
+	h->key.tgid = h->key.pid = strtoul(pid, &end, 10);
+	if (*end == '/')
+		h->key.pid = strtoul(end + 1, NULL, 10);
+	if (token(&s, &len) && s[0] == '[')
+		s += len;
+	if (token(&s, &len) && s[len - 1] == ':' &&
+	    isdigit((unsigned char)*s)) {
+		double t = strtod(s, &end);
+
+		/* seconds of perf's clock (since boot): bounded, so times
+		 * and intervals stay in range */
+		if (end != s + len - 1 || !(t >= 0 && t < 1e9))
+			return false;
+		h->time = llround(t * 1e9);
+		h->have_time = true;
+		s += len;
+	}
+	if (token(&s, &len) && is_digits(s, len, false)) {
+		h->period = strtoull(s, NULL, 10);
+		p->have_period |= p->samples == 0;
+		s += len;
+	}
+	if (token(&s, &len) && s[len - 1] == ':')
+		h->key.aux = event_index(p, s, len - 1);
+	else
+		h->key.aux = event_index(p, "samples", 7);
+	return true;
+}
+
+/* "ADDR SYMBOL[+0xOFF] (DSO)": the frame's name, [DSO+0xADDR] where perf
+ * has no symbol. Kernel frames are those in kernel space. */
+static bool parse_frame(struct perf_script *p, const char *s)
+{
+	const char *sym, *dso = NULL, *e, *plus;
+	unsigned long long addr;
+	char *end, *name;
+	size_t len;
+
+	addr = strtoull(s, &end, 16);
+	if (end == s || (*end != ' ' && *end != '\t'))
+		return false;
+	sym = end;
+	token(&sym, &len);
+	e = sym + strlen(sym);
+	while (e > sym && e[-1] == ' ')
+		e--;
+	if (e > sym && e[-1] == ')' && (dso = memmem(sym, e - sym, " (", 2))) {
+		/* the last " (": symbols may hold parentheses */
+		const char *d;
+
+		while ((d = memmem(dso + 1, e - dso - 1, " (", 2)))
+			dso = d;
+	}
+	len = (dso ? dso : e) - sym;
+	/* a "+0x1f" offset is the address within it, not its name */
+	plus = len > 3 ? memmem(sym, len, "+0x", 3) : NULL;
+	while (plus && memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3))
+		plus = memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3);
+	if (plus && strspn(plus + 3, "0123456789abcdef") ==
+			    (size_t)(sym + len - plus - 3))
+		len = plus - sym;
+	p->frames = grow_array(p->frames, &p->frames_cap, p->nframes + 1,
+			       sizeof(*p->frames));
+	if (!len || (len == 9 && !strncmp(sym, "[unknown]", 9))) {
+		const char *base = dso ? dso + 2 : "", *slash;
+		size_t blen = dso ? (size_t)(e - 1 - base) : 0;
+
+		while ((slash = memchr(base, '/', blen))) {
+			blen -= slash + 1 - base;
+			base = slash + 1;
+		}
+		name = blen && !(blen == 9 && !strncmp(base, "[unknown]", 9))
+			       ? xasprintf("[%.*s+0x%llx]", (int)blen, base,
+					   addr)
+			       : xasprintf("[0x%llx]", addr);
+		p->frames[p->nframes].name = intern(p, name, strlen(name));
+		free(name);
+	} else {
+		p->frames[p->nframes].name = intern(p, sym, len);
+	}
+	/* the upper half of the address space, as on x86_64 and arm64 */
+	p->frames[p->nframes++].kernel = addr >> 63;
+	return true;
+}
+
+static void parse_line(struct perf_script *p, char *line)
+{
+	size_t len = strlen(line);
+	struct head h;
+
+	p->lineno++;
+	if (len && line[len - 1] == '\r')
+		line[--len] = 0;
+	if (*line == '#') {
+		/* perf script --header: "# hostname : NAME" */
+		if (!p->host && !strncmp(line, "# hostname : ", 13))
+			p->host = xstrdup(line + 13);
+		return;
+	}
+	if (!len || strspn(line, " \t") == len) {
+		end_sample(p);
+		return;
+	}
+	/* frames are indented; so may a header be, its comm right-aligned */
+	if (p->in_sample && strchr(" \t", *line) &&
+	    parse_frame(p, line + strspn(line, " \t")))
+		return;
+	if (p->in_sample && p->bad_sample && strchr(" \t", *line))
+		return; /* a frame line of a sample left out */
+	if (!parse_header(p, line + strspn(line, " \t"), &h)) {
+		bad_line(p);
+		return;
+	}
+	end_sample(p);
+	p->h = h;
+	p->nframes = 0;
+	p->bad_sample = false;
+	p->in_sample = true;
+}
+
+bool perf_script_detect(const void *data, size_t len)
+{
+	const char *s = data, *nl = memchr(data, '\n', len);
+	struct perf_script tmp = {0};
+	char *line;
+	bool ok;
+
+	if (memmem(data, len, "SBf\xa5", 4) || memchr(data, 0, len) || !nl)
+		return false;
+	if (*s == '#')
+		return true;
+	line = strndup(s, nl - s);
+	if (!line)
+		error_exit("out of memory");
+	ok = parse_header(&tmp, line + strspn(line, " \t"), &tmp.h);
+	for (unsigned i = 0; i < tmp.nevents; i++)
+		free(tmp.event[i]);
+	free(line);
+	return ok;
+}
+
+void perf_script_feed(struct perf_script *p, const void *data, size_t len)
+{
+	const char *c = data, *nl;
+
+	while (len) {
+		size_t n;
+
+		nl = memchr(c, '\n', len);
+		n = nl ? (size_t)(nl - c) : len;
+		if (p->len + n >= MAX_LINE) {
+			p->overlong = true; /* the rest of it is dropped */
+			n = p->len + n >= MAX_LINE ? 0 : n;
+		}
+		p->line = grow_array(p->line, &p->cap, p->len + n + 1, 1);
+		memcpy(p->line + p->len, c, n);
+		p->len += n;
+		if (!nl)
+			return;
+		p->line[p->len] = 0;
+		if (p->overlong || memchr(p->line, 0, p->len)) {
+			p->lineno++;
+			bad_line(p);
+		} else {
+			parse_line(p, p->line);
+		}
+		p->len = 0;
+		p->overlong = false;
+		len -= nl + 1 - c;
+		c = nl + 1;
+	}
+}
+
+uint64_t perf_script_end(struct perf_script *p, const char *name)
+{
+	bool cut = p->len || p->overlong;
+
+	/* a last line without its newline: the input was cut there, and
+	 * that sample may be too */
+	if (cut) {
+		p->lineno++;
+		p->in_sample = false;
+	}
+	end_sample(p);
+	if (p->started)
+		emit(p, true);
+	if (cut)
+		error_msg("%s: cut short in line %llu: its sample is left out",
+			  name, (unsigned long long)p->lineno);
+	if (p->bad_lines)
+		error_msg("%s: %llu lines are not perf script output (the "
+			  "first: line %llu): %llu samples left out",
+			  name, (unsigned long long)p->bad_lines,
+			  (unsigned long long)p->first_bad,
+			  (unsigned long long)p->bad_samples);
+	if (p->no_chain)
+		error_msg("%s: %llu samples have no callchain (perf record "
+			  "-g or --call-graph)",
+			  name, (unsigned long long)p->no_chain);
+	if (p->cut_frames)
+		error_msg("%s: %llu callchains were deeper than %d frames: "
+			  "cut there",
+			  name, (unsigned long long)p->cut_frames,
+			  SB_MAX_DEPTH);
+	if (!p->samples)
+		error_msg("%s: no sample of perf script output", name);
+	return p->samples;
+}
+
+const char *perf_script_host(const struct perf_script *p)
+{
+	return p->host;
+}
+
+void perf_script_free(struct perf_script *p)
+{
+	if (!p)
+		return;
+	if (aux_of == p)
+		aux_of = NULL;
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i]);
+	for (unsigned i = 0; i < p->nevents; i++)
+		free(p->event[i]);
+	free(p->names);
+	u64map_free(&p->name_map);
+	u64map_free(&p->row_map);
+	free(p->rows);
+	free(p->frames);
+	free(p->line);
+	free(p->host);
+	free(p);
+}

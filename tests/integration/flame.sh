@@ -1,0 +1,37 @@
+#!/bin/sh
+# report -f svg without scripts: every frame wide enough has its label in
+# the SVG, cut to its bar, and a renderer that runs no script (rsvg-convert)
+# draws them. Zoom in a browser: bench/flame-zoom.sh (headless Chromium).
+. "$SRCTREE/tests/lib.sh"
+need_bpf "flame graph labels"
+
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
+"$STACKBOX" report -f svg -o "$T/f.svg" "$T/b.bin"
+check "report -f svg exits 0" [ $? = 0 ]
+if ! command -v python3 >/dev/null; then
+	skip "SVG labels" "no python3 to read the SVG"
+	exit 0
+fi
+set -- $(python3 "$SRCTREE/tests/svg_labels.py" "$T/f.svg" burn_two_thirds spin_until)
+# frames F wide N labelled L overflow O cut C full-missing M blank B ...
+echo "labels: $*"
+check "SVG: every frame 3 characters wide has a label ($6 of $4 of $2 frames)" \
+	[ "$4" -gt 0 -a "${14}" = 0 -a "$6" -ge "$4" ]
+check "SVG: no label is wider than its bar, a cut one ends in '..' ($8 over, ${10} cut)" [ "$8" = 0 ]
+check "SVG: a frame with room for its whole name shows it whole (${12} do not)" [ "${12}" = 0 ]
+check "SVG: burn_two_thirds and spin_until are text nodes" [ "${16}" = yes -a "${18}" = yes ]
+
+if command -v rsvg-convert >/dev/null; then
+	rsvg-convert -o "$T/f.png" "$T/f.svg" 2>"$T/rsvg.err"
+	check "rsvg-convert renders it (no script runs there)" \
+		sh -c "[ -s '$T/f.png' ] && head -c 4 '$T/f.png' | od -An -c | grep -q 'P   N   G'"
+	# the same picture with the frames' labels emptied must differ: the
+	# renderer drew the labels, not only the bars
+	sed 's|\(<text x="[0-9.]*" y="[0-9]*">\)[^<]*</text></g>|\1</text></g>|' \
+		"$T/f.svg" >"$T/blank.svg"
+	rsvg-convert -o "$T/blank.png" "$T/blank.svg" 2>/dev/null
+	check "rsvg-convert draws the labels (the picture without them differs)" \
+		sh -c "[ -s '$T/blank.png' ] && ! cmp -s '$T/f.png' '$T/blank.png'"
+else
+	skip "rsvg-convert renders the SVG" "rsvg-convert not installed (Debian librsvg2-bin; make setup installs it)"
+fi

@@ -1,0 +1,52 @@
+#!/bin/sh
+# report of perf script output without perf or root: a fixture
+# (tests/unit/fixtures/perf-script.txt, perf 6.1's layout with -F
+# comm,pid,tid,cpu,time,period,event,ip,sym,dso and --header) whose
+# folded form is known line by line: symbols with offsets, a C++
+# symbol with spaces and parentheses, [unknown] symbols with and
+# without a file, kernel frames, a comm with a space. Its SVG's labels
+# are checked as tests/integration/flame.sh checks a recording's.
+. "$SRCTREE/tests/lib.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+F=$SRCTREE/tests/unit/fixtures/perf-script.txt
+
+"$STACKBOX" report -f folded "$F" >"$T/folded" 2>"$T/err"
+check "perf script fixture: folded exits 0, says nothing" [ $? = 0 -a ! -s "$T/err" ]
+check "perf script fixture: folded is the expected, line by line" \
+	cmp -s "$T/folded" "$SRCTREE/tests/unit/fixtures/perf-script.folded"
+"$STACKBOX" report -f folded - <"$F" >"$T/stdin"
+check "perf script fixture: the same from standard input" cmp -s "$T/folded" "$T/stdin"
+"$STACKBOX" report -i 500ms "$F" >"$T/text"
+check "perf script -i 500ms: two snapshots, 10.000 .. 10.500 and 10.500 .. 10.600" \
+	sh -c "grep -q '^=== perf snapshot 1: .* 00:00:10.000 .. 00:00:10.500' '$T/text' &&
+		grep -q '^=== perf snapshot 2 (final): .* 00:00:10.500 .. 00:00:10.600' '$T/text'"
+check "perf script: cpu-clock's period is ns of CPU time (4.0 ms in app's 4 samples)" \
+	grep -q 'total: 4 samples, 4.0 ms cpu-clock' "$T/text"
+
+"$STACKBOX" report -f svg -o "$T/p.svg" "$F"
+check "perf script -f svg: titled with the host of perf's header" grep -q '>perf: cpu-clock on testhost</text>' "$T/p.svg"
+if command -v python3 >/dev/null; then
+	set -- $(python3 "$SRCTREE/tests/svg_labels.py" "$T/p.svg" burn_two_thirds "Web Content")
+	check "SVG labels: every frame 3 characters wide has one ($6 of $4), none wider than its bar ($8), whole where it fits (${12} not)" \
+		[ "$4" -gt 0 -a "${14}" = 0 -a "$8" = 0 -a "${12}" = 0 ]
+	check "SVG labels: burn_two_thirds and 'Web Content' are text nodes" grep -q '>Web Content</text>' "$T/p.svg"
+else
+	skip "SVG labels" "no python3"
+fi
+if command -v rsvg-convert >/dev/null; then
+	check "rsvg-convert renders the SVG" rsvg-convert -o "$T/p.png" "$T/p.svg"
+else
+	skip "rsvg-convert renders the SVG" "not installed (Debian librsvg2-bin)"
+fi
+
+head -c 300 "$F" >"$T/cut"
+n=$(($(wc -l <"$T/cut") + 1)) # the line cut
+"$STACKBOX" report -f folded "$T/cut" >"$T/cut.folded" 2>"$T/cut.err"
+check "a cut file: status 0, one line saying where ($(cat "$T/cut.err"))" \
+	sh -c "[ $? = 0 ] && [ \$(wc -l <'$T/cut.err') = 1 ] && grep -q 'cut short in line $n:' '$T/cut.err'"
+sed '12s/.*/xx yy/' "$F" >"$T/junk"
+"$STACKBOX" report -f folded "$T/junk" >"$T/junk.folded" 2>"$T/junk.err"
+check "a junk line: one line counting it, its sample left out ($(cat "$T/junk.err"))" \
+	sh -c "grep -q '1 lines are not perf script output (the first: line 12): 1 samples left out' '$T/junk.err' &&
+		grep -q 'burn_two_thirds;spin_until 1000' '$T/junk.folded'"
