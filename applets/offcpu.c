@@ -88,7 +88,7 @@ static bool want_wakers(struct collector *c, void *args)
  * were never switched out, so only sched_waking names wakers. */
 static const struct attach_hook offcpu_hooks[] = {
 	{"sched_switch", switch_alts},
-	{"sched_waking", wakeup_alts, want_wakers},
+	{"sched_waking", wakeup_alts, want_wakers, "-w"},
 	{NULL},
 };
 
@@ -134,8 +134,7 @@ static void probe_task_layout(struct offcpu_bpf *s)
  * cmpxchg the switch-in needs (5.12). */
 static bool can_cut(void)
 {
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-				       BPF_FUNC_for_each_map_elem, NULL) == 1;
+	return feature_usable(SB_F_FOR_EACH_MAP_ELEM);
 }
 
 SB_SKELETON(offcpu)
@@ -196,6 +195,8 @@ static const char *const offcpu_stat_names[] = {
 };
 
 static const struct collector_ops offcpu_ops = {
+	.features = (const enum sb_feature[]){SB_F_ATOMICS,
+					      SB_F_FOR_EACH_MAP_ELEM, SB_F_END},
 	.metrics = offcpu_metrics,
 	.nmetrics = ARRAY_SIZE(offcpu_metrics),
 	.hooks = offcpu_hooks,
@@ -218,4 +219,5 @@ static int offcpu_main(void *args, int argc, char **argv)
 	return collect_run(&offcpu_ops, &a->common, a, argc, argv);
 }
 
-APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args);
+APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args,
+	      COLLECTORS(&offcpu_ops));

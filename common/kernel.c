@@ -111,7 +111,20 @@ bool kbtf_has_func(const char *name)
 static const char *const tracefs_roots[] = {"/sys/kernel/tracing",
 					    "/sys/kernel/debug/tracing"};
 
-bool collect_tracepoint_exists(const char *category, const char *name)
+/* Can this user not read tracefs, or not mount it where it is not? */
+static bool tracefs_closed(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (!access(path, R_OK | X_OK))
+			return false;
+	}
+	return geteuid() != 0;
+}
+
+enum feature_answer tracepoint_answer(const char *category, const char *name)
 {
 	char path[256];
 
@@ -120,7 +133,7 @@ bool collect_tracepoint_exists(const char *category, const char *name)
 			snprintf(path, sizeof(path), "%s/events/%s/%s/id",
 				 tracefs_roots[i], category, name);
 			if (!access(path, R_OK))
-				return true;
+				return FEATURE_YES;
 		}
 		/* not mounted by default on every system */
 		if (pass ||
@@ -128,7 +141,12 @@ bool collect_tracepoint_exists(const char *category, const char *name)
 			break;
 		verbose("mounted tracefs on %s", tracefs_roots[0]);
 	}
-	return false;
+	return tracefs_closed() ? FEATURE_NEEDS_ROOT : FEATURE_NO;
+}
+
+bool collect_tracepoint_exists(const char *category, const char *name)
+{
+	return tracepoint_answer(category, name) == FEATURE_YES;
 }
 
 /* "\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;": the
@@ -203,22 +221,37 @@ bool kprobes_work(void)
 	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
 }
 
-bool kernel_has(enum kernel_feature feature, const char *category,
-		const char *name)
+enum feature_answer kprobes_answer(void)
+{
+	if (kprobes_work())
+		return FEATURE_YES;
+	return tracefs_closed() ? FEATURE_NEEDS_ROOT : FEATURE_NO;
+}
+
+enum feature_answer kernel_offers(enum kernel_feature feature,
+				  const char *category, const char *name)
 {
 	switch (feature) {
 	case KF_NONE:
-		return true;
+		return FEATURE_YES;
 	case KF_BTF:
-		return kbtf_available();
+		return kbtf_available() ? FEATURE_YES : FEATURE_NO;
 	case KF_TRACEPOINT:
-		return collect_tracepoint_exists(category, name);
-	case KF_FENTRY:
-		return kbtf_has_func(name);
+		return tracepoint_answer(category, name);
+	case KF_FENTRY: /* the function, and trampolines to attach to it */
+		return !kbtf_has_func(name) ? FEATURE_NO
+					    : feature_answer(SB_F_FENTRY);
 	case KF_KPROBE:
-		return kprobes_work() && kallsyms_have(&name, 1);
+		return !kallsyms_have(&name, 1) ? FEATURE_NO
+						: feature_answer(SB_F_KPROBES);
 	}
-	return false;
+	return FEATURE_NO;
+}
+
+bool kernel_has(enum kernel_feature feature, const char *category,
+		const char *name)
+{
+	return kernel_offers(feature, category, name) == FEATURE_YES;
 }
 
 /* ---- CPUs ---- */

@@ -200,7 +200,7 @@ static int link_uprobe_multi(int prog_fd, int type, const char *path,
 /* BPF_TRACE_UPROBE_MULTI's value from kernel BTF, when a link of it
  * can be made here (the way libbpf 1.3 probes it: a path that is not
  * a file gives EBADF); 0 when not. */
-static int probe_uprobe_multi(void)
+int uprobe_multi_attach_type(void)
 {
 	const struct btf *btf = kbtf();
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
@@ -236,7 +236,7 @@ static int probe_uprobe_multi(void)
 int uprobe_multi_type(void)
 {
 	static bool said;
-	int multi = collect_forced("uprobe") ? 0 : probe_uprobe_multi();
+	int multi = collect_forced("uprobe") ? 0 : uprobe_multi_attach_type();
 
 	if (!said)
 		verbose("uprobes: %s",

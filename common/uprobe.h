@@ -62,6 +62,9 @@ struct uprobes {
 	size_t nlinks, links_cap;
 };
 
+/* The probe: BPF_TRACE_UPROBE_MULTI's value where a link of it can be
+ * made here, 0 where not (kfeatures.c asks; applets ask the next). */
+int uprobe_multi_attach_type(void);
 /* BPF_TRACE_UPROBE_MULTI's value where a link of it can be made here,
  * unless STACKBOX_ATTACH=uprobe; 0: a perf event per probe. -v says
  * which, once. */
