@@ -150,14 +150,14 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 		    hk->alts[unsure].label, "");
 	for (int i = end + 1; end >= 0 && hk->alts[i].prog; i++) {
 		enum feature_answer a = collect_alt_answer(c, &hk->alts[i]);
-		char *to = a == FEATURE_YES ? fallback : elsewhere;
+		char *to = a == FEATURE_NO ? elsewhere : fallback;
 		size_t n = strlen(to);
 
 		if (seen(hk, i) || !strcmp(hk->alts[i].label, way))
 			continue;
 		snprintf(to + n, sizeof(fallback) - n, "%s%s", n ? ", " : "",
 			 hk->alts[i].label);
-		if (a != FEATURE_YES)
+		if (a != FEATURE_YES) /* why not, or needs root to tell */
 			snprintf(to + strlen(to), sizeof(fallback) - strlen(to),
 				 " (%s)",
 				 why_not(c, &hk->alts[i], buf, sizeof(buf)));
@@ -190,7 +190,7 @@ static void check_features(const char *applet, const enum sb_feature *f)
 			continue;
 		}
 		snprintf(way, sizeof(way), "%s%s",
-			 feature_way(*f, a == FEATURE_YES),
+			 feature_way(*f, a != FEATURE_NO),
 			 a == FEATURE_NEEDS_ROOT ? "?" : "");
 		if (a == FEATURE_YES)
 			snprintf(notes, sizeof(notes), "fallback %s",
