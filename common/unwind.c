@@ -38,8 +38,7 @@ static const char *missing_feature(void)
 		return "this architecture";
 	if (!kbtf_available())
 		return "kernel BTF (/sys/kernel/btf/vmlinux)";
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop,
-				    NULL) <= 0)
+	if (!feature_usable(SB_F_BPF_LOOP))
 		return "bpf_loop (Linux 5.17+)";
 	return NULL;
 }
