@@ -76,12 +76,7 @@ static void add(char *buf, size_t len, const char *fmt, const char *a,
 static const char *why_not(struct collector *c, const struct attach_alt *alt,
 			   char *buf, size_t len)
 {
-	enum feature_answer k =
-		alt->needs == KF_KPROBE
-			? (kallsyms_have(&alt->name, 1)
-				   ? feature_answer(SB_F_KPROBES)
-				   : FEATURE_NO)
-			: kernel_offers(alt->needs, alt->category, alt->name);
+	enum feature_answer k = collect_alt_kernel(c, alt);
 
 	if (k == FEATURE_NEEDS_ROOT)
 		return "needs root to tell";
@@ -119,14 +114,34 @@ static bool seen(const struct attach_hook *hk, unsigned i)
 	return false;
 }
 
-/* One hook's row, chosen as the plan chooses (collect_pick_alt). */
+/* Append alternative i of hk to a ", "-separated list, with why the
+ * kernel does not offer it when it does not. */
+static void list_alt(char *to, size_t len, struct collector *c,
+		     const struct attach_hook *hk, int i, enum feature_answer a)
+{
+	char buf[160];
+	size_t n = strlen(to);
+
+	snprintf(to + n, len - n, "%s%s", n ? ", " : "", hk->alts[i].label);
+	if (a != FEATURE_YES) {
+		n = strlen(to);
+		snprintf(to + n, len - n, " (%s)",
+			 why_not(c, &hk->alts[i], buf, sizeof(buf)));
+	}
+}
+
+/*
+ * One hook's row, chosen as the plan chooses (collect_pick_alt): the
+ * way, or the first this user cannot tell about marked '?'; why each
+ * better way is not offered; the ways left to fall back to.
+ */
 static enum verdict check_hook(const char *applet, struct collector *c,
 			       const struct attach_hook *hk, const char *option)
 {
-	char what[128], way[64], notes[1024] = "", buf[160];
+	char what[128], way[64], notes[1536] = "", buf[160];
 	char fallback[512] = "", elsewhere[512] = "";
 	int unsure, pick = collect_pick_alt(c, hk, 0, &unsure);
-	int end = pick >= 0 ? pick : unsure;
+	int end = unsure >= 0 ? unsure : pick;
 
 	option = hk->option ? hk->option : option;
 	snprintf(what, sizeof(what), "%s%s%s%s", hk->what, option ? " (" : "",
@@ -140,27 +155,21 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 	snprintf(way, sizeof(way), "%s%s",
 		 end >= 0 ? hk->alts[end].label : "none",
 		 unsure >= 0 ? "?" : "");
+	if (unsure >= 0)
+		add(notes, sizeof(notes), "%s needs root to tell%s",
+		    hk->alts[unsure].label, "");
 	for (int i = 0; i < end || (end < 0 && hk->alts[i].prog); i++)
 		if (!seen(hk, i))
 			add(notes, sizeof(notes), "no %s: %s",
 			    hk->alts[i].label,
 			    why_not(c, &hk->alts[i], buf, sizeof(buf)));
-	if (unsure >= 0)
-		add(notes, sizeof(notes), "%s needs root to tell%s",
-		    hk->alts[unsure].label, "");
 	for (int i = end + 1; end >= 0 && hk->alts[i].prog; i++) {
 		enum feature_answer a = collect_alt_answer(c, &hk->alts[i]);
-		char *to = a == FEATURE_NO ? elsewhere : fallback;
-		size_t n = strlen(to);
 
-		if (seen(hk, i) || !strcmp(hk->alts[i].label, way))
-			continue;
-		snprintf(to + n, sizeof(fallback) - n, "%s%s", n ? ", " : "",
-			 hk->alts[i].label);
-		if (a != FEATURE_YES) /* why not, or needs root to tell */
-			snprintf(to + strlen(to), sizeof(fallback) - strlen(to),
-				 " (%s)",
-				 why_not(c, &hk->alts[i], buf, sizeof(buf)));
+		if (!seen(hk, i) &&
+		    strcmp(hk->alts[i].label, hk->alts[end].label))
+			list_alt(a == FEATURE_NO ? elsewhere : fallback,
+				 sizeof(fallback), c, hk, i, a);
 	}
 	if (*fallback)
 		add(notes, sizeof(notes), "fallback %s%s", fallback, "");

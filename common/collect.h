@@ -209,6 +209,9 @@ bool collect_alt_usable(struct collector *c, const struct attach_alt *alt);
 /* The same, or FEATURE_NEEDS_ROOT where this user cannot tell. */
 enum feature_answer collect_alt_answer(struct collector *c,
 				       const struct attach_alt *alt);
+/* Its kernel part alone, before the applet's requires(). */
+enum feature_answer collect_alt_kernel(struct collector *c,
+				       const struct attach_alt *alt);
 /* The way the plan takes to attach hk: the first usable alternative at
  * or after from (of those STACKBOX_ATTACH names, when it names any);
  * -1 when none is. *unsure (when not NULL): the first one before it

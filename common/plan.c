@@ -72,17 +72,21 @@ static bool kallsyms_lists(struct collector *c, const char *fn)
 	return kallsyms_have(&fn, 1);
 }
 
+enum feature_answer collect_alt_kernel(struct collector *c,
+				       const struct attach_alt *alt)
+{
+	if (alt->needs == KF_KPROBE) /* kallsyms read once for them all */
+		return !kallsyms_lists(c, alt->name)
+			       ? FEATURE_NO
+			       : feature_answer(SB_F_KPROBES);
+	return kernel_offers(alt->needs, alt->category, alt->name);
+}
+
 enum feature_answer collect_alt_answer(struct collector *c,
 				       const struct attach_alt *alt)
 {
-	enum feature_answer a;
+	enum feature_answer a = collect_alt_kernel(c, alt);
 
-	if (alt->needs == KF_KPROBE)
-		a = !kallsyms_lists(c, alt->name)
-			    ? FEATURE_NO
-			    : feature_answer(SB_F_KPROBES);
-	else
-		a = kernel_offers(alt->needs, alt->category, alt->name);
 	if (a == FEATURE_YES && alt->requires && c->ops->requires &&
 	    !c->ops->requires(c, c->args, alt->requires))
 		a = FEATURE_NO;
