@@ -138,11 +138,7 @@ static enum feature_answer probe_bpf_loop(void)
 
 static enum feature_answer probe_uprobe_multi(void)
 {
-#if ENABLE_MEMSTACK
 	return answer(uprobe_multi_attach_type() > 0);
-#else
-	return FEATURE_NO; /* not built: check does not ask */
-#endif
 }
 
 static enum feature_answer probe_kprobes(void)
@@ -295,11 +291,15 @@ enum feature_answer feature_answer(enum sb_feature f)
 	static unsigned char known[SB_F_COUNT]; /* answer + 1; 0: not yet */
 	const struct feature *ft = &features[f];
 
-	if (!known[f])
+	static const char *const said[] = {"no", "yes", "needs root to tell"};
+
+	if (!known[f]) {
 		known[f] = 1 + (!ft->built ? FEATURE_NO
 				: ft->loads && !privs_can_bpf()
 					? FEATURE_NEEDS_ROOT
 					: ft->probe());
+		verbose("kernel feature %s: %s", ft->name, said[known[f] - 1]);
+	}
 	return known[f] - 1;
 }
 
