@@ -244,7 +244,11 @@ static const struct feature {
 	[SB_F_PSEUDO_FUNC] = {"BPF callbacks (BPF_PSEUDO_FUNC)", "Linux 5.13+",
 			      "neither bpf_for_each_map_elem nor bpf_loop "
 			      "can be used",
-			      probe_pseudo_func, true, .loads = true},
+			      probe_pseudo_func, true, .loads = true,
+			      /* every program carries the eh_frame callbacks
+			       * today (Kconfig UNWIND_EH_FRAME): none loads
+			       * without them until they are split out */
+			      .required = ENABLE_UNWIND_EH_FRAME},
 	[SB_F_FOR_EACH_MAP_ELEM] = {"bpf_for_each_map_elem", "Linux 5.13+",
 				    "offcpu counts a thread still blocked at "
 				    "a snapshot when it wakes, not in that "
