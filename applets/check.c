@@ -277,9 +277,10 @@ static int check_main(void *a, int argc, char **argv)
 	if (!tsv)
 		printf("Linux %s %s, %s\n\n%-9s %-28s %-13s %s\n", u.release,
 		       u.machine,
-		       geteuid() ? "not as root: what is marked ? needs root "
-				   "to tell"
-				 : "as root",
+		       feature_usable(SB_F_PRIVS)
+			       ? "with BPF privileges"
+			       : "without BPF privileges: what is marked ? "
+				 "needs root to tell",
 		       "applet", "hook", "way", "missing here; fallbacks");
 	for (size_t i = 0; i < applets_n; i++) {
 		enum verdict v;

@@ -27,11 +27,6 @@ static enum feature_answer answer(bool yes)
 	return yes ? FEATURE_YES : FEATURE_NO;
 }
 
-static enum feature_answer probe_privs(void)
-{
-	return answer(privs_can_bpf());
-}
-
 static enum feature_answer probe_ringbuf(void)
 {
 	return answer(libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) ==
@@ -59,6 +54,16 @@ static bool loads(enum bpf_prog_type type, const struct bpf_insn *insns,
 		return false;
 	close(fd);
 	return true;
+}
+
+/* The capabilities, and a tracing program loads: root in a container
+ * may have the first without the second. */
+static enum feature_answer probe_privs(void)
+{
+	const struct bpf_insn insns[] = {RETURN_0};
+
+	return answer(privs_can_bpf() && loads(BPF_PROG_TYPE_TRACEPOINT, insns,
+					       ARRAY_SIZE(insns), NULL));
 }
 
 /* atomic fetch-or (rastack) came with xchg and cmpxchg (offcpu), 5.12 */
@@ -299,7 +304,7 @@ enum feature_answer feature_answer(enum sb_feature f)
 
 	if (!known[f]) {
 		known[f] = 1 + (!ft->built ? FEATURE_NO
-				: ft->loads && !privs_can_bpf()
+				: ft->loads && !feature_usable(SB_F_PRIVS)
 					? FEATURE_NEEDS_ROOT
 					: ft->probe());
 		verbose("kernel feature %s: %s", ft->name, said[known[f] - 1]);

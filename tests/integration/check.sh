@@ -162,7 +162,7 @@ check "check as nobody: exit status 1" [ $? = 1 ]
 check "check as nobody: the last line says why" \
 	[ "$(tail -n 1 "$T/nobody")" = "no applet can run as this user: running BPF needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8): without it, no applet can load its programs" ]
 check "check as nobody: the header says what ? means" \
-	grep -q "not as root: what is marked ? needs root to tell" "$T/nobody"
+	grep -q "without BPF privileges: what is marked ? needs root to tell" "$T/nobody"
 check "check as nobody: bpf_loop needs root to tell" \
 	grep -q "^bpf_loop  *needs root to tell: bpf_loop needs Linux 5.17+" "$T/nobody"
 check "check as nobody: kernel BTF is still told" \
@@ -175,3 +175,12 @@ has offcpu && check "check as nobody: offcpu's sched_switch still tp_btf (BTF is
 	[ "$(way offcpu sched_switch "$T/nobody.tsv")" = "$(way offcpu sched_switch "$T/tsv")" ]
 has rastack && check "check as nobody: rastack's tracepoints need root to tell" \
 	[ "$(way rastack readahead "$T/nobody.tsv")" = "tracepoint?" ]
+
+# 5. root of a user namespace (a container's root): capabilities there,
+# but the kernel loads no BPF for it
+unshare -U -r "$T/bin/stackbox" check --tsv >"$T/userns"
+check "check as a user namespace's root: exit status 1" [ $? = 1 ]
+check "check as a user namespace's root: no BPF privileges" \
+	[ "$(feature "running BPF" "$T/userns")" = no ]
+check "check as a user namespace's root: bpf_loop needs root to tell" \
+	[ "$(feature bpf_loop "$T/userns")" = needs-root ]
