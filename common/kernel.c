@@ -241,9 +241,11 @@ enum feature_answer kernel_offers(enum kernel_feature feature,
 	case KF_FENTRY: /* the function, and trampolines to attach to it */
 		return !kbtf_has_func(name) ? FEATURE_NO
 					    : feature_answer(SB_F_FENTRY);
-	case KF_KPROBE:
-		return !kallsyms_have(&name, 1) ? FEATURE_NO
-						: feature_answer(SB_F_KPROBES);
+	case KF_KPROBE: /* kprobes first: a pass over kallsyms costs more */
+		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
+				       !kallsyms_have(&name, 1)
+			       ? FEATURE_NO
+			       : feature_answer(SB_F_KPROBES);
 	}
 	return FEATURE_NO;
 }

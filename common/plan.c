@@ -76,7 +76,8 @@ enum feature_answer collect_alt_kernel(struct collector *c,
 				       const struct attach_alt *alt)
 {
 	if (alt->needs == KF_KPROBE) /* kallsyms read once for them all */
-		return !kallsyms_lists(c, alt->name)
+		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
+				       !kallsyms_lists(c, alt->name)
 			       ? FEATURE_NO
 			       : feature_answer(SB_F_KPROBES);
 	return kernel_offers(alt->needs, alt->category, alt->name);
