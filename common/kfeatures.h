@@ -14,8 +14,8 @@
  * kept); probes that load BPF answer FEATURE_NEEDS_ROOT without the
  * privileges to load it, never a guess.
  */
-#ifndef STACKBOX_FEATURES_H
-#define STACKBOX_FEATURES_H
+#ifndef STACKBOX_KFEATURES_H
+#define STACKBOX_KFEATURES_H
 
 #include <stdbool.h>
 
@@ -48,7 +48,8 @@ enum feature_answer feature_answer(enum sb_feature f);
 bool feature_usable(enum sb_feature f);
 /* Does this build have what uses it? (check leaves out the others) */
 bool feature_built(enum sb_feature f);
-/* Without it no applet runs (privileges, the ring buffer). */
+/* Without it no applet runs: privileges, the ring buffer (and BPF
+ * callbacks while every program carries the eh_frame ones). */
 bool feature_required(enum sb_feature f);
 /* "bpf_loop", "kernel BTF". */
 const char *feature_name(enum sb_feature f);
@@ -58,7 +59,8 @@ const char *feature_needs(enum sb_feature f);
  * pointers". */
 const char *feature_without(enum sb_feature f);
 /* One line naming the feature, what it needs and what is done instead:
- * "NAME needs NEEDS: without it, WITHOUT". No newline; static. */
+ * "NAME needs NEEDS: without it, WITHOUT". No newline; static; asks
+ * no probe, so it is the same on every kernel. */
 const char *feature_refusal(enum sb_feature f);
 /* For an applet's own attach choice (oncpu's event, memstack's
  * uprobes): what it attaches to, and the way with the feature and
