@@ -76,6 +76,7 @@ BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c)
 core-y := main lib opts
 core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
+core-y += kfeatures # optional kernel features: probes, and the words to refuse them
 core-y += stacks output cgroup sink elfzip
 core-y += anomaly # one series' detector: report and the device
 core-y += rootfs privs # confined opens in a process's root; capabilities after attach

@@ -460,6 +460,7 @@ static const char *const iostack_stat_names[] = {
 };
 
 static const struct collector_ops syscall_ops = {
+	.features = (const enum sb_feature[]){SB_F_BTF, SB_F_END},
 	.metrics = syscall_metrics,
 	.nmetrics = ARRAY_SIZE(syscall_metrics),
 	.hooks = syscall_hooks,
@@ -473,6 +474,7 @@ static const struct collector_ops syscall_ops = {
 };
 
 static const struct collector_ops disk_ops = {
+	.option = "--disk",
 	.metrics = disk_metrics,
 	.nmetrics = ARRAY_SIZE(disk_metrics),
 	.hooks = disk_hooks,
@@ -501,4 +503,5 @@ static int iostack_main(void *args, int argc, char **argv)
 			   argc, argv);
 }
 
-APPLET_DEFINE(iostack, iostack_main, iostack_opts, struct iostack_args);
+APPLET_DEFINE(iostack, iostack_main, iostack_opts, struct iostack_args,
+	      COLLECTORS(&syscall_ops, &disk_ops));

@@ -879,6 +879,8 @@ static const char *const kernel_stats[] = {
 };
 
 static const struct collector_ops memstack_ops = {
+	.features = (const enum sb_feature[]){SB_F_UPROBE_MULTI, SB_F_BTF,
+					      SB_F_END},
 	.metrics = held_metrics,
 	.nmetrics = ARRAY_SIZE(held_metrics),
 	SB_SKELETON_OPS(memstack),
@@ -946,4 +948,5 @@ static int memstack_main(void *args, int argc, char **argv)
 	return status;
 }
 
-APPLET_DEFINE(memstack, memstack_main, memstack_opts, struct memstack_args);
+APPLET_DEFINE(memstack, memstack_main, memstack_opts, struct memstack_args,
+	      COLLECTORS(&memstack_ops));

@@ -89,7 +89,7 @@ static bool want_wakers(struct collector *c, void *args)
  * were never switched out, so only sched_waking names wakers. */
 static const struct attach_hook offcpu_hooks[] = {
 	{"sched_switch", switch_alts},
-	{"sched_waking", wakeup_alts, want_wakers},
+	{"sched_waking", wakeup_alts, want_wakers, "-w"},
 	{NULL},
 };
 
@@ -144,7 +144,7 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->wakers_on = a->wakers;
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
-	s->rodata->cut_blocked = kernel_bpf_callbacks();
+	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
 	verbose("threads blocked at a snapshot are counted %s",
 		s->rodata->cut_blocked
@@ -190,6 +190,8 @@ static const char *const offcpu_stat_names[] = {
 };
 
 static const struct collector_ops offcpu_ops = {
+	.features = (const enum sb_feature[]){SB_F_ATOMICS,
+					      SB_F_FOR_EACH_MAP_ELEM, SB_F_END},
 	.metrics = offcpu_metrics,
 	.nmetrics = ARRAY_SIZE(offcpu_metrics),
 	.hooks = offcpu_hooks,
@@ -212,4 +214,5 @@ static int offcpu_main(void *args, int argc, char **argv)
 	return collect_run(&offcpu_ops, &a->common, a, argc, argv);
 }
 
-APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args);
+APPLET_DEFINE(offcpu, offcpu_main, offcpu_opts, struct offcpu_args,
+	      COLLECTORS(&offcpu_ops));

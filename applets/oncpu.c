@@ -135,6 +135,7 @@ static void oncpu_describe(struct collector *c, void *args, char *buf,
 }
 
 static const struct collector_ops oncpu_ops = {
+	.features = (const enum sb_feature[]){SB_F_PERF_CYCLES, SB_F_END},
 	.metrics = oncpu_metrics,
 	.nmetrics = ARRAY_SIZE(oncpu_metrics),
 	.per_thread = true,
@@ -152,4 +153,5 @@ static int oncpu_main(void *args, int argc, char **argv)
 	return collect_run(&oncpu_ops, &a->common, a, argc, argv);
 }
 
-APPLET_DEFINE(oncpu, oncpu_main, oncpu_opts, struct oncpu_args);
+APPLET_DEFINE(oncpu, oncpu_main, oncpu_opts, struct oncpu_args,
+	      COLLECTORS(&oncpu_ops));

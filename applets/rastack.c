@@ -316,12 +316,9 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 			? "once per place a thread's readaheads come from"
 			: "at every readahead (no BTF, bpf_task_pt_regs or "
 			  "readahead:page_cache_sync_ra)");
-	/* atomic fetch-or/and (5.12) come before callbacks (5.13); the
-	 * legacy programs, for kernels without them, have none */
-	s->rodata->atomics = kernel_bpf_callbacks();
+	s->rodata->atomics = feature_usable(SB_F_ATOMICS);
 	if (!s->rodata->atomics)
-		verbose("no BPF atomic fetch (5.12+): concurrent readaheads "
-			"of one 64-page run may lose a page's tracking");
+		verbose("%s", feature_refusal(SB_F_ATOMICS));
 	bpf_map__set_max_entries(s->maps.ra_runs, a->pages / RA_RUN_PAGES);
 	bpf_map__set_max_entries(s->maps.ra_owners, a->common.rows);
 	/* every row is state (ra_owners): the interval maps stay empty */
@@ -416,6 +413,7 @@ static const char *const rastack_stat_names[] = {
 };
 
 static const struct collector_ops rastack_ops = {
+	.features = (const enum sb_feature[]){SB_F_ATOMICS, SB_F_END},
 	.metrics = rastack_metrics,
 	.nmetrics = RA_NMETRICS,
 	.hooks = rastack_hooks,
@@ -436,4 +434,5 @@ static int rastack_main(void *args, int argc, char **argv)
 	return collect_run(&rastack_ops, &a->common, a, argc, argv);
 }
 
-APPLET_DEFINE(rastack, rastack_main, rastack_opts, struct rastack_args);
+APPLET_DEFINE(rastack, rastack_main, rastack_opts, struct rastack_args,
+	      COLLECTORS(&rastack_ops));

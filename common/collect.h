@@ -104,9 +104,18 @@ struct attach_hook {
 	const struct attach_alt *alts; /* ends with { NULL } */
 	/* NULL: always; else only when true */
 	bool (*enabled)(struct collector *c, void *args);
+	/* The option that enables it ("-w"), for stackbox check; NULL: the
+	 * kernel decides (enabled() asks it) */
+	const char *option;
 };
 
 struct collector_ops {
+	/* The option that selects these ops over the applet's first
+	 * (iostack --disk); NULL for the first. For stackbox check. */
+	const char *option;
+	/* The optional kernel features (kfeatures.h) the applet's own code
+	 * uses, ending with SB_F_END; NULL: none. For stackbox check. */
+	const enum sb_feature *features;
 	const struct metric *metrics;
 	unsigned nmetrics;
 	const struct attach_hook *hooks; /* ends with { NULL }; may be NULL */
@@ -218,6 +227,22 @@ bool collect_forced(const char *label);
 /* Is an attach alternative usable here: what it needs of the kernel,
  * and the applet's requires()? (An applet's hook enabled() may ask.) */
 bool collect_alt_usable(struct collector *c, const struct attach_alt *alt);
+/* The same, or FEATURE_NEEDS_ROOT where this user cannot tell. */
+enum feature_answer collect_alt_answer(struct collector *c,
+				       const struct attach_alt *alt);
+/* Its kernel part alone, before the applet's requires(). */
+enum feature_answer collect_alt_kernel(struct collector *c,
+				       const struct attach_alt *alt);
+/* The way the plan takes to attach hk: the first usable alternative at
+ * or after from (of those STACKBOX_ATTACH names, when it names any);
+ * -1 when none is. *unsure (when not NULL): the first one before it
+ * this user cannot tell about, or -1. The plan and stackbox check
+ * both choose here. */
+int collect_pick_alt(struct collector *c, const struct attach_hook *hk,
+		     unsigned from, int *unsure);
+/* An applet's collector_ops for struct applet: COLLECTORS(&a, &b). */
+#define COLLECTORS(...) \
+	((const struct collector_ops *const[]){__VA_ARGS__, NULL})
 /* A traced child stopped at its exec: run it to its program's entry
  * point, where ld.so has mapped its libraries. 1 when it stopped there,
  * -1 when it exited (*status), 0 when it could not be done (it is

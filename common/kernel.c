@@ -156,7 +156,20 @@ bool kbtf_has_func(const char *name)
 static const char *const tracefs_roots[] = {"/sys/kernel/tracing",
 					    "/sys/kernel/debug/tracing"};
 
-bool collect_tracepoint_exists(const char *category, const char *name)
+/* Can this user not read tracefs, or not mount it where it is not? */
+static bool tracefs_closed(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (!access(path, R_OK | X_OK))
+			return false;
+	}
+	return geteuid() != 0;
+}
+
+enum feature_answer tracepoint_answer(const char *category, const char *name)
 {
 	char path[256];
 
@@ -165,7 +178,7 @@ bool collect_tracepoint_exists(const char *category, const char *name)
 			snprintf(path, sizeof(path), "%s/events/%s/%s/id",
 				 tracefs_roots[i], category, name);
 			if (!access(path, R_OK))
-				return true;
+				return FEATURE_YES;
 		}
 		/* not mounted by default on every system */
 		if (pass ||
@@ -173,7 +186,12 @@ bool collect_tracepoint_exists(const char *category, const char *name)
 			break;
 		verbose("mounted tracefs on %s", tracefs_roots[0]);
 	}
-	return false;
+	return tracefs_closed() ? FEATURE_NEEDS_ROOT : FEATURE_NO;
+}
+
+bool collect_tracepoint_exists(const char *category, const char *name)
+{
+	return tracepoint_answer(category, name) == FEATURE_YES;
 }
 
 /* "\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;": the
@@ -248,55 +266,44 @@ bool kprobes_work(void)
 	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
 }
 
-bool kernel_has(enum kernel_feature feature, const char *category,
-		const char *name)
+enum feature_answer kprobes_answer(void)
+{
+	if (kprobes_work())
+		return FEATURE_YES;
+	return tracefs_closed() ? FEATURE_NEEDS_ROOT : FEATURE_NO;
+}
+
+enum feature_answer kernel_offers(enum kernel_feature feature,
+				  const char *category, const char *name)
 {
 	switch (feature) {
 	case KF_NONE:
-		return true;
+		return FEATURE_YES;
 	case KF_BTF:
-		return kbtf_available();
+		return kbtf_available() ? FEATURE_YES : FEATURE_NO;
 	case KF_LAYOUT:
-		return kbtf_layouts();
+		return kbtf_layouts() ? FEATURE_YES : FEATURE_NO;
 	case KF_TRACEPOINT:
-		return collect_tracepoint_exists(category, name);
-	case KF_FENTRY:
-		return kbtf_has_func(name);
-	case KF_KPROBE:
-		return kprobes_work() && kallsyms_have(&name, 1);
+		return tracepoint_answer(category, name);
+	case KF_FENTRY: /* the function, and trampolines to attach to it */
+		return !kbtf_has_func(name) ? FEATURE_NO
+					    : feature_answer(SB_F_FENTRY);
+	case KF_KPROBE: /* kprobes first: a pass over kallsyms costs more */
+		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
+				       !kallsyms_have(&name, 1)
+			       ? FEATURE_NO
+			       : feature_answer(SB_F_KPROBES);
 	}
-	return false;
+	return FEATURE_NO;
+}
+
+bool kernel_has(enum kernel_feature feature, const char *category,
+		const char *name)
+{
+	return kernel_offers(feature, category, name) == FEATURE_YES;
 }
 
 /* ---- what the BPF loader accepts ---- */
-
-/* libbpf loads a tiny program calling the helper: 1 yes, 0 no, and
- * <0 when it cannot tell (no privilege): then assume yes, and let the
- * load itself say what fails. */
-static bool helper_probe(enum bpf_prog_type type, enum bpf_func_id id)
-{
-	return libbpf_probe_bpf_helper(type, id, NULL) != 0;
-}
-
-bool kernel_bpf_callbacks(void)
-{
-	static int known = -1;
-
-	if (known < 0)
-		known = helper_probe(BPF_PROG_TYPE_RAW_TRACEPOINT,
-				     BPF_FUNC_for_each_map_elem);
-	return known;
-}
-
-bool kernel_bpf_loop(void)
-{
-	static int known = -1;
-
-	if (known < 0)
-		known = helper_probe(BPF_PROG_TYPE_RAW_TRACEPOINT,
-				     BPF_FUNC_loop);
-	return known;
-}
 
 bool kernel_perf_event_needs_prealloc(void)
 {

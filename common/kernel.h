@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include "kfeatures.h"
+
 struct btf;
 
 /* What an attach alternative needs of the kernel. */
@@ -54,6 +56,9 @@ bool kbtf_has_func(const char *name);
 
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
 bool collect_tracepoint_exists(const char *category, const char *name);
+/* The same, or FEATURE_NEEDS_ROOT where this user cannot read tracefs
+ * or mount it. */
+enum feature_answer tracepoint_answer(const char *category, const char *name);
 /* Where a classic tracepoint's record keeps field (its format file):
  * the offset, and its size in *size; -1 when there is no such field.
  * Fields move between kernel versions; BPF reads them at these. */
@@ -65,21 +70,20 @@ int collect_tracepoint_field(const char *category, const char *name,
 unsigned kallsyms_have(const char *const *names, unsigned n);
 /* Can kprobes be created here (the PMU, or tracefs' kprobe_events)? */
 bool kprobes_work(void);
+/* The same, or FEATURE_NEEDS_ROOT where only tracefs could tell and
+ * this user cannot read it. */
+enum feature_answer kprobes_answer(void);
 
 /* Does the kernel have what feature needs for name (a function, or a
  * tracepoint's category and name)? kallsyms answers are cached by the
  * caller; see attach_alt. */
 bool kernel_has(enum kernel_feature feature, const char *category,
 		const char *name);
+/* The same, or FEATURE_NEEDS_ROOT where this user cannot tell
+ * (stackbox check without root). */
+enum feature_answer kernel_offers(enum kernel_feature feature,
+				  const char *category, const char *name);
 
-/* What the BPF loader accepts, probed once a run with tiny programs
- * (root; without the privilege to tell, the answer is yes and the load
- * itself fails). Callbacks and atomic fetch operations, as
- * bpf_for_each_map_elem has them (5.13): without them the legacy
- * programs load (CONFIG_BPF_LEGACY). bpf_loop (5.17): --unwind
- * eh_frame. */
-bool kernel_bpf_callbacks(void);
-bool kernel_bpf_loop(void);
 /* perf_event programs may only use preallocated hash maps (before 6.1:
  * the kernel could not allocate in NMI context). */
 bool kernel_perf_event_needs_prealloc(void);

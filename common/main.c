@@ -17,10 +17,11 @@
 #include "applets.h"
 #undef APPLET
 #define APPLET(name) &applet_##name,
-static const struct applet *const applets[] = {
+const struct applet *const applets[] = {
 #include "applets.h"
 };
 #undef APPLET
+const size_t applets_n = ARRAY_SIZE(applets);
 
 static const struct applet *find_applet(const char *name)
 {

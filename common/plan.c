@@ -72,34 +72,55 @@ static bool kallsyms_lists(struct collector *c, const char *fn)
 	return kallsyms_have(&fn, 1);
 }
 
-bool collect_alt_usable(struct collector *c, const struct attach_alt *alt)
+enum feature_answer collect_alt_kernel(struct collector *c,
+				       const struct attach_alt *alt)
 {
-	bool ok;
-
-	if (alt->needs == KF_KPROBE)
-		ok = kprobes_work() && kallsyms_lists(c, alt->name);
-	else
-		ok = kernel_has(alt->needs, alt->category, alt->name);
-	if (ok && alt->requires && c->ops->requires)
-	ok = c->ops->requires(c, c->args, alt->requires);
-	return ok;
+	if (alt->needs == KF_KPROBE) /* kallsyms read once for them all */
+		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
+				       !kallsyms_lists(c, alt->name)
+			       ? FEATURE_NO
+			       : feature_answer(SB_F_KPROBES);
+	return kernel_offers(alt->needs, alt->category, alt->name);
 }
 
-/* The first usable alternative at or after from; -1 when none is left. */
-static int next_alt(struct collector *c, const struct attach_hook *hk,
-		    unsigned from)
+enum feature_answer collect_alt_answer(struct collector *c,
+				       const struct attach_alt *alt)
+{
+	enum feature_answer a = collect_alt_kernel(c, alt);
+
+	if (a == FEATURE_YES && alt->requires && c->ops->requires &&
+	    !c->ops->requires(c, c->args, alt->requires))
+		a = FEATURE_NO;
+	return a;
+}
+
+bool collect_alt_usable(struct collector *c, const struct attach_alt *alt)
+{
+	return collect_alt_answer(c, alt) == FEATURE_YES;
+}
+
+int collect_pick_alt(struct collector *c, const struct attach_hook *hk,
+		     unsigned from, int *unsure)
 {
 	bool any_forced = false;
 
+	if (unsure)
+		*unsure = -1;
 	for (unsigned i = 0; hk->alts[i].prog; i++)
 		any_forced |= collect_forced(hk->alts[i].label);
 	for (unsigned i = from; hk->alts[i].prog; i++) {
+		enum feature_answer a;
+
 		if (any_forced && !collect_forced(hk->alts[i].label))
 			continue;
-		if (collect_alt_usable(c, &hk->alts[i]))
+		a = collect_alt_answer(c, &hk->alts[i]);
+		if (a == FEATURE_YES)
 			return i;
-		verbose("%s: %s is not available here", hk->what,
-			hk->alts[i].label);
+		if (a == FEATURE_NEEDS_ROOT && unsure && *unsure < 0)
+			*unsure = i;
+		verbose("%s: %s %s", hk->what, hk->alts[i].label,
+			a == FEATURE_NO ? "is not available here"
+					: "needs root to tell");
 	}
 	return -1;
 }
@@ -108,7 +129,7 @@ static void fall_back(struct collector *c, unsigned h, const char *why)
 {
 	const struct attach_hook *hk = hook(c, h);
 	const char *was = hk->alts[c->choice[h]].label;
-	int next = next_alt(c, hk, c->choice[h] + 1);
+	int next = collect_pick_alt(c, hk, c->choice[h] + 1, NULL);
 
 	if (next < 0)
 		error_exit("cannot attach to %s: %s failed (%s) and no other "
@@ -180,7 +201,7 @@ static void fill_config(struct collector *c)
 static bool choose_programs(struct collector *c)
 {
 	const char *lacks;
-	bool legacy = !kernel_bpf_callbacks();
+	bool legacy = !feature_usable(SB_F_PSEUDO_FUNC);
 
 	if (c->o->unwind == SB_UNWIND_EH_FRAME && (lacks = unwind_missing())) {
 		error_msg("--unwind eh_frame: this kernel lacks %s: user "
@@ -323,7 +344,7 @@ void open_load_attach(struct collector *c)
 	bool legacy;
 
 	for (unsigned h = 0; hook(c, h); h++) {
-		int first = next_alt(c, hook(c, h), 0);
+		int first = collect_pick_alt(c, hook(c, h), 0, NULL);
 
 		if (h >= MAX_HOOKS)
 			error_exit("more than %d hooks in the attach plan",

@@ -153,6 +153,16 @@ void privs_after_attach(struct bpf_object *obj, bool attaches_later)
 	verbose("capabilities kept after attach: %s", kept);
 }
 
+bool privs_can_bpf(void)
+{
+	struct caps c;
+	uint64_t eff = caps_get(&c) ? 0 : caps_eff(&c);
+	uint64_t bpf = 1ULL << SB_CAP_BPF | 1ULL << SB_CAP_PERFMON;
+
+	return (eff & 1ULL << CAP_SYS_ADMIN) ||
+	       (kernel_knows(SB_CAP_BPF) && (eff & bpf) == bpf);
+}
+
 void privs_describe(char *buf, unsigned len)
 {
 	struct caps c;

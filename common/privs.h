@@ -13,6 +13,10 @@ struct bpf_object;
  */
 void privs_after_attach(struct bpf_object *obj, bool attaches_later);
 
+/* May this process load and attach tracing BPF programs: root, or
+ * CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on kernels before them, 5.8)? */
+bool privs_can_bpf(void);
+
 /* The effective set as names ("sys_ptrace,dac_read_search"), for -v. */
 void privs_describe(char *buf, unsigned len);
 

@@ -139,17 +139,25 @@ extern const char collect_usage[];
 const char *parse_duration(const char *s, uint64_t *ns);
 
 /* ---- applets ---- */
+struct collector_ops;
 struct applet {
 	const char *name;
 	int (*main)(void *args, int argc, char **argv);
 	const struct opt *opts;
 	size_t args_size;
 	const char *usage;
+	/* A collector's ops, its default first, NULL-ended (COLLECTORS());
+	 * NULL for other applets. stackbox check reads them. */
+	const struct collector_ops *const *collectors;
 };
 
-#define APPLET_DEFINE(name, fn, opts, type)                                 \
-	const struct applet applet_##name = {#name, fn, opts, sizeof(type), \
-					     USAGE_##name}
+/* APPLET_DEFINE(name, main, opts, args type[, COLLECTORS(&ops...)]) */
+#define APPLET_DEFINE(name, fn, opts, type, ...) \
+	const struct applet applet_##name = {    \
+		#name, fn, opts, sizeof(type), USAGE_##name, __VA_ARGS__}
+/* Every applet of this build (main.c), in the order of --list. */
+extern const struct applet *const applets[];
+extern const size_t applets_n;
 
 #include "usage.h" /* generated: USAGE_name strings from //usage: lines */
 

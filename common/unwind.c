@@ -37,7 +37,7 @@ const char *unwind_missing(void)
 		return "this architecture";
 	if (!kbtf_available())
 		return "kernel BTF (CONFIG_DEBUG_INFO_BTF)";
-	if (!kernel_bpf_loop())
+	if (!feature_usable(SB_F_BPF_LOOP))
 		return "bpf_loop (Linux 5.17)";
 	return NULL;
 }

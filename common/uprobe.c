@@ -197,10 +197,11 @@ static int link_uprobe_multi(int prog_fd, int type, const char *path,
 	return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF, when a link of it
+/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF (without BTF, the
+ * UAPI's), when a link of it
  * can be made here (the way libbpf 1.3 probes it: a path that is not
  * a file gives EBADF); 0 when not. */
-static int probe_uprobe_multi(void)
+int uprobe_multi_attach_type(void)
 {
 	const struct btf *btf = kbtf();
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
@@ -218,6 +219,8 @@ static int probe_uprobe_multi(void)
 		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
 			    "BPF_TRACE_UPROBE_MULTI"))
 			type = btf_enum(t)[i].val;
+	if (!t)
+		type = 48; /* no BTF to ask: its UAPI value, never renumbered */
 	if (!type)
 		return 0;
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
@@ -236,7 +239,7 @@ static int probe_uprobe_multi(void)
 int uprobe_multi_type(void)
 {
 	static bool said;
-	int multi = collect_forced("uprobe") ? 0 : probe_uprobe_multi();
+	int multi = collect_forced("uprobe") ? 0 : uprobe_multi_attach_type();
 
 	if (!said)
 		verbose("uprobes: %s",

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stackbox.h" /* ENABLE_MEMSTACK */
+
 struct bpf_program;
 
 #define UPROBE_MAX_FNS 16
@@ -62,6 +64,16 @@ struct uprobes {
 	size_t nlinks, links_cap;
 };
 
+/* The probe: BPF_TRACE_UPROBE_MULTI's value where a link of it can be
+ * made here, 0 where not (kfeatures.c asks; applets ask the next). */
+#if ENABLE_MEMSTACK
+int uprobe_multi_attach_type(void);
+#else
+static inline int uprobe_multi_attach_type(void)
+{
+	return 0; /* not built: nothing asks */
+}
+#endif
 /* BPF_TRACE_UPROBE_MULTI's value where a link of it can be made here,
  * unless STACKBOX_ATTACH=uprobe; 0: a perf event per probe. -v says
  * which, once. */

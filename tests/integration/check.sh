@@ -1,0 +1,186 @@
+#!/bin/sh
+# stackbox check on this machine's kernel: its table against what the
+# applets really do here (the plan's choices, -v), against the kernel's
+# version and files; with kernel BTF hidden and with tracefs hidden (a
+# private mount namespace each), and as nobody.
+. "$SRCTREE/tests/lib.sh"
+need_bpf "check integration"
+
+# Columns of check --tsv's rows: way|notes APPLET HOOK FILE, feature
+# NAME FILE (yes, no, needs-root), verdict FILE (ok, no, needs-root).
+way() { awk -F'\t' -v a="$1" -v h="$2" '$1 == "attach" && $2 == a && $3 == h { print $4 }' "$3"; }
+notes() { awk -F'\t' -v a="$1" -v h="$2" '$1 == "attach" && $2 == a && $3 == h { print $5 }' "$3"; }
+feature() { awk -F'\t' -v f="$1" '$1 == "feature" && $2 == f { print $3 }' "$2"; }
+verdict() { awk -F'\t' '$1 == "verdict" { print $2 }' "$1"; }
+# at_least MAJOR MINOR: is the running kernel that version or later?
+at_least() {
+	uname -r | awk -F. -v M="$1" -v m="$2" '{ exit !($1 > M || ($1 == M && $2 >= m)) }'
+}
+yes_if() { if "$@"; then echo yes; else echo no; fi; }
+applets=$("$STACKBOX" --list)
+has() { echo "$applets" | grep -qx "$1"; }
+
+# same_as_run LABEL TSV ARGS...: every "HOOK: attached with WAY" the
+# applet's -v says in a 1 s run is the way check gave for HOOK (marked
+# with the option that turns it on, if any).
+same_as_run() {
+	_label=$1 _tsv=$2 _mark=
+	shift 2
+	case "$*" in *--disk*) _mark=" (--disk)" ;; esac
+	"$STACKBOX" "$@" -v -d 1 -f folded >/dev/null 2>"$T/run.err"
+	_n=0
+	while IFS= read -r _l; do
+		_hook=${_l%%: attached with *} _got=${_l##*: attached with }
+		_hook=${_hook#*: }
+		_want=$(way "$1" "$_hook$_mark" "$_tsv")
+		[ -n "$_want" ] || _want=$(way "$1" "$_hook (-w)" "$_tsv")
+		check "$_label: $* attaches $_hook with $_got, as check said ($_want)" \
+			[ "$_got" = "$_want" ]
+		_n=$((_n + 1))
+	done <<EOF
+$(grep ': attached with ' "$T/run.err")
+EOF
+	check "$_label: $* attached hooks (-v)" [ "$_n" -gt 0 ]
+}
+
+# 1. as root, on this kernel as it is
+"$STACKBOX" check >"$T/text"
+check "check as root: exit status 0" [ $? = 0 ]
+"$STACKBOX" check --tsv >"$T/tsv"
+check "check as root: --tsv exit status 0" [ $? = 0 ]
+check "check as root: says every configured applet can run" \
+	[ "$(tail -n 1 "$T/text")" = "every configured applet can run here" ]
+check "check as root: --tsv verdict ok" [ "$(verdict "$T/tsv")" = ok ]
+for a in $applets; do
+	case $a in report | check) continue ;; esac
+	check "check: a row for $a" grep -q "^attach	$a	" "$T/tsv"
+done
+btf=$(yes_if test -s /sys/kernel/btf/vmlinux)
+check "check: kernel BTF $btf, as /sys/kernel/btf/vmlinux says" \
+	[ "$(feature "kernel BTF" "$T/tsv")" = "$btf" ]
+check "check: bpf_loop $(yes_if at_least 5 17) on $(uname -r) (5.17+)" \
+	[ "$(feature bpf_loop "$T/tsv")" = "$(yes_if at_least 5 17)" ]
+check "check: bpf_for_each_map_elem $(yes_if at_least 5 13) (5.13+)" \
+	[ "$(feature bpf_for_each_map_elem "$T/tsv")" = "$(yes_if at_least 5 13)" ]
+kprobes=$(yes_if test -e /sys/bus/event_source/devices/kprobe -o \
+	-e /sys/kernel/tracing/kprobe_events -o -e /sys/kernel/debug/tracing/kprobe_events)
+check "check: kprobes $kprobes, as the kprobe PMU and kprobe_events say" \
+	[ "$(feature kprobes "$T/tsv")" = "$kprobes" ]
+if has memstack; then
+	check "check: uprobe_multi links $(yes_if at_least 6 6) (6.6+)" \
+		[ "$(feature "uprobe_multi links" "$T/tsv")" = "$(yes_if at_least 6 6)" ]
+	"$STACKBOX" memstack -v -d 1 -f folded >/dev/null 2>"$T/ms.err"
+	multi=$(yes_if grep -q 'uprobes: uprobe_multi links' "$T/ms.err")
+	check "check: memstack's uprobes as memstack -v says ($multi)" \
+		[ "$(way memstack "allocator uprobes" "$T/tsv")" = \
+		  "$([ "$multi" = yes ] && echo uprobe_multi || echo "perf uprobes")" ]
+fi
+if has offcpu; then
+	check "check: offcpu's sched_switch takes $([ "$btf" = yes ] && echo tp_btf || echo tracepoint)" \
+		[ "$(way offcpu sched_switch "$T/tsv")" = \
+		  "$([ "$btf" = yes ] && echo tp_btf || echo tracepoint)" ]
+	same_as_run "check as root" "$T/tsv" offcpu
+	same_as_run "check as root" "$T/tsv" offcpu -w
+fi
+if has rastack; then
+	if at_least 6 10; then
+		check "check: rastack's readahead takes its tracepoint (6.10+)" \
+			[ "$(way rastack readahead "$T/tsv")" = tracepoint ]
+	fi
+	[ "$kprobes" = no ] &&
+		check "check: rastack says kprobes are missing here" \
+			grep -q "^attach	rastack	readahead	.*kprobe (no kprobes)" "$T/tsv"
+	same_as_run "check as root" "$T/tsv" rastack
+fi
+if has iostack; then
+	same_as_run "check as root" "$T/tsv" iostack
+	same_as_run "check as root" "$T/tsv" iostack --disk
+fi
+if has oncpu; then
+	"$STACKBOX" oncpu -v -d 1 -f folded >/dev/null 2>"$T/on.err"
+	event=$(sed -n 's/.*sampling .* Hz with \(.*\)$/\1/p' "$T/on.err")
+	check "check: oncpu samples with $event, as oncpu -v says" \
+		[ "$(way oncpu "perf_event sampling" "$T/tsv")" = "$event" ]
+fi
+
+# 2. kernel BTF hidden: the BTF ways go, the tracepoint takes over, and
+# the BTF row says how to provide it
+: >"$T/empty"
+unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+	'$STACKBOX' check --tsv" >"$T/nobtf"
+check "check without BTF: exit status 0 (every applet still runs)" [ $? = 0 ]
+check "check without BTF: kernel BTF no" [ "$(feature "kernel BTF" "$T/nobtf")" = no ]
+check "check without BTF: says how to provide BTF" \
+	grep -q "^feature	kernel BTF	no	CONFIG_DEBUG_INFO_BTF=y.*--btf FILE	" "$T/nobtf"
+if has offcpu; then
+	check "check without BTF: offcpu's sched_switch takes the tracepoint" \
+		[ "$(way offcpu sched_switch "$T/nobtf")" = tracepoint ]
+	check "check without BTF: tp_btf and raw_tp lack kernel BTF" \
+		[ "$(notes offcpu sched_switch "$T/nobtf")" = \
+		  "no tp_btf: no kernel BTF; no raw_tp: no kernel BTF" ]
+	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
+	check "check without BTF: offcpu really takes the tracepoint" \
+		grep -q 'sched_switch: attached with tracepoint$' "$T/nobtf.err"
+fi
+for a in iostack memstack; do
+	has $a && check "check without BTF: $a says kernel BTF is missing" \
+		[ "$(way $a "kernel BTF" "$T/nobtf")" = no ]
+done
+has rastack && check "check without BTF: rastack's fentry lacks kernel BTF" \
+	grep -q "^attach	rastack	readahead	.*fentry (no kernel BTF)" "$T/nobtf"
+
+# 3. no tracefs (nothing under /sys/kernel but BTF): applets whose hooks
+# have only tracepoints cannot run, and the exit status says so
+unshare -m sh -c "mount --bind /sys/kernel/btf/vmlinux '$T/empty' &&
+	mount -t tmpfs none /sys/kernel && mkdir /sys/kernel/btf &&
+	: >/sys/kernel/btf/vmlinux &&
+	mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+	'$STACKBOX' check --tsv" >"$T/notracefs"
+status=$?
+if has rastack && [ "$kprobes" = no ] && [ "$(feature fentry "$T/tsv")" = no ]; then
+	check "check without tracefs: exit status 1" [ $status = 1 ]
+	check "check without tracefs: rastack cannot run, and why" \
+		grep -q "^verdict	no	cannot run here: rastack (page cache adds: no way to attach is left)" "$T/notracefs"
+	check "check without tracefs: the missing tracepoint is named" \
+		grep -q "^attach	rastack	page cache adds	none	no tracepoint: no tracepoint filemap:mm_filemap_add_to_page_cache$" "$T/notracefs"
+	unshare -m sh -c "mount -t tmpfs none /sys/kernel &&
+		'$STACKBOX' rastack -d 1" >/dev/null 2>"$T/notracefs.err"
+	check "check without tracefs: rastack really cannot run" \
+		grep -q "cannot attach to page cache adds: none of its ways" "$T/notracefs.err"
+else
+	skip "check without tracefs" "rastack has fentry or kprobes here"
+fi
+has offcpu && check "check without tracefs: offcpu keeps tp_btf" \
+	[ "$(way offcpu sched_switch "$T/notracefs")" = tp_btf ]
+
+# 4. as nobody: what needs root says so, and the exit status is 1
+mkdir "$T/bin" && cp "$STACKBOX" "$T/bin/stackbox" && chmod -R a+rX "$T"
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$T/bin/stackbox" check >"$T/nobody" 2>"$T/nobody.err"
+check "check as nobody: exit status 1" [ $? = 1 ]
+check "check as nobody: the last line says why" \
+	[ "$(tail -n 1 "$T/nobody")" = "no applet can run as this user: running BPF needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8): without it, no applet can load its programs" ]
+check "check as nobody: the header says what ? means" \
+	grep -q "without BPF privileges: what is marked ? needs root to tell" "$T/nobody"
+check "check as nobody: bpf_loop needs root to tell" \
+	grep -q "^bpf_loop  *needs root to tell: bpf_loop needs Linux 5.17+" "$T/nobody"
+check "check as nobody: kernel BTF is still told" \
+	grep -q "^kernel BTF  *$btf" "$T/nobody"
+check "check as nobody: nothing on stderr" [ ! -s "$T/nobody.err" ]
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$T/bin/stackbox" check --tsv >"$T/nobody.tsv"
+check "check as nobody: --tsv verdict no" [ "$(verdict "$T/nobody.tsv")" = no ]
+has offcpu && check "check as nobody: offcpu's sched_switch still tp_btf (BTF is readable)" \
+	[ "$(way offcpu sched_switch "$T/nobody.tsv")" = "$(way offcpu sched_switch "$T/tsv")" ]
+has rastack && check "check as nobody: rastack's tracepoints need root to tell" \
+	[ "$(way rastack readahead "$T/nobody.tsv")" = "tracepoint?" ]
+
+# 5. root of a user namespace (a container's root): capabilities there,
+# but the kernel loads no BPF for it
+unshare -U -r "$T/bin/stackbox" check --tsv >"$T/userns"
+check "check as a user namespace's root: exit status 1" [ $? = 1 ]
+check "check as a user namespace's root: no BPF privileges" \
+	[ "$(feature "running BPF" "$T/userns")" = no ]
+check "check as a user namespace's root: bpf_loop needs root to tell" \
+	[ "$(feature bpf_loop "$T/userns")" = needs-root ]

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The optional kernel features (common/kfeatures.c): the one line each
+ * is refused with, and the probes' answers against the running kernel's
+ * version, as root and as nobody (who must be told "needs root", never
+ * a guess).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "kfeatures.h"
+#include "stackbox.h"
+
+static const struct {
+	enum sb_feature f;
+	const char *line;
+} refusals[] = {
+	{SB_F_BPF_LOOP, "bpf_loop needs Linux 5.17+: without it, --unwind "
+			"eh_frame walks frame pointers"},
+	{SB_F_FOR_EACH_MAP_ELEM,
+	 "bpf_for_each_map_elem needs Linux 5.13+: without it, offcpu counts "
+	 "a thread still blocked at a snapshot when it wakes, not in that "
+	 "snapshot"},
+	{SB_F_UPROBE_MULTI,
+	 "uprobe_multi links needs Linux 6.6+ (CONFIG_UPROBES=y): without it, "
+	 "memstack attaches a perf event uprobe per function, slower to "
+	 "attach"},
+	{SB_F_BTF,
+	 "kernel BTF needs CONFIG_DEBUG_INFO_BTF=y (/sys/kernel/btf/vmlinux), "
+	 "or a BTF file given with --btf FILE: without it, offcpu attaches "
+	 "with the sched tracepoints, iostack does not split by descriptor "
+	 "kind, rastack needs its tracepoints (Linux 6.10+), memstack ends a "
+	 "process when its main thread exits"},
+	{SB_F_PRIVS, "running BPF needs root, or CAP_BPF and CAP_PERFMON "
+		     "(CAP_SYS_ADMIN before Linux 5.8): without it, no applet "
+		     "can load its programs"},
+	{SB_F_PERF_CYCLES,
+	 "hardware cycles event needs a CPU PMU the kernel drives "
+	 "(CONFIG_PERF_EVENTS=y and the CPU's PMU driver): without it, oncpu "
+	 "samples with the cpu-clock timer"},
+	{SB_F_PSI, "pressure stall information (/proc/pressure) needs Linux "
+		   "5.2+ with CONFIG_PSI=y (and psi=1 with "
+		   "CONFIG_PSI_DEFAULT_DISABLED=y): without it, pressure "
+		   "triggers cannot be set"},
+};
+
+/* Since which kernel the verifier has it (mainline; a probe must agree). */
+static const struct {
+	enum sb_feature f;
+	int major, minor;
+} since[] = {
+	{SB_F_RINGBUF, 5, 8},	   {SB_F_ATOMICS, 5, 12},
+	{SB_F_PSEUDO_FUNC, 5, 13}, {SB_F_FOR_EACH_MAP_ELEM, 5, 13},
+	{SB_F_BPF_LOOP, 5, 17},	   {SB_F_UPROBE_MULTI, 6, 6},
+};
+
+static void refusal_lines(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(refusals); i++)
+		CHECK_STR(feature_name(refusals[i].f),
+			  feature_refusal(refusals[i].f), refusals[i].line);
+	for (enum sb_feature f = 0; f < SB_F_COUNT; f++) {
+		const char *line = feature_refusal(f);
+		char name[128];
+
+		snprintf(name, sizeof(name),
+			 "%s: one line naming it, its needs "
+			 "and what is done without it",
+			 feature_name(f));
+		CHECK(name,
+		      !strchr(line, '\n') &&
+			      !strncmp(line, feature_name(f),
+				       strlen(feature_name(f))) &&
+			      strstr(line, feature_needs(f)) &&
+			      strstr(line, ": without it, ") &&
+			      strstr(line, feature_without(f)) &&
+			      line == feature_refusal(f),
+		      "\"%s\"", line);
+	}
+}
+
+/* As root, the kernel's version says what its verifier has. */
+static void answers_as_root(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	CHECK("as root: BPF privileges", feature_usable(SB_F_PRIVS),
+	      "root cannot run BPF?");
+	for (size_t i = 0; i < ARRAY_SIZE(since); i++) {
+		char name[128];
+		bool want =
+			major > since[i].major ||
+			(major == since[i].major && minor >= since[i].minor);
+
+		if (!feature_built(since[i].f))
+			continue;
+		snprintf(name, sizeof(name), "as root on %d.%d: %s %s", major,
+			 minor, feature_name(since[i].f),
+			 want ? "is there" : "is not");
+		CHECK_INT(name, feature_answer(since[i].f),
+			  want ? FEATURE_YES : FEATURE_NO);
+	}
+	CHECK_INT("as root: kernel BTF as /sys/kernel/btf/vmlinux says",
+		  feature_answer(SB_F_BTF),
+		  access("/sys/kernel/btf/vmlinux", R_OK) ? FEATURE_NO
+							  : FEATURE_YES);
+	CHECK_INT("as root: PSI as /proc/pressure says",
+		  feature_answer(SB_F_PSI),
+		  access("/proc/pressure/memory", R_OK) ? FEATURE_NO
+							: FEATURE_YES);
+}
+
+/* As nobody (a child): what loads BPF needs root to tell. The parent's
+ * answers are cached, so the child asks in a fresh process image. */
+static void answers_as_nobody(const char *self)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		execl(self, self, "--nobody", (char *)NULL);
+		_exit(4);
+	}
+	waitpid(pid, &status, 0);
+	CHECK("as nobody: the child ran",
+	      WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d",
+	      status);
+}
+
+static int nobody(void)
+{
+	enum sb_feature loads[] = {SB_F_RINGBUF,     SB_F_ATOMICS,
+				   SB_F_PSEUDO_FUNC, SB_F_FOR_EACH_MAP_ELEM,
+				   SB_F_BPF_LOOP,    SB_F_FENTRY};
+
+	CHECK_INT("as nobody: no BPF privileges", feature_answer(SB_F_PRIVS),
+		  FEATURE_NO);
+	for (size_t i = 0; i < ARRAY_SIZE(loads); i++) {
+		char name[128];
+
+		if (!feature_built(loads[i]))
+			continue;
+		snprintf(name, sizeof(name), "as nobody: %s needs root to tell",
+			 feature_name(loads[i]));
+		CHECK_INT(name, feature_answer(loads[i]), FEATURE_NEEDS_ROOT);
+	}
+	CHECK_INT("as nobody: kernel BTF is told (a readable file)",
+		  feature_answer(SB_F_BTF),
+		  access("/sys/kernel/btf/vmlinux", R_OK) ? FEATURE_NO
+							  : FEATURE_YES);
+	return check_failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--nobody"))
+		return nobody();
+	refusal_lines();
+	if (geteuid()) {
+		SKIP("feature probes", "needs root (as nobody they say so)");
+		return 0;
+	}
+	answers_as_root();
+	answers_as_nobody("/proc/self/exe");
+	return 0;
+}
