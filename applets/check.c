@@ -10,7 +10,7 @@
 //config:	  and the optional kernel features with what stackbox does
 //config:	  without them. Exits 0 when every configured applet can run:
 //config:	  what an integrator runs on a new kernel or BSP.
-//usage:usage: check [-v] [--tsv]
+//usage:usage: check [-v] [--tsv] [--btf FILE]
 //usage:
 //usage:One table for the running kernel. Per applet and hook: the way it
 //usage:attaches (the first its kernel offers, best first), what the better
@@ -21,6 +21,7 @@
 //usage:Exit status 0 when every configured applet can run here, else 1,
 //usage:and the last line says which cannot and why.
 //usage:
+//usage:  --btf FILE       kernel types from FILE, as the applets' --btf
 //usage:  -v               what each probe found, on stderr
 //usage:  --tsv            tab-separated rows: attach APPLET HOOK WAY NOTES,
 //usage:                   feature NAME yes|no|needs-root NEEDS WITHOUT,
@@ -37,11 +38,13 @@
 struct check_args {
 	int verbose;
 	int tsv;
+	const char *btf;
 };
 
 static const struct opt check_opts[] = {
 	OPT_FLAG('v', "verbose", struct check_args, verbose),
 	OPT_FLAG(0, "tsv", struct check_args, tsv),
+	OPT_STRING(0, "btf", "FILE", struct check_args, btf, NULL),
 	OPT_END,
 };
 
@@ -274,6 +277,7 @@ static int check_main(void *a, int argc, char **argv)
 		help_exit("unexpected argument '%s'", argv[0]);
 	verbose_level = args->verbose;
 	tsv = args->tsv;
+	kbtf_use(args->btf);
 	libbpf_log_start(); /* libbpf's own words only under -v */
 	uname(&u);
 	if (!tsv)

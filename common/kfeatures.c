@@ -33,9 +33,11 @@ static enum feature_answer probe_ringbuf(void)
 		      1);
 }
 
+/* kernel types for layouts, from any source (kbtf()); tp_btf and
+ * fentry ask for the kernel's own (KF_BTF, SB_F_FENTRY) */
 static enum feature_answer probe_btf(void)
 {
-	return answer(kbtf_available());
+	return answer(kbtf_layouts());
 }
 
 /* r0 = 0; exit */
