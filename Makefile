@@ -87,10 +87,10 @@ core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch
-core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
+core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms gopclntab procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
-core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms procsyms callsite)
+core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))

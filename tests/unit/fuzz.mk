@@ -12,12 +12,13 @@ FUZZ_LIB := $(srctree)/common/lib.c
 FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
 	$(srctree)/tests/unit/fuzz_file.h
 
-$(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c \
+$(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c \
+	$(srctree)/common/elfzip.c \
 	$(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/ehframe.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/ksyms.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/procsyms.c \
-	$(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c \
+	$(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c $(srctree)/common/elfzip.c \
 	$(srctree)/common/callsite.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/opts.c
 FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit
