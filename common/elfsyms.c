@@ -650,49 +650,62 @@ static void go_add(uint64_t entry, uint64_t end, const char *name, size_t len,
 	eraw_add(arg, entry, end, name, len, GO_RANK);
 }
 
-/* .gopclntab by name; else, without section headers, the first table a
- * read-only segment holds (Go puts it with .rodata). */
+/* Go's table in one non-executable segment, by scanning; true when found.
+ * Its header's .text address serves: no section says where .text is. */
+static bool scan_gopclntab(struct elf_symtab *t, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz,
+					      ELF_T_BYTE);
+	long off;
+
+	if (!data || !data->d_buf)
+		return false;
+	off = gopclntab_find(data->d_buf, data->d_size, t->msb);
+	if (off < 0 ||
+	    gopclntab_each((const uint8_t *)data->d_buf + off,
+			   data->d_size - off, 0, t->msb, go_add, t) <= 0)
+		return false;
+	verbose("symbols from a Go pclntab at file offset %#llx",
+		(unsigned long long)(ph->p_offset + off));
+	return true;
+}
+
+/*
+ * By section name (.data.rel.ro.gopclntab in a position-independent
+ * build); else, without section headers, the first table in a read-only
+ * segment (with .rodata), then in a writable one (PIE: relocated data,
+ * read-only once relocated).
+ */
 static void read_gopclntab(struct elf_symtab *t, Elf *elf)
 {
 	Elf_Scn *scn = find_scn_name(elf, ".gopclntab"),
 		*text = find_scn_name(elf, ".text");
-	bool msb = t->msb;
 	Elf_Data *data;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
 	size_t i, n;
-	long off;
 
+	if (!scn)
+		scn = find_scn_name(elf, ".data.rel.ro.gopclntab");
 	if (scn) {
 		data = elf_getdata(scn, NULL);
 		if (data && data->d_buf &&
 		    gopclntab_each(data->d_buf, data->d_size,
 				   text && gelf_getshdr(text, &sh) ? sh.sh_addr
 								   : 0,
-				   msb, go_add, t) > 0)
+				   t->msb, go_add, t) > 0)
 			verbose("symbols from .gopclntab");
 		return;
 	}
 	if (elf_getphdrnum(elf, &n))
 		return;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    (ph.p_flags & (PF_X | PF_W)))
-			continue;
-		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
-					    ELF_T_BYTE);
-		if (!data || !data->d_buf)
-			continue;
-		off = gopclntab_find(data->d_buf, data->d_size, msb);
-		if (off >= 0 &&
-		    gopclntab_each((const uint8_t *)data->d_buf + off,
-				   data->d_size - off, 0, msb, go_add, t) > 0) {
-			verbose("symbols from a Go pclntab at file offset "
-				"%#llx",
-				(unsigned long long)(ph.p_offset + off));
-			return;
-		}
-	}
+	for (int writable = 0; writable < 2; writable++)
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    !(ph.p_flags & PF_X) &&
+			    !(ph.p_flags & PF_W) == !writable &&
+			    scan_gopclntab(t, elf, &ph))
+				return;
 }
 
 /* ---- the table ---- */

@@ -145,8 +145,9 @@ static const char *func_name(const struct pcln *t, uint64_t rec, size_t *len)
 	return *len && *len < t->len - t->names - nameoff ? s : NULL;
 }
 
-long gopclntab_each(const uint8_t *data, size_t len, uint64_t text, bool msb,
-		    gopclntab_fn fn, void *arg)
+/* The first limit functions of the table (gopclntab_each). */
+static long each(const uint8_t *data, size_t len, uint64_t text, bool msb,
+		 uint64_t limit, gopclntab_fn fn, void *arg)
 {
 	struct pcln t = {.p = data, .len = len, .msb = msb};
 	uint64_t entry, rec, next, unused, last = 0;
@@ -158,7 +159,7 @@ long gopclntab_each(const uint8_t *data, size_t len, uint64_t text, bool msb,
 		return -1;
 	if (!pair(&t, 0, &entry, &rec))
 		return -1;
-	for (uint64_t i = 0; i < t.nfunc; i++, entry = next) {
+	for (uint64_t i = 0; i < t.nfunc && i < limit; i++, entry = next) {
 		uint64_t this_rec = rec;
 
 		if (!pair(&t, i + 1, &next, i + 1 < t.nfunc ? &rec : &unused))
@@ -176,19 +177,31 @@ long gopclntab_each(const uint8_t *data, size_t len, uint64_t text, bool msb,
 	return n ? n : -1;
 }
 
+long gopclntab_each(const uint8_t *data, size_t len, uint64_t text, bool msb,
+		    gopclntab_fn fn, void *arg)
+{
+	return each(data, len, text, msb, UINT64_MAX, fn, arg);
+}
+
+/* Functions a candidate's first ones must show: a stray magic number in
+ * other data gives noise. A bound, so that a file of many headers is not
+ * parsed whole at each. */
+#define FIND_PROBE 64
+
 long gopclntab_find(const uint8_t *buf, size_t len, bool msb)
 {
-	/* at least half of the functions must parse: a stray magic number
-	 * in some other data gives noise */
 	for (size_t off = 0; off + 16 <= len; off += 4) {
 		struct pcln t = {.p = buf + off, .len = len - off, .msb = msb};
+		uint64_t want;
 		long n;
 
 		if (!gopclntab_header(buf + off, len - off, msb) ||
 		    !parse_header(&t, 0))
 			continue;
-		n = gopclntab_each(buf + off, len - off, 0, msb, NULL, NULL);
-		if (n > 0 && (uint64_t)n * 2 >= t.nfunc)
+		/* at least half of them parse */
+		want = t.nfunc < FIND_PROBE ? t.nfunc : FIND_PROBE;
+		n = each(buf + off, len - off, 0, msb, FIND_PROBE, NULL, NULL);
+		if (n > 0 && (uint64_t)n * 2 >= want)
 			return off;
 	}
 	return -1;

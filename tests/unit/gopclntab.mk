@@ -1,7 +1,8 @@
 # Go binaries for the .gopclntab reader (common/gopclntab.c, test_gopclntab)
 # and oncpu's Go test: goburn as built, stripped (-ldflags='-s -w'),
 # stripped and without section headers (found by scanning), and the same
-# for arm64; go-facts.txt: "go FILE NAME ADDRESS" from `go tool nm` of the
+# for arm64 and for a position-independent build (its table is in
+# .data.rel.ro, a writable segment); go-facts.txt: "go FILE NAME ADDRESS" from `go tool nm` of the
 # unstripped builds. Off-line: no modules, the standard library only, the
 # build cache under the build directory. Without go nothing is built and
 # the tests say SKIP.
@@ -11,8 +12,8 @@ GO_F := $(TESTS_O)/fixtures
 GO_SRC := $(srctree)/tests/workloads/go/goburn.go
 GO_ENV = GOCACHE=$(abspath $(TESTS_O))/go-cache GO111MODULE=off \
 	GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0
-GO_BINS := goburn goburn-stripped goburn-noshdr goburn-arm64 \
-	goburn-arm64-stripped goburn-arm64-noshdr
+GO_BINS := $(foreach b,goburn goburn-arm64 goburn-pie,$(b) $(b)-stripped \
+	$(b)-noshdr)
 # what test_gopclntab looks up, and oncpu's test counts
 GO_FACT_NAMES := main.goAlpha main.goBeta main.spin main.main runtime.main \
 	runtime.mallocgc
@@ -21,15 +22,16 @@ ifneq ($(shell command -v $(GO) 2>/dev/null),)
 UNIT_FIXTURES += $(addprefix $(GO_W)/,$(GO_BINS)) $(GO_F)/go-facts.txt
 endif
 
-$(GO_W)/goburn $(GO_W)/goburn-arm64: $(GO_SRC)
-	$(Q)mkdir -p $(@D)
-	$(call quiet,GO,$@)$(GO_ENV) $(if $(findstring arm64,$@),GOARCH=arm64) \
-		$(GO) build -o $@ $<
+go_build = $(GO_ENV) $(if $(findstring arm64,$@),GOARCH=arm64) $(GO) build \
+	$(if $(findstring pie,$@),-buildmode=pie)
 
-$(GO_W)/goburn-stripped $(GO_W)/goburn-arm64-stripped: $(GO_SRC)
+$(GO_W)/goburn $(GO_W)/goburn-arm64 $(GO_W)/goburn-pie: $(GO_SRC)
 	$(Q)mkdir -p $(@D)
-	$(call quiet,GO,$@)$(GO_ENV) $(if $(findstring arm64,$@),GOARCH=arm64) \
-		$(GO) build -ldflags='-s -w' -o $@ $<
+	$(call quiet,GO,$@)$(go_build) -o $@ $<
+
+$(GO_W)/%-stripped: $(GO_SRC)
+	$(Q)mkdir -p $(@D)
+	$(call quiet,GO,$@)$(go_build) -ldflags='-s -w' -o $@ $<
 
 # e_shoff (8 bytes at 40), e_shnum and e_shstrndx (2 + 2 at 60) zeroed:
 # an ELF64 file with no section headers, as some packers leave it.
@@ -39,7 +41,7 @@ $(GO_W)/%-noshdr: $(GO_W)/%-stripped
 		head -c 4 /dev/zero | dd of=$@.tmp bs=1 seek=60 conv=notrunc 2>/dev/null && \
 		mv $@.tmp $@
 
-$(GO_F)/go-facts.txt: $(GO_W)/goburn $(GO_W)/goburn-arm64
+$(GO_F)/go-facts.txt: $(GO_W)/goburn $(GO_W)/goburn-arm64 $(GO_W)/goburn-pie
 	$(Q)mkdir -p $(@D)
 	$(call quiet,GEN,$@)set -e; for f in $^; do \
 		$(GO_ENV) $(GO) tool nm $$f | awk -v f=$$(basename $$f) \

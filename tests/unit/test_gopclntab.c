@@ -6,7 +6,7 @@
  *     64- and 32-bit, little- and big-endian), two functions each, then
  *     cut short and corrupted;
  *   - the Go builds of tests/unit/gopclntab.mk, stripped and without
- *     section headers, x86_64 and arm64, looked up through elf_symtab at
+ *     section headers, x86_64, arm64 and PIE, looked up through elf_symtab at
  *     the addresses `go tool nm` gave for their unstripped twins.
  * GOPCLNTAB_SEEDS=DIR writes the tables made here there (the fuzz
  * target's corpus, tests/unit/fuzz/gopclntab/).
@@ -264,6 +264,8 @@ static void test_go_builds(void)
 	lookup_facts("goburn", "goburn-noshdr");
 	lookup_facts("goburn-arm64", "goburn-arm64-stripped");
 	lookup_facts("goburn-arm64", "goburn-arm64-noshdr");
+	lookup_facts("goburn-pie", "goburn-pie-stripped");
+	lookup_facts("goburn-pie", "goburn-pie-noshdr");
 }
 
 int main(void)
