@@ -77,6 +77,7 @@ core-y := main lib opts
 core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
 core-y += stacks output cgroup sink elfzip
+core-y += nspid # a process's pid in its own namespace (containers)
 core-y += anomaly # one series' detector: report and the device
 core-y += rootfs privs # confined opens in a process's root; capabilities after attach
 core-$(CONFIG_FORMAT_TEXT) += format_text
