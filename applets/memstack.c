@@ -919,7 +919,7 @@ static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 
 static const char *const user_stats[] = {
 	"allocations not tracked (--max-allocs full)",
-	"frees of pointers not known (allocated before the start)",
+	"frees of pointers not known (allocated before the start, or bad)",
 	"allocations not counted (--rows full)",
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
