@@ -105,7 +105,9 @@ static bool parse_header(struct pcln *t, uint64_t text)
 		t->funcbase = t->functab;
 		t->fieldsize = 4;
 		t->rel = true;
-		t->text = text ? text : hdr_text;
+		/* the header's runtime.text, which external linking may
+		 * put after C code at the start of .text */
+		t->text = hdr_text ? hdr_text : text;
 		break;
 	}
 	/* nfunc pairs and the end: (2 nfunc + 1) fields */

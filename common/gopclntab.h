@@ -31,8 +31,9 @@ bool gopclntab_header(const uint8_t *p, size_t len, bool msb);
 /*
  * fn for each function of the table at data (len bytes: the section, or
  * what follows a header found by scanning). text is the address of .text
- * when known, else 0: Go 1.18+ stores entries relative to it, and its
- * header's own copy is 0 in a position-independent file. Functions whose
+ * when known, else 0: Go 1.18+ stores entries relative to runtime.text,
+ * which its header gives, and which is .text's start where the header
+ * says 0 (left to a relocation). Functions whose
  * records fall outside the buffer, or are out of order, are skipped.
  * Returns how many were given, or -1 when the header is not one we read
  * or its table does not fit.

@@ -194,7 +194,13 @@ static void test_corrupt(void)
 		  gopclntab_each(t.b, len, 0, false, collect, &g), 1);
 	make_table(&t, GOPCLNTAB_MAGIC_118, 8, false);
 	g.n = 0;
-	CHECK_INT("PIE: .text given overrides the header's",
+	CHECK_INT("the header's .text address wins over the section's",
+		  (gopclntab_each(t.b, len, 0x7000000, false, collect, &g),
+		   g.entry[0]),
+		  TEXT + 0x100);
+	put(&t, 8 + 2 * 8, 0, 8); /* left to a relocation */
+	g.n = 0;
+	CHECK_INT("a header without .text's address: the section's",
 		  (gopclntab_each(t.b, len, 0x7000000, false, collect, &g),
 		   g.entry[0]),
 		  0x7000000 + 0x100);
