@@ -697,7 +697,9 @@ static void read_gopclntab(struct elf_symtab *t, Elf *elf)
 			verbose("symbols from .gopclntab");
 		return;
 	}
-	if (elf_getphdrnum(elf, &n))
+	/* sections but none of Go's: not Go, and its data is not scanned
+	 * (every stripped library would be) */
+	if (elf_getshdrnum(elf, &n) || n || elf_getphdrnum(elf, &n))
 		return;
 	for (int writable = 0; writable < 2; writable++)
 		for (i = 0; i < n; i++)
