@@ -390,6 +390,16 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 		}
 	}
 	t->stack = t->sampled ? user_stack(ctx, true) : SB_STACK_NONE;
+	/* realloc of a pointer not held: counted now, since an allocator
+	 * that catches it (glibc aborts) never returns */
+	if (bad_frees && arg &&
+	    (kind == MS_REALLOC || kind == MS_REALLOCARRAY)) {
+		struct ms_alloc_key k = {
+			.tgid = id >> 32, .gen = t->gen, .addr = arg};
+
+		if (!bpf_map_lookup_elem(&ms_allocs, &k))
+			bad_free(k.tgid, k.gen, t->stack);
+	}
 	return 0;
 }
 
@@ -538,8 +548,7 @@ int ms_alloc_return(void *ctx)
 	if ((t->kind == MS_REALLOC || t->kind == MS_REALLOCARRAY) && t->arg &&
 	    (ptr || !t->size)) {
 		k.addr = t->arg;
-		if (!release(&k, MS_STAT_FREE_MISS) && t->sampled)
-			bad_free(k.tgid, k.gen, t->stack);
+		release(&k, MS_STAT_FREE_MISS); /* a miss: counted at entry */
 	}
 	if (!ptr || !t->sampled)
 		return 0;

@@ -86,7 +86,8 @@ exact() {
 	check "$label: a program that survives its bad frees exits 0" [ $? = 0 ]
 	is "$label: [bad free] double_free's 3 second frees" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;double_free;free ' 3
 	is "$label: [bad free] stack_free's 2 frees of a stack address" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;stack_free;free ' 2
-	is "$label: no other bad free (the runtime's own frees are all known)" "$T/bf" '.' 5
+	is "$label: [bad free] realloc_bad's realloc of a freed pointer" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;realloc_bad;realloc ' 1
+	is "$label: no other bad free (the runtime's own frees are all known)" "$T/bf" '.' 6
 	"$STACKBOX" report "$T/bf.bin" >"$T/bf.text" 2>&1
 	check "$label: text (report of the bin): a bad free row of 3 bad_frees, double_free's" \
 		awk '/ pid [0-9]+/ { v = / bad free/ ? $7 : 0 } v == 3 && /^ +double_free$/ { ok = 1 } END { exit !ok }' "$T/bf.text"

@@ -47,7 +47,9 @@
  *                            the loop's ns per pair
  *   memstack badfree N M [crash]
  *                            double_free: N x (malloc(100), free, free);
- *                            stack_free: M x free of a stack address.
+ *                            stack_free: M x free of a stack address;
+ *                            realloc_bad: once, realloc of a freed
+ *                            pointer.
  *                            The allocator kills the program for each
  *                            (abort, or a crash in musl); it survives by
  *                            jumping out of the signal handler, unless
@@ -540,6 +542,15 @@ static void guarded_free(void *p, int crash)
  * (it warns of, and may drop, a free it can prove bad). */
 static void (*volatile do_free)(void *, int) = guarded_free;
 
+static void guarded_realloc(void *p, int crash)
+{
+	if (!crash && sigsetjmp(survive, 1))
+		return;
+	sink += realloc(p, 200) != NULL;
+}
+
+static void (*volatile do_realloc)(void *, int) = guarded_realloc;
+
 NAMED void double_free(int crash)
 {
 	void *volatile p =
@@ -560,6 +571,16 @@ NAMED void stack_free(int crash)
 	sink += buf[0];
 }
 
+/* Last: the realloc the allocator stops never returns, which memstack
+ * may count as an allocation lost for what follows. */
+NAMED void realloc_bad(int crash)
+{
+	void *volatile p = malloc(300);
+
+	free(p);
+	do_realloc(p, crash);
+}
+
 NAMED void outer_badfree(long n, long m, int crash)
 {
 	int sigs[] = {SIGABRT, SIGSEGV, SIGILL, SIGBUS, SIGTRAP};
@@ -570,6 +591,7 @@ NAMED void outer_badfree(long n, long m, int crash)
 		double_free(crash);
 	for (long i = 0; i < m; i++)
 		stack_free(crash);
+	realloc_bad(crash);
 }
 
 /* ---- the benchmark's loop ---- */
