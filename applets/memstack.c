@@ -128,15 +128,8 @@ static const struct opt memstack_opts[] = {
 	OPT_END,
 };
 
+/* The last only when bad frees are counted (-- CMD, --bad-frees). */
 static const struct metric held_metrics[] = {
-	{"inuse_space", METRIC_BYTES, .level = true, .measure = MEASURE_MEMORY},
-	{"inuse_objects", METRIC_COUNT, .level = true},
-	{"alloc_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
-	{"alloc_objects", METRIC_COUNT},
-};
-
-/* The same, and the frees of pointers not held (--bad-frees, -- CMD) */
-static const struct metric bad_free_metrics[] = {
 	{"inuse_space", METRIC_BYTES, .level = true, .measure = MEASURE_MEMORY},
 	{"inuse_objects", METRIC_COUNT, .level = true},
 	{"alloc_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
@@ -852,9 +845,9 @@ static unsigned ms_primary(struct collector *c, void *args)
 {
 	const struct memstack_args *a = args;
 	const struct metric *m =
-		a->mode == MS_MODE_FAULTS ? fault_metrics : bad_free_metrics;
+		a->mode == MS_MODE_FAULTS ? fault_metrics : held_metrics;
 	unsigned n = a->mode == MS_MODE_FAULTS ? ARRAY_SIZE(fault_metrics)
-					       : ARRAY_SIZE(bad_free_metrics);
+					       : ARRAY_SIZE(held_metrics);
 
 	for (unsigned i = 0; a->value && i < n; i++)
 		if (!strcmp(a->value, m[i].name))
@@ -960,7 +953,7 @@ static const char *const kernel_stats[] = {
 
 static const struct collector_ops memstack_ops = {
 	.metrics = held_metrics,
-	.nmetrics = ARRAY_SIZE(held_metrics),
+	.nmetrics = V_BAD_FREES,
 	SB_SKELETON_OPS(memstack),
 	.configure = ms_configure,
 	.attach = ms_attach,
@@ -1012,13 +1005,11 @@ static int memstack_main(void *args, int argc, char **argv)
 	st.all_seen = argc > 0;
 	st.bad_frees = a->mode == MS_MODE_USER && !a->sample &&
 		       (argc > 0 || a->bad_frees);
-	if (st.bad_frees) {
-		ops.metrics = bad_free_metrics;
-		ops.nmetrics = ARRAY_SIZE(bad_free_metrics);
-	} else if (a->value && !strcmp(a->value, "bad_frees")) {
+	if (st.bad_frees)
+		ops.nmetrics = ARRAY_SIZE(held_metrics);
+	else if (a->value && !strcmp(a->value, "bad_frees"))
 		help_exit("--value bad_frees: with -- CMD or --bad-frees, "
 			  "without -s");
-	}
 	if (a->mode == MS_MODE_FAULTS) {
 		ops.metrics = fault_metrics;
 		ops.nmetrics = ARRAY_SIZE(fault_metrics);
