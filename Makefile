@@ -78,6 +78,7 @@ core-y += u64map
 core-y += collect cli plan child entry snapshot libbpf_log mapwalk kernel
 core-y += kfeatures # optional kernel features: probes, and the words to refuse them
 core-y += stacks output cgroup sink elfzip
+core-y += nspid # a process's pid in its own namespace (containers)
 core-y += anomaly # one series' detector: report and the device
 core-y += rootfs privs # confined opens in a process's root; capabilities after attach
 core-$(CONFIG_FORMAT_TEXT) += format_text
@@ -89,10 +90,10 @@ core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/perf_script
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch
-core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
+core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms gopclntab procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
-core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms procsyms callsite)
+core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS)) $(LEGACY_OBJS) \

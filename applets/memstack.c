@@ -9,13 +9,15 @@
 //config:	  stack: the allocator's functions through uprobes (glibc,
 //config:	  musl, static programs, others with --lib), mmap/munmap/brk,
 //config:	  page faults, or the kernel's kmem tracepoints.
-//usage:usage: memstack [--mode MODE] [-s BYTES] [--age DURATION] [--lib PATH] [--prefix PFX] [OPTIONS] [-- CMD [ARG]...]
+//usage:usage: memstack [--mode MODE] [-s BYTES] [--age DURATION] [--lib PATH] [--prefix PFX] [--bad-frees] [OPTIONS] [-- CMD [ARG]...]
 //usage:
 //usage:Memory allocated and not yet freed, per allocation stack: the bytes
 //usage:(inuse_space) and allocations (inuse_objects) held at each snapshot,
 //usage:and what was allocated in the interval (alloc_space, alloc_objects).
 //usage:A process that exits shows what it held once more, marked "held at
-//usage:exit", and is then dropped.
+//usage:exit", and is then dropped. Under -- CMD, frees and reallocs of
+//usage:pointers never allocated or already freed are counted per stack that
+//usage:made them (bad_frees), as rows of their own marked "bad free".
 //usage:
 //usage:  --mode MODE      user: the allocator's functions (default): malloc,
 //usage:                   calloc, realloc, reallocarray, posix_memalign,
@@ -32,9 +34,13 @@
 //usage:                   ld-musl-ARCH.so.1, or static executable, or any
 //usage:                   file it maps that exports malloc)
 //usage:  --prefix PFX     the allocator's functions are PFXmalloc... (je_, tc_)
+//usage:  --bad-frees      count frees of pointers not known without -- CMD too
+//usage:                   (-p): rows marked "unknown free", since what was
+//usage:                   allocated before the start is not known
 //usage:  --max-allocs N   allocations tracked at once (131072); more are counted
 //usage:  --value NAME     what text sorts by and folded shows: inuse_space
-//usage:                   (default), inuse_objects, alloc_space, alloc_objects;
+//usage:                   (default), inuse_objects, alloc_space, alloc_objects,
+//usage:                   bad_frees;
 //usage:                   faults: faulted_space (default), faults
 //usage:@COMMON
 //usage:
@@ -64,7 +70,12 @@
 #include "u64map.h"
 #include "uprobe.h"
 
-#define AUX_EXITED 1
+/* Row kinds (sb_key.aux). A free of a pointer not held is bad for
+ * certain when every allocation was seen (-- CMD, nothing untracked);
+ * else it may be of memory allocated before the start: unknown. */
+#define AUX_EXITED	 1
+#define AUX_BAD_FREE	 2
+#define AUX_UNKNOWN_FREE 3
 
 /* ---- options ---- */
 
@@ -78,6 +89,7 @@ struct memstack_args {
 	const char *lib, *prefix;
 	long long max_allocs;
 	const char *value;
+	int bad_frees;
 	struct ms_state *st;
 };
 
@@ -111,16 +123,20 @@ static const struct opt memstack_opts[] = {
 	OPT_INT(0, "max-allocs", "N", struct memstack_args, max_allocs, 16,
 		1 << 26, "131072"),
 	OPT_STRING(0, "value", "NAME", struct memstack_args, value, NULL),
+	OPT_FLAG(0, "bad-frees", struct memstack_args, bad_frees),
 	OPT_INCLUDE(collect_options, struct memstack_args, common),
 	OPT_END,
 };
 
+/* The last only when bad frees are counted (-- CMD, --bad-frees). */
 static const struct metric held_metrics[] = {
 	{"inuse_space", METRIC_BYTES, .level = true, .measure = MEASURE_MEMORY},
 	{"inuse_objects", METRIC_COUNT, .level = true},
 	{"alloc_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
 	{"alloc_objects", METRIC_COUNT},
+	{"bad_frees", METRIC_COUNT},
 };
+#define V_BAD_FREES 4
 
 static const struct metric fault_metrics[] = {
 	{"faulted_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
@@ -129,14 +145,17 @@ static const struct metric fault_metrics[] = {
 
 /* ---- run state ---- */
 
-/* What a stack allocated (or old records hold), by row ref. */
+/* What a stack allocated (or old records hold), by row ref; c: its bad
+ * frees. */
 struct two {
-	uint64_t a, b;
+	uint64_t a, b, c;
 };
 
 struct ms_state {
 	struct memstack_bpf *skel;
 	bool filtered;		/* -p or CMD: probes per process */
+	bool bad_frees;		/* counted */
+	bool all_seen;		/* -- CMD: every allocation from the start */
 	struct u64map prev;	/* of struct two: at the last snapshot */
 	const char *raw_way;	/* --mode mmap: how it attached */
 	struct uprobes uprobes; /* detached by memstack_main */
@@ -523,6 +542,7 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	s->rodata->ms_mode = a->mode;
 	s->rodata->page_size = page > 0 ? page : 4096;
 	s->rodata->keep_time = a->age != 0;
+	s->rodata->bad_frees = st->bad_frees;
 	s->rodata->self_tgid = getpid();
 	s->rodata->sample_mean = a->sample;
 	if (a->sample)
@@ -612,6 +632,7 @@ struct walk {
 	struct ms_state *st;
 	int rows_fd;
 	bool age;
+	__u32 bad_aux; /* AUX_BAD_FREE, or AUX_UNKNOWN_FREE */
 };
 
 /* Records: of processes gone (to delete), and old ones (--age). */
@@ -639,6 +660,27 @@ static __u64 held(__u64 v)
 	return (__s64)v < 0 ? 0 : v; /* a free raced past its allocation */
 }
 
+static void add_idle(struct walk *w, uint64_t ref)
+{
+	w->idle = grow_array(w->idle, &w->idle_cap, w->nidle + 1,
+			     sizeof(*w->idle));
+	w->idle[w->nidle++] = ref;
+}
+
+/* A row of its own for the bad frees a stack made in the interval. */
+static void add_bad_frees(struct walk *w, const struct ms_row *r, __u64 n)
+{
+	struct row *out;
+
+	w->rows = grow_array(w->rows, &w->rows_cap, w->nrows + 1,
+			     sizeof(*w->rows));
+	out = &w->rows[w->nrows++];
+	memset(out, 0, sizeof(*out));
+	out->key = r->key;
+	out->key.aux = w->bad_aux;
+	out->v[V_BAD_FREES] = n;
+}
+
 static void visit_row(const void *k, const void *v, void *arg)
 {
 	const struct ms_row *r = v;
@@ -648,6 +690,19 @@ static void visit_row(const void *k, const void *v, void *arg)
 	struct row *out;
 	bool gone = r->key.tgid && is_gone(&w->gone, r->key.tgid, r->gen);
 
+	if (r->bad_frees != (prev ? prev->c : 0))
+		add_bad_frees(w, r, r->bad_frees - (prev ? prev->c : 0));
+	if (!r->alloc_objs && r->bad_frees) { /* a stack that only freed */
+		if (gone) {
+			bpf_map_delete_elem(w->rows_fd, &ref);
+			return;
+		}
+		((struct two *)u64map_add(&w->next_prev, ref))->c =
+			r->bad_frees;
+		if (prev && prev->c == r->bad_frees)
+			add_idle(w, ref);
+		return;
+	}
 	w->rows = grow_array(w->rows, &w->rows_cap, w->nrows + 1,
 			     sizeof(*w->rows));
 	out = &w->rows[w->nrows++];
@@ -672,12 +727,10 @@ static void visit_row(const void *k, const void *v, void *arg)
 	next = u64map_add(&w->next_prev, ref);
 	next->a = r->alloc_bytes;
 	next->b = r->alloc_objs;
+	next->c = r->bad_frees;
 	if (!r->inuse_objs && prev && prev->a == r->alloc_bytes &&
-	    prev->b == r->alloc_objs) {
-		w->idle = grow_array(w->idle, &w->idle_cap, w->nidle + 1,
-				     sizeof(*w->idle));
-		w->idle[w->nidle++] = ref;
-	}
+	    prev->b == r->alloc_objs && prev->c == r->bad_frees)
+		add_idle(w, ref);
 }
 
 /*
@@ -736,6 +789,9 @@ static size_t ms_state_rows(struct collector *c, void *skel, void *args,
 	struct memstack_args *a = args;
 	struct walk w = {.st = a->st,
 			 .age = a->age != 0,
+			 .bad_aux = a->st->all_seen && !s->bss->ms_untracked
+					    ? AUX_BAD_FREE
+					    : AUX_UNKNOWN_FREE,
 			 .aged = U64MAP_OF(struct two),
 			 .next_prev = U64MAP_OF(struct two)};
 	int exited = bpf_map__fd(s->maps.ms_exited);
@@ -774,7 +830,15 @@ static size_t ms_state_rows(struct collector *c, void *skel, void *args,
 
 static const char *ms_aux_name(__u32 aux)
 {
-	return aux == AUX_EXITED ? "held at exit" : "";
+	switch (aux) {
+	case AUX_EXITED:
+		return "held at exit";
+	case AUX_BAD_FREE:
+		return "bad free";
+	case AUX_UNKNOWN_FREE:
+		return "unknown free";
+	}
+	return "";
 }
 
 static unsigned ms_primary(struct collector *c, void *args)
@@ -831,15 +895,24 @@ static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 			      format_value(mean, sizeof(mean), METRIC_BYTES,
 					   a->sample));
 	if (a->age && n >= 0 && (size_t)n < len)
-		snprintf(
+		n += snprintf(
 			buf + n, len - n,
 			"; only allocations older than %s (alloc: not counted)",
 			format_value(age, sizeof(age), METRIC_NS, a->age));
+	if (a->st->bad_frees && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n,
+			 "; bad_frees: frees of pointers not held, per stack "
+			 "that freed%s",
+			 a->st->all_seen
+				 ? " (\"bad free\": never allocated or freed "
+				   "already)"
+				 : " (\"unknown free\": or allocated before "
+				   "the start)");
 }
 
 static const char *const user_stats[] = {
 	"allocations not tracked (--max-allocs full)",
-	"frees of pointers not known (allocated before the start)",
+	"frees of pointers not known (allocated before the start, or bad)",
 	"allocations not counted (--rows full)",
 	"addresses allocated again without a free seen",
 	"calls not seen (thread map full)",
@@ -882,7 +955,7 @@ static const struct collector_ops memstack_ops = {
 	.features = (const enum sb_feature[]){SB_F_UPROBE_MULTI, SB_F_BTF,
 					      SB_F_END},
 	.metrics = held_metrics,
-	.nmetrics = ARRAY_SIZE(held_metrics),
+	.nmetrics = V_BAD_FREES,
 	SB_SKELETON_OPS(memstack),
 	.configure = ms_configure,
 	.attach = ms_attach,
@@ -909,6 +982,11 @@ static void check_args(struct memstack_args *a)
 		help_exit("-K: --mode %s has user stacks only (kernel stacks: "
 			  "--mode kernel)",
 			  mode_names[a->mode]);
+	if (a->bad_frees && (!user || a->sample))
+		help_exit("--bad-frees: every allocation must be seen: --mode "
+			  "user without -s");
+	if (a->value && !strcmp(a->value, "bad_frees") && !user)
+		help_exit("--value bad_frees: --mode user only");
 	if (a->value && !ms_primary(NULL, a) &&
 	    strcmp(a->value,
 		   a->mode == MS_MODE_FAULTS ? "faulted_space" : "inuse_space"))
@@ -925,6 +1003,15 @@ static int memstack_main(void *args, int argc, char **argv)
 
 	check_args(a);
 	a->st = &st;
+	/* under -- CMD every allocation is seen; -s sees one in many */
+	st.all_seen = argc > 0;
+	st.bad_frees = a->mode == MS_MODE_USER && !a->sample &&
+		       (argc > 0 || a->bad_frees);
+	if (st.bad_frees)
+		ops.nmetrics = ARRAY_SIZE(held_metrics);
+	else if (a->value && !strcmp(a->value, "bad_frees"))
+		help_exit("--value bad_frees: with -- CMD or --bad-frees, "
+			  "without -s");
 	if (a->mode == MS_MODE_FAULTS) {
 		ops.metrics = fault_metrics;
 		ops.nmetrics = ARRAY_SIZE(fault_metrics);

@@ -225,6 +225,14 @@ static const char *recorded_cgroup(__u64 id)
 	return NULL;
 }
 
+static __u32 recorded_nspid(__u32 tgid)
+{
+	uint64_t v;
+
+	return cgroup_state && u64map_get(&cgroup_state->nspids, tgid, &v) ? v
+									   : 0;
+}
+
 /* ---- finding the profiled files ---- */
 static struct elf_symtab *open_checked(const char *path, const char *root,
 				       const char *build_id)
@@ -452,9 +460,9 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				       ? proc_syms_maps(ps, r->key.tgid, &maps)
 				       : 0;
 		int64_t v[SB_MAX_VALUES + 1];
-		const char *labels[9] = {"comm", r->key.comm};
+		const char *labels[11] = {"comm", r->key.comm};
 		unsigned n = 0, nl = 2, nv = 0;
-		char tid[16];
+		char tid[16], nspid[16];
 
 		n += add_frames(rp, f, r->kstack, r->nk, r->key.kern_stack,
 				NULL, 0);
@@ -486,6 +494,11 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 		if (r->key.other_tgid) {
 			labels[nl++] = "waker";
 			labels[nl++] = r->key.other_comm;
+		}
+		if (r->nspid) { /* beside "pid", the host's */
+			snprintf(nspid, sizeof(nspid), "%u", r->nspid);
+			labels[nl++] = "nspid";
+			labels[nl++] = nspid;
 		}
 		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
 		free(maps);
@@ -795,6 +808,7 @@ static int report_main(void *args, int argc, char **argv)
 	rp.to = parse_when("--to", a->to);
 	rp.out = output_open(&o);
 	output_set_cgroup_names(rp.out, recorded_cgroup);
+	output_set_nspids(rp.out, recorded_nspid);
 	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
 			 : a->format == FORMAT_JSON)
 		help_exit(

@@ -36,6 +36,7 @@
 const volatile __u8 ms_mode = MS_MODE_USER;
 const volatile __u64 sample_mean = 0; /* -s BYTES; 0: exact */
 const volatile __u8 keep_time = 0;    /* --age: allocation times */
+const volatile __u8 bad_frees = 0;    /* count them per stack */
 const volatile __u32 self_tgid = 0;   /* the collector: never traced */
 const volatile __u64 page_size = 4096;
 /* task_struct.signal, signal_struct.live from kernel BTF; 0: unknown,
@@ -45,6 +46,9 @@ const volatile __u32 signal_live_off = 0;
 const volatile __u32 log2_tab[(1 << MS_LOG2_BITS) + 1] = {};
 const volatile __u32 weight_tab[MS_WEIGHT_N + 1] = {};
 const volatile struct ms_kfield kfields[MS_K_NEVENTS] = {};
+/* Set once an allocation went untracked (a map full, a return lost):
+ * its free will look bad, so user space marks bad frees uncertain. */
+__u32 ms_untracked = 0;
 
 /* A thread's call in flight (entry seen, return to come), and its
  * sampling state. Only the thread itself writes it. */
@@ -191,6 +195,7 @@ static __always_inline struct ms_thread *thread_get(__u64 id)
 			return bpf_map_lookup_elem(&ms_threads, &tid);
 	}
 	sb_stat_add(MS_STAT_THREADS_FULL, 1);
+	ms_untracked = 1;
 	return NULL;
 }
 
@@ -252,8 +257,9 @@ row_get(__u32 tgid, __u32 gen, __u64 ustack, __u64 kstack, __u64 *ref)
 }
 
 /* Take a record away and what it held from its row. Two threads freeing
- * one pointer: only the one whose delete succeeds subtracts. */
-static __always_inline void release(const struct ms_alloc_key *k, __u32 miss)
+ * one pointer: only the one whose delete succeeds subtracts. False when
+ * nothing was held there. */
+static __always_inline bool release(const struct ms_alloc_key *k, __u32 miss)
 {
 	struct ms_alloc *a = bpf_map_lookup_elem(&ms_allocs, k), copy;
 	struct ms_row *r;
@@ -261,16 +267,17 @@ static __always_inline void release(const struct ms_alloc_key *k, __u32 miss)
 	if (!a) {
 		if (miss)
 			sb_stat_add(miss, 1);
-		return;
+		return false;
 	}
 	copy = *a;
 	if (bpf_map_delete_elem(&ms_allocs, k))
-		return;
+		return true; /* the other thread's free took it */
 	r = bpf_map_lookup_elem(&ms_rows, &copy.ref);
 	if (!r)
-		return;
+		return true;
 	__sync_fetch_and_add(&r->inuse_bytes, -copy.bytes);
 	__sync_fetch_and_add(&r->inuse_objs, -copy.objs);
+	return true;
 }
 
 /* A record of bytes at k, for the current task and these stacks. */
@@ -282,8 +289,10 @@ static __always_inline void hold(const struct ms_alloc_key *k, __u64 bytes,
 	struct ms_row *r = row_get(tgid, k->gen, ustack, kstack, &a.ref);
 	long err;
 
-	if (!r)
+	if (!r) {
+		ms_untracked = 1;
 		return;
+	}
 	if (keep_time)
 		a.time = bpf_ktime_get_ns();
 	err = bpf_map_update_elem(&ms_allocs, k, &a, BPF_NOEXIST);
@@ -294,6 +303,7 @@ static __always_inline void hold(const struct ms_alloc_key *k, __u64 bytes,
 	}
 	if (err) {
 		sb_stat_add(MS_STAT_ALLOCS_FULL, 1);
+		ms_untracked = 1;
 		return;
 	}
 	__sync_fetch_and_add(&r->inuse_bytes, bytes);
@@ -327,6 +337,20 @@ static __always_inline __u64 user_stack(void *ctx, bool uregs)
 				  SB_REG(ctx, SB_REG_FP));
 }
 
+/* A free (or realloc) of a pointer not held: counted on its own stack's
+ * row. Only when every allocation is seen (-s: one in many is). */
+static __always_inline void bad_free(__u32 tgid, __u32 gen, __u64 ustack)
+{
+	struct ms_row *r;
+	__u64 ref;
+
+	if (!bad_frees)
+		return;
+	r = row_get(tgid, gen, ustack, SB_STACK_NONE, &ref);
+	if (r)
+		__sync_fetch_and_add(&r->bad_frees, 1);
+}
+
 /* ---- the allocator's functions (uprobes) ---- */
 
 static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
@@ -346,8 +370,10 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 		t->depth++;
 		return 0;
 	}
-	if (t->depth)
+	if (t->depth) {
 		sb_stat_add(MS_STAT_NO_RETURN, 1);
+		ms_untracked = 1;
+	}
 	t->since = now;
 	t->depth = 1;
 	t->sp = sp;
@@ -364,6 +390,16 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 		}
 	}
 	t->stack = t->sampled ? user_stack(ctx, true) : SB_STACK_NONE;
+	/* realloc of a pointer not held: counted now, since an allocator
+	 * that catches it (glibc aborts) never returns */
+	if (bad_frees && arg &&
+	    (kind == MS_REALLOC || kind == MS_REALLOCARRAY)) {
+		struct ms_alloc_key k = {
+			.tgid = id >> 32, .gen = t->gen, .addr = arg};
+
+		if (!bpf_map_lookup_elem(&ms_allocs, &k))
+			bad_free(k.tgid, k.gen, t->stack);
+	}
 	return 0;
 }
 
@@ -390,7 +426,8 @@ static __always_inline int free_entry(void *ctx)
 	if (t->depth && SB_REG(ctx, SB_REG_SP) <= t->sp)
 		return 0; /* inside realloc: its return accounts for it */
 	k.gen = t->gen;
-	release(&k, MS_STAT_FREE_MISS);
+	if (!release(&k, MS_STAT_FREE_MISS) && bad_frees)
+		bad_free(k.tgid, k.gen, user_stack(ctx, true));
 	return 0;
 }
 
@@ -511,7 +548,7 @@ int ms_alloc_return(void *ctx)
 	if ((t->kind == MS_REALLOC || t->kind == MS_REALLOCARRAY) && t->arg &&
 	    (ptr || !t->size)) {
 		k.addr = t->arg;
-		release(&k, MS_STAT_FREE_MISS);
+		release(&k, MS_STAT_FREE_MISS); /* a miss: counted at entry */
 	}
 	if (!ptr || !t->sampled)
 		return 0;

@@ -54,6 +54,8 @@ struct ms_row {
 	__u32 pad;
 	__u64 inuse_bytes, inuse_objs;
 	__u64 alloc_bytes, alloc_objs;
+	__u64 bad_frees; /* --bad-frees: frees by this stack of pointers
+			  * not held (never allocated, or freed already) */
 };
 
 /* A process incarnation that is gone (exit or exec): user space drops

@@ -32,6 +32,7 @@ enum bin_frame_type {
 	BIN_CGROUPS,	/* cgroup id -> path */
 	BIN_AUX,	/* the applet's split value -> name (offcpu state) */
 	BIN_SAMPLES,	/* one snapshot's rows and counters */
+	BIN_NSPIDS,	/* tgid -> its pid in its own pid namespace */
 	BIN_FRAME_MAX,
 };
 

@@ -60,6 +60,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		unwind_exit(c->unwind, e->tgid);
 		break;
 	}
+	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
+		output_note_process(c->out, e->tgid); /* while it lives */
 	if (!ENABLE_SYMBOLIZE || !c->procs)
 		return 0;
 	switch (e->type) {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "gopclntab.h"
 #include "rootfs.h"
 #include "stackbox.h"
 #include "syms.h"
@@ -64,6 +65,7 @@ struct elf_symtab {
 	size_t nloads;
 	char build_id[2 * BUILD_ID_MAX + 1];
 	uint16_t machine; /* e_machine: how to decode its code */
+	bool msb;	  /* big-endian */
 };
 
 /* An Elf handle and the descriptor under it, closed together. */
@@ -209,35 +211,47 @@ static uint32_t esym_rank(const GElf_Sym *s, const char *name, size_t len)
 	       (len < 0x7ffffff ? len : 0x7ffffff);
 }
 
-static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
-		     const char *name)
+/* A function while loading: name is len bytes, not NUL-terminated. */
+static struct eraw *eraw_add(struct elf_symtab *t, uint64_t addr, uint64_t end,
+			     const char *name, size_t len, uint32_t rank)
 {
-	/* "dlsym@@GLIBC_2.34": the version says nothing about the code */
-	size_t len = strcspn(name, "@");
 	struct eraw *e;
-	GElf_Shdr sh;
 
-	if (!len)
-		len = strlen(name);
 	if (t->rpool_len + len + 1 >= UINT32_MAX)
-		return;
+		return NULL;
 	t->raw = grow_array(t->raw, &t->raw_cap, t->nraw + 1, sizeof(*t->raw));
 	e = &t->raw[t->nraw++];
-	e->addr = s->st_value;
-	e->end = s->st_size && s->st_value + s->st_size > s->st_value
-			 ? s->st_value + s->st_size
-			 : 0;
+	e->addr = addr;
+	e->end = end;
 	e->limit = 0;
-	if (!e->end && s->st_shndx < SHN_LORESERVE &&
-	    gelf_getshdr(elf_getscn(elf, s->st_shndx), &sh))
-		e->limit = sh.sh_addr + sh.sh_size;
-	e->rank = esym_rank(s, name, len);
+	e->rank = rank;
 	t->rpool =
 		grow_array(t->rpool, &t->rpool_cap, t->rpool_len + len + 1, 1);
 	memcpy(t->rpool + t->rpool_len, name, len);
 	t->rpool[t->rpool_len + len] = 0;
 	e->name = t->rpool_len;
 	t->rpool_len += len + 1;
+	return e;
+}
+
+static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
+		     const char *name)
+{
+	/* "dlsym@@GLIBC_2.34": the version says nothing about the code */
+	size_t len = strcspn(name, "@");
+	uint64_t end;
+	struct eraw *e;
+	GElf_Shdr sh;
+
+	if (!len)
+		len = strlen(name);
+	end = s->st_size && s->st_value + s->st_size > s->st_value
+		      ? s->st_value + s->st_size
+		      : 0;
+	e = eraw_add(t, s->st_value, end, name, len, esym_rank(s, name, len));
+	if (e && !end && s->st_shndx < SHN_LORESERVE &&
+	    gelf_getshdr(elf_getscn(elf, s->st_shndx), &sh))
+		e->limit = sh.sh_addr + sh.sh_size;
 }
 
 static bool is_function(const GElf_Sym *s)
@@ -625,6 +639,77 @@ int elf_each_function(const char *path, unsigned *machine, elf_function_fn fn,
 	return 0;
 }
 
+/* ---- Go's own table, for Go binaries without symbols ---- */
+
+/* Below any sized ELF symbol at the same address (lower wins). */
+#define GO_RANK UINT32_C(0x7fffffff)
+
+static void go_add(uint64_t entry, uint64_t end, const char *name, size_t len,
+		   void *arg)
+{
+	eraw_add(arg, entry, end, name, len, GO_RANK);
+}
+
+/* Go's table in one non-executable segment, by scanning; true when found.
+ * Its header's .text address serves: no section says where .text is. */
+static bool scan_gopclntab(struct elf_symtab *t, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz,
+					      ELF_T_BYTE);
+	long off;
+
+	if (!data || !data->d_buf)
+		return false;
+	off = gopclntab_find(data->d_buf, data->d_size, t->msb);
+	if (off < 0 ||
+	    gopclntab_each((const uint8_t *)data->d_buf + off,
+			   data->d_size - off, 0, t->msb, go_add, t) <= 0)
+		return false;
+	verbose("symbols from a Go pclntab at file offset %#llx",
+		(unsigned long long)(ph->p_offset + off));
+	return true;
+}
+
+/*
+ * By section name (.data.rel.ro.gopclntab in a position-independent
+ * build); else, without section headers, the first table in a read-only
+ * segment (with .rodata), then in a writable one (PIE: relocated data,
+ * read-only once relocated).
+ */
+static void read_gopclntab(struct elf_symtab *t, Elf *elf)
+{
+	Elf_Scn *scn = find_scn_name(elf, ".gopclntab"),
+		*text = find_scn_name(elf, ".text");
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (!scn)
+		scn = find_scn_name(elf, ".data.rel.ro.gopclntab");
+	if (scn) {
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf &&
+		    gopclntab_each(data->d_buf, data->d_size,
+				   text && gelf_getshdr(text, &sh) ? sh.sh_addr
+								   : 0,
+				   t->msb, go_add, t) > 0)
+			verbose("symbols from .gopclntab");
+		return;
+	}
+	/* sections but none of Go's: not Go, and its data is not scanned
+	 * (every stripped library would be) */
+	if (elf_getshdrnum(elf, &n) || n || elf_getphdrnum(elf, &n))
+		return;
+	for (int writable = 0; writable < 2; writable++)
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    !(ph.p_flags & PF_X) &&
+			    !(ph.p_flags & PF_W) == !writable &&
+			    scan_gopclntab(t, elf, &ph))
+				return;
+}
+
 /* ---- the table ---- */
 
 static int load_symbols(struct elf_symtab *t, Elf *elf, const char *path,
@@ -636,6 +721,9 @@ static int load_symbols(struct elf_symtab *t, Elf *elf, const char *path,
 		return read_syms(t, elf, scn);
 	if (try_build_id(t, root) || try_debuglink(t, elf, path, root))
 		return 0;
+	/* a stripped Go binary still names every function (cgo's C ones
+	 * are in .dynsym) */
+	read_gopclntab(t, elf);
 	scn = find_scn_type(elf, SHT_DYNSYM);
 	return scn ? read_syms(t, elf, scn) : 0;
 }
@@ -654,6 +742,7 @@ struct elf_symtab *elf_symtab_open(const char *path, const char *root)
 	if (!gelf_getehdr(ef.elf, &eh) || read_loads(t, ef.elf) < 0)
 		goto bad;
 	t->machine = eh.e_machine;
+	t->msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	read_build_id(ef.elf, t->build_id);
 	if (load_symbols(t, ef.elf, path, root) < 0)
 		goto bad;

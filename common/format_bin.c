@@ -52,6 +52,7 @@ struct bin_writer {
 	struct u64map map_hit;	  /* (tgid, start) of mappings frames use */
 	struct u64map cgroup_set; /* cgroup id -> 1 */
 	struct u64map aux_set;	  /* aux + 1 -> 1 */
+	struct u64map nspid_sent; /* tgid -> the nspid sent */
 	/* this snapshot's dictionary frames, in the order they go out */
 	struct bbuf strs, stacks, ksyms, cgroups, aux, maps;
 	__u64 boot_ns;
@@ -93,6 +94,7 @@ static void forget_all(struct bin_writer *w)
 	u64map_free(&w->map_hit);
 	u64map_free(&w->cgroup_set);
 	u64map_free(&w->aux_set);
+	u64map_free(&w->nspid_sent);
 }
 
 /* Frame a payload onto out: sync, type, flags, length, payload, CRC. */
@@ -241,7 +243,7 @@ static void entries_flush(struct bin_writer *w, struct bbuf *out, unsigned type,
 }
 
 struct pending {
-	struct entries stacks, ksyms, maps, cgroups, aux;
+	struct entries stacks, ksyms, maps, cgroups, aux, nspids;
 	struct user_ip {
 		__u32 tgid;
 		__u64 ip;
@@ -460,6 +462,22 @@ static void add_aux(struct bin_writer *w, const struct snapshot *s,
 	entry_done(&p->aux);
 }
 
+/* A process in a pid namespace of its own: its pid there, once per key
+ * period (again if its pid was reused meanwhile). */
+static void add_nspid(struct bin_writer *w, const struct bin_source *src,
+		      struct pending *p, __u32 tgid)
+{
+	__u32 ns = src->nspid && tgid ? src->nspid(src->ctx, tgid) : 0;
+	uint64_t old;
+
+	if (!ns || (u64map_get(&w->nspid_sent, tgid, &old) && old == ns))
+		return;
+	u64map_put(&w->nspid_sent, tgid, ns);
+	bb_varint(&p->nspids.b, tgid);
+	bb_varint(&p->nspids.b, ns);
+	entry_done(&p->nspids);
+}
+
 static void put_row(struct bin_writer *w, const struct snapshot *s,
 		    const struct bin_source *src, struct pending *p,
 		    const struct row *r, struct bbuf *b)
@@ -483,6 +501,7 @@ static void put_row(struct bin_writer *w, const struct snapshot *s,
 		bb_varint(b, r->v[m]);
 	add_cgroup(w, src, p, k->cgroup);
 	add_aux(w, s, p, k->aux);
+	add_nspid(w, src, p, k->tgid);
 }
 
 /* Processes whose user frames the snapshot shows, after all lookups. */
@@ -598,6 +617,7 @@ void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 	entries_flush(w, out, BIN_MAPS, &p.maps);
 	entries_flush(w, out, BIN_CGROUPS, &p.cgroups);
 	entries_flush(w, out, BIN_AUX, &p.aux);
+	entries_flush(w, out, BIN_NSPIDS, &p.nspids);
 	put_samples(w, s, unwritten, unwind_ref, &rows, out);
 	free(rows.p);
 	free(p.uip);

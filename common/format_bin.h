@@ -24,6 +24,8 @@ struct bin_source {
 	/* the process's mappings now; *maps is malloc'ed */
 	size_t (*maps)(void *ctx, __u32 tgid, struct rec_map **maps);
 	const char *(*cgroup)(void *ctx, __u64 id);
+	/* the process's pid in its own namespace; 0: the same */
+	__u32 (*nspid)(void *ctx, __u32 tgid);
 };
 
 struct bin_writer;

@@ -112,6 +112,8 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 			? 100.0 * r->v[s->primary] / s->total[s->primary]
 			: 0.0,
 		r->key.comm, r->key.tgid);
+	if (r->nspid) /* in a container: the pid its own logs use */
+		fprintf(f, " nspid %u", r->nspid);
 	if (s->per_thread)
 		fprintf(f, " tid %u", r->key.pid);
 	if (s->aux_name && *s->aux_name(r->key.aux))

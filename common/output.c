@@ -8,14 +8,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "format_bin.h"
+#include "nspid.h"
 #include "sink.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
 #include "syms.h"
+#include "u64map.h"
 
 struct output {
 	struct sink *sink;
@@ -35,6 +38,10 @@ struct output {
 	const char *tee_path;
 	__u64 unwritten; /* snapshots the sink could not take */
 	const char *(*cgroup_name)(__u64 id);
+	/* tgid -> its pid in its own namespace, 0 the same; read while the
+	 * process lives, kept until it is gone. report: from the recording */
+	struct u64map nspids;
+	__u32 (*nspid_of)(__u32 tgid);
 	output_writer writer;
 	void *writer_ctx;
 };
@@ -88,6 +95,55 @@ void output_set_ksyms(struct output *out, struct ksyms *ks)
 void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
 {
 	out->cgroup_name = name;
+}
+
+void output_set_nspids(struct output *out, __u32 (*nspid)(__u32 tgid))
+{
+	out->nspid_of = nspid;
+}
+
+void output_note_process(struct output *out, __u32 tgid)
+{
+	if (!out->nspid_of)
+		u64map_put(&out->nspids, tgid, nspid_read("/proc", tgid));
+}
+
+static __u32 nspid(struct output *out, __u32 tgid)
+{
+	uint64_t v;
+
+	if (out->nspid_of)
+		return out->nspid_of(tgid);
+	if (!tgid)
+		return 0;
+	if (!u64map_get(&out->nspids, tgid, &v)) {
+		v = nspid_read("/proc", tgid);
+		u64map_put(&out->nspids, tgid, v);
+	}
+	return v;
+}
+
+/* Forget the processes that are gone: their pids may be reused. */
+static void nspids_gc(struct output *out)
+{
+	struct u64map kept = {0};
+	char path[32];
+	size_t at = 0;
+	uint64_t tgid;
+	void *v;
+
+	while (u64map_next(&out->nspids, &at, &tgid, &v)) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)tgid);
+		if (!access(path, F_OK))
+			u64map_put(&kept, tgid, *(uint64_t *)v);
+	}
+	u64map_free(&out->nspids);
+	out->nspids = kept;
+}
+
+static __u32 bin_nspid(void *ctx, __u32 tgid)
+{
+	return nspid(ctx, tgid);
 }
 
 void output_set_writer(struct output *out, output_writer fn, void *ctx)
@@ -362,6 +418,7 @@ static int write_bin(struct output *out, const struct snapshot *s)
 		.touch = bin_touch,
 		.maps = bin_maps,
 		.cgroup = bin_cgroup,
+		.nspid = bin_nspid,
 	};
 	struct bbuf b = {0};
 	int err = 0;
@@ -402,6 +459,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		if (out->format == FORMAT_BIN) {
 			if (ENABLE_SYMBOLIZE && out->procs)
 				proc_syms_gc(out->procs);
+			nspids_gc(out);
 			return err;
 		}
 	}
@@ -426,6 +484,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 			frames(out, r->key.other_kern_stack, r->key.other_tgid,
 			       true, &r->other_nk, &s->lost_kstacks);
 		r->cgroup = out->cgroup_name(r->key.cgroup);
+		r->nspid = nspid(out, r->key.tgid);
 	}
 	qsort_r(s->rows, s->nrows, sizeof(*s->rows), by_value, &s->primary);
 	if (out->writer)
@@ -439,6 +498,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	out->nstrings = 0;
 	if (ENABLE_SYMBOLIZE && out->procs)
 		proc_syms_gc(out->procs);
+	nspids_gc(out);
 	if (fclose(out->f))
 		error_exit("out of memory");
 	out->f = NULL;
@@ -473,6 +533,7 @@ int output_close(struct output *out)
 	}
 	if (ENABLE_FORMAT_BIN)
 		bin_writer_free(out->bin);
+	u64map_free(&out->nspids);
 	free(out->strings);
 	free(out);
 	return err;

@@ -17,6 +17,7 @@ struct row {
 	const char **other_ustack, **other_kstack;
 	unsigned other_nu, other_nk;
 	const char *cgroup; /* path, or NULL when unknown */
+	__u32 nspid;	    /* the pid in its own namespace; 0: the same */
 };
 
 struct snapshot {

@@ -15,6 +15,9 @@ struct output *output_open(const struct collect_opts *o);
 void output_set_stacks(struct output *out, struct stack_cache *stacks);
 /* The process symbol cache, to capture processes while they live. */
 struct proc_syms *output_procs(struct output *out);
+/* A process seen for the first time, or exec'd: what must be read of it
+ * while it lives (its pid in its own namespace). */
+void output_note_process(struct output *out, __u32 tgid);
 /* Resolve, sort and write; -1 when the sink failed. */
 int output_snapshot(struct output *out, struct snapshot *s);
 int output_close(struct output *out);
@@ -26,6 +29,8 @@ int output_close(struct output *out);
 struct ksyms;
 void output_set_ksyms(struct output *out, struct ksyms *ks);
 void output_set_cgroup_names(struct output *out, const char *(*name)(__u64));
+/* Each process's pid in its own namespace (0: the same) */
+void output_set_nspids(struct output *out, __u32 (*nspid)(__u32 tgid));
 typedef void (*output_writer)(void *ctx, FILE *f, const struct snapshot *s);
 void output_set_writer(struct output *out, output_writer fn, void *ctx);
 

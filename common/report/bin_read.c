@@ -62,6 +62,7 @@ static void reset_state(struct bin_state *st)
 	free(st->cgroup_path);
 	free(st->aux_val);
 	free(st->aux_name);
+	u64map_free(&st->nspids);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -289,6 +290,19 @@ static bool read_cgroups(struct bin_state *st, struct bcur *c)
 	return !c->bad;
 }
 
+static bool read_nspids(struct bin_state *st, struct bcur *c)
+{
+	size_t n = bc_count(c);
+
+	for (size_t i = 0; i < n && !c->bad; i++) {
+		uint64_t tgid = bc_varint(c), ns = bc_varint(c);
+
+		if (!c->bad)
+			u64map_put(&st->nspids, tgid, ns);
+	}
+	return !c->bad;
+}
+
 static bool read_aux(struct bin_state *st, struct bcur *c)
 {
 	size_t n = bc_count(c);
@@ -469,6 +483,9 @@ static void frame(struct bin_reader *r, unsigned type, unsigned flags,
 	case BIN_AUX:
 		ok = read_aux(st, &c);
 		break;
+	case BIN_NSPIDS:
+		ok = read_nspids(st, &c);
+		break;
 	case BIN_SAMPLES:
 		ok = read_samples(r, &c);
 		r->stats.snapshots_broken += !ok;
@@ -524,8 +541,9 @@ static void scan(struct bin_reader *r, bool at_end)
 		flags = r->buf[at + 5];
 		flen = le32(r->buf + at + 6);
 		need = BIN_HEAD_LEN + flen + BIN_CRC_LEN;
-		if (!type || type >= BIN_FRAME_MAX || flags & ~BIN_FLAG_ZLIB ||
-		    flen > BIN_MAX_FRAME) {
+		/* a type above ours is a later writer's: read past it
+		 * (docs/bin-format.md) once its CRC holds */
+		if (!type || flags & ~BIN_FLAG_ZLIB || flen > BIN_MAX_FRAME) {
 			goto bad;
 		}
 		if (r->len - at < need) {

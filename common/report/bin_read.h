@@ -11,6 +11,7 @@
 #include "collect.h"
 #include "output.h"
 #include "syms.h"
+#include "u64map.h"
 
 /* What the stream said since its last key frame. */
 struct bin_state {
@@ -42,6 +43,7 @@ struct bin_state {
 	uint32_t *aux_val;
 	const char **aux_name;
 	size_t naux, aux_cap;
+	struct u64map nspids; /* tgid -> its pid in its own namespace */
 	unsigned long dict_frames;
 	bool synced; /* a key frame was read and nothing since was lost */
 };

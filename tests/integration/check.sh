@@ -117,7 +117,7 @@ if has offcpu; then
 		[ "$(way offcpu sched_switch "$T/nobtf")" = tracepoint ]
 	check "check without BTF: tp_btf and raw_tp lack kernel BTF" \
 		[ "$(notes offcpu sched_switch "$T/nobtf")" = \
-		  "no tp_btf: no kernel BTF; no raw_tp: no kernel BTF" ]
+		  "no tp_btf: no kernel BTF; no raw_tp: no kernel types (--btf FILE)" ]
 	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
 	check "check without BTF: offcpu really takes the tracepoint" \

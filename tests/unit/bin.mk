@@ -13,6 +13,7 @@ endif
 FUZZ_BIN := $(TESTS_O)/fuzz/fuzz_bin
 FUZZ_SECONDS ?= 300
 $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.c \
+		$(srctree)/common/u64map.c \
 		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -3,7 +3,7 @@
 # tests/unit/fuzz/NAME/. make check runs each a few seconds
 # (tests/unit/fuzz.sh); `make fuzz` runs every one, bin's too (bin.mk),
 # for FUZZ_SECONDS each, keeping what it finds in obj/tests/fuzz/NAME/.
-FUZZ_NAMES := elf ehframe ksyms maps opts perf_script
+FUZZ_NAMES := elf ehframe ksyms maps opts perf_script gopclntab
 FUZZ_TARGETS := $(patsubst %,$(TESTS_O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
@@ -12,14 +12,16 @@ FUZZ_LIB := $(srctree)/common/lib.c
 FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
 	$(srctree)/tests/unit/fuzz_file.h
 
-$(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c \
+$(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c \
+	$(srctree)/common/elfzip.c \
 	$(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/ehframe.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/ksyms.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/procsyms.c \
-	$(srctree)/common/elfsyms.c $(srctree)/common/elfzip.c \
+	$(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c $(srctree)/common/elfzip.c \
 	$(srctree)/common/callsite.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/opts.c
+$(TESTS_O)/fuzz/fuzz_gopclntab: $(srctree)/common/gopclntab.c
 FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit
 $(TESTS_O)/fuzz/fuzz_perf_script: $(srctree)/common/report/perf_script.c \
 	$(srctree)/common/u64map.c

@@ -45,6 +45,15 @@
  *                            pfx_keep: N x xx_malloc(SZ), half freed
  *   memstack loop N SZ       bench_loop: N x (malloc(SZ), free); prints
  *                            the loop's ns per pair
+ *   memstack badfree N M [crash]
+ *                            double_free: N x (malloc(100), free, free);
+ *                            stack_free: M x free of a stack address;
+ *                            realloc_bad: once, realloc of a freed
+ *                            pointer.
+ *                            The allocator kills the program for each
+ *                            (abort, or a crash in musl); it survives by
+ *                            jumping out of the signal handler, unless
+ *                            "crash", when the first kills it
  *
  * Modes that end print "done" and wait for a line on stdin when given
  * "--wait" last, so memstack -p sees them alive.
@@ -53,6 +62,8 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +520,80 @@ NAMED void outer_phases(long k, long ms)
 	}
 }
 
+/* ---- invalid frees ---- */
+
+static sigjmp_buf survive;
+
+static void jump_back(int sig)
+{
+	siglongjmp(survive, sig);
+}
+
+/* free(p), which the allocator stops with a signal: come back here.
+ * The allocators check before they lock anything, so going on is safe. */
+static void guarded_free(void *p, int crash)
+{
+	if (!crash && sigsetjmp(survive, 1))
+		return;
+	free(p);
+}
+
+/* Through a volatile pointer: the compiler must not see free's argument
+ * (it warns of, and may drop, a free it can prove bad). */
+static void (*volatile do_free)(void *, int) = guarded_free;
+
+static void guarded_realloc(void *p, int crash)
+{
+	if (!crash && sigsetjmp(survive, 1))
+		return;
+	sink += realloc(p, 200) != NULL;
+}
+
+static void (*volatile do_realloc)(void *, int) = guarded_realloc;
+
+NAMED void double_free(int crash)
+{
+	void *volatile p =
+		malloc(100); /* volatile: no use-after-free warning */
+
+	sink += p != NULL;
+	free(p);
+	do_free(p, crash);
+}
+
+NAMED void stack_free(int crash)
+{
+	/* zeros where an allocator looks for its header: a size of 0 that
+	 * glibc refuses, a null group that musl faults on */
+	_Alignas(16) unsigned char buf[64] = {0};
+
+	do_free(buf + 32, crash);
+	sink += buf[0];
+}
+
+/* Last: the realloc the allocator stops never returns, which memstack
+ * may count as an allocation lost for what follows. */
+NAMED void realloc_bad(int crash)
+{
+	void *volatile p = malloc(300);
+
+	free(p);
+	do_realloc(p, crash);
+}
+
+NAMED void outer_badfree(long n, long m, int crash)
+{
+	int sigs[] = {SIGABRT, SIGSEGV, SIGILL, SIGBUS, SIGTRAP};
+
+	for (size_t i = 0; !crash && i < sizeof(sigs) / sizeof(*sigs); i++)
+		signal(sigs[i], jump_back);
+	for (long i = 0; i < n; i++)
+		double_free(crash);
+	for (long i = 0; i < m; i++)
+		stack_free(crash);
+	realloc_bad(crash);
+}
+
 /* ---- the benchmark's loop ---- */
 
 NAMED void bench_loop(long n, size_t size)
@@ -562,6 +647,8 @@ int main(int argc, char **argv)
 		outer_age(a, b, c);
 	else if (!strcmp(mode, "io") && argc > 3)
 		outer_io(a, argv[3]);
+	else if (!strcmp(mode, "badfree"))
+		outer_badfree(a, b, argc > 4 && !strcmp(argv[4], "crash"));
 	else if (!strcmp(mode, "loop")) {
 		t = now();
 		bench_loop(a, b);
