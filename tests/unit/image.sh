@@ -317,9 +317,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "br: make install DESTDIR=" [ $? = 0 ]
 		check "br: an ARM aarch64 binary" sh -c "file -L '$T/br/root/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "br: symlinks for the configured applets, not memstack" \
-			links_ok "$T/br/root" sym iostack offcpu oncpu rastack report
+			links_ok "$T/br/root" sym check iostack offcpu oncpu rastack report
 		check "br: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "iostack offcpu oncpu rastack report " ]
+			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "check iostack offcpu oncpu rastack report " ]
 		tmake br -s "$@" DESTDIR="$T/br/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 		check "br: uninstall leaves nothing of what install made" [ -z "$(ls -A "$T/br/root")" ]
 	fi
@@ -344,9 +344,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "yo: make install LINKS=none" [ $? = 0 ]
 		check "yo: an ARM aarch64 binary" sh -c "file -L '$T/yo/image/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "yo: no links, stackbox.links lists the configured applets" sh -c \
-			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack ' ]"
+			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/check /usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack ' ]"
 		check "yo: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "iostack memstack offcpu oncpu rastack " ]
+			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "check iostack memstack offcpu oncpu rastack " ]
 	fi
 	unset CC CFLAGS LDFLAGS PKG_CONFIG_LIBDIR
 else
@@ -365,8 +365,8 @@ if built nat; then
 	snapshot "$T/nat/root" "$T/nat/before"
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin LINKS=hard install >/dev/null 2>&1
 	check "nat: hard links for the configured applets" \
-		links_ok "$T/nat/root" hard iostack memstack offcpu oncpu report
-	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "iostack memstack offcpu oncpu report " ]
+		links_ok "$T/nat/root" hard check iostack memstack offcpu oncpu report
+	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "check iostack memstack offcpu oncpu report " ]
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 	snapshot "$T/nat/root" "$T/nat/after"
 	check "nat: uninstall removes what install made and nothing else (rastack not ours)" \
