@@ -44,6 +44,13 @@ struct collect_opts {
 	int unwind;	  /* enum sb_unwind_mode */
 	long long unwind_rows;
 	int verbose;
+	struct { /* -T SPEC... (docs/triggers.md) */
+		const char **spec;
+		size_t n;
+	} triggers;
+	uint64_t hold;		/* ns written on after the last clears */
+	uint64_t record;	/* -R: the flight recorder's window, ns */
+	long long record_bytes; /* its bound */
 };
 extern const struct opt collect_options[];
 
@@ -115,7 +122,7 @@ struct collector_ops {
 	bool prealloc_stacks;
 	/* Skeleton glue: SB_SKELETON(name) defines these three. */
 	void *(*open)(struct bpf_object **obj, struct sb_config **cfg);
-	int (*load)(void *skel, __u32 **active);
+	int (*load)(void *skel, struct sb_ctl **ctl);
 	void (*destroy)(void *skel);
 	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
 	int (*configure)(struct collector *c, void *skel, void *args);
@@ -169,12 +176,12 @@ struct collector_ops {
 		*cfg = (struct sb_config *)&s->rodata->sb_cfg;  \
 		return s;                                       \
 	}                                                       \
-	static int name##_skel_load(void *skel, __u32 **active) \
+	static int name##_skel_load(void *skel, struct sb_ctl **ctl) \
 	{                                                       \
 		struct name##_bpf *s = skel;                    \
 		int err = name##_bpf__load(s);                  \
 		if (!err)                                       \
-			*active = &s->bss->sb_active;           \
+			*ctl = &s->bss->sb_ctl;                 \
 		return err;                                     \
 	}                                                       \
 	static void name##_skel_destroy(void *skel)             \
