@@ -4,9 +4,10 @@
  * (5.2+, CONFIG_PSI; Documentation/accounting/psi.rst). The trigger is
  * written into the pressure file and the kernel raises POLLPRI when
  * tasks stalled STALL within WINDOW. Waiting costs nothing: no wakeup
- * until the kernel says so. The kernel says nothing when pressure goes:
- * it repeats the event at most once a window while the stall goes on,
- * so a window and a half without one means the pressure went below it.
+ * until the kernel says so. The kernel says nothing when pressure goes,
+ * and its events come late (a window after the stall began, measured on
+ * 6.18), so while it is active the file's total stall is read every
+ * quarter window: less than STALL over the last WINDOW clears it.
  * STACKBOX_PRESSURE_DIR (tests) names another directory: /proc/pressure
  * layout (DIR/cpu) or a cgroup v2 one (DIR/cpu.pressure).
  */
@@ -20,11 +21,16 @@
 #include "stackbox.h"
 #include "trigger.h"
 
+#define PSI_CHECKS 4 /* a window's checks while active */
+
 struct psi {
 	const char *res;
 	bool full;
 	uint64_t stall, window; /* ns */
-	uint64_t last_event;
+	/* while active: total stall (us) at the last checks, a window */
+	unsigned long long total[PSI_CHECKS + 1];
+	unsigned ntotal;
+	uint64_t cleared; /* when it last cleared */
 };
 
 static const char *parse(struct psi *p, const char *arg)
@@ -126,48 +132,75 @@ static const char *psi_open(struct trigger *t, const char *arg)
 	return why;
 }
 
-/* The line the cause quotes: "some avg10=..." as the kernel has it. */
-static void avg10(struct trigger *t, const struct psi *p, char *buf, size_t len)
+/* The line of the trigger's kind in the file, in buf; NULL if none. */
+static const char *pressure_line(struct trigger *t, const struct psi *p,
+				 char *buf, size_t len)
 {
-	char text[256], *line, *avg;
-	ssize_t n = pread(t->fd, text, sizeof(text) - 1, 0);
+	ssize_t n = pread(t->fd, buf, len - 1, 0);
 
-	buf[0] = 0;
 	if (n <= 0)
-		return;
-	text[n] = 0;
-	line = strstr(text, p->full ? "full" : "some");
-	avg = line ? strstr(line, "avg10=") : NULL;
-	if (avg)
-		snprintf(buf, len, ", avg10 %.*s%%",
-			 (int)strcspn(avg + 6, " \n"), avg + 6);
+		return NULL;
+	buf[n] = 0;
+	return strstr(buf, p->full ? "full" : "some");
+}
+
+/* The total stall so far (us), -1 when it cannot be read. */
+static long long total(struct trigger *t, const struct psi *p)
+{
+	char buf[256];
+	const char *line = pressure_line(t, p, buf, sizeof(buf)), *tot;
+
+	tot = line ? strstr(line, "total=") : NULL;
+	return tot ? strtoll(tot + 6, NULL, 10) : -1;
+}
+
+static void psi_fired(struct trigger *t, struct psi *p, uint64_t now)
+{
+	char buf[256], avg[32] = "";
+	const char *line = pressure_line(t, p, buf, sizeof(buf));
+	const char *a = line ? strstr(line, "avg10=") : NULL;
+
+	if (a)
+		snprintf(avg, sizeof(avg), ", avg10 %.*s%%",
+			 (int)strcspn(a + 6, " \n"), a + 6);
+	p->ntotal = 0;
+	t->period_ns = p->window / PSI_CHECKS;
+	t->next_check = now; /* the first total now */
+	trigger_fire(t, now, "%s %s pressure: stalled %llums in %llums%s",
+		     p->res, p->full ? "full" : "some",
+		     (unsigned long long)(p->stall / NS_PER_MS),
+		     (unsigned long long)(p->window / NS_PER_MS), avg);
 }
 
 static void psi_check(struct trigger *t, uint64_t now)
 {
 	struct psi *p = t->priv;
-	const char *kind = p->full ? "full" : "some";
-	char avg[32];
+	long long v;
 
 	if (t->ready) { /* the kernel's event */
-		p->last_event = now;
-		if (t->active)
-			return;
-		t->period_ns = p->window / 4; /* to see it end */
-		t->next_check = now + t->period_ns;
-		avg10(t, p, avg, sizeof(avg));
-		trigger_fire(t, now,
-			     "%s %s pressure: stalled %llums in %llums%s",
-			     p->res, kind,
-			     (unsigned long long)(p->stall / NS_PER_MS),
-			     (unsigned long long)(p->window / NS_PER_MS), avg);
-	} else if (t->active && now - p->last_event >= p->window * 3 / 2) {
-		t->period_ns = 0;
-		trigger_clear(t, now, "%s %s pressure below %llums in %llums",
-			      p->res, kind,
-			      (unsigned long long)(p->stall / NS_PER_MS),
-			      (unsigned long long)(p->window / NS_PER_MS));
+		/* a late one, about the window the totals just judged */
+		if (!t->active &&
+		    (!p->cleared || now - p->cleared >= p->window))
+			psi_fired(t, p, now);
+		return;
 	}
+	if (!t->active || (v = total(t, p)) < 0)
+		return;
+	if (p->ntotal == PSI_CHECKS + 1) {
+		memmove(p->total, p->total + 1, PSI_CHECKS * sizeof(*p->total));
+		p->ntotal--;
+	}
+	p->total[p->ntotal++] = v;
+	if (p->ntotal <= PSI_CHECKS ||
+	    (p->total[PSI_CHECKS] - p->total[0]) * 1000 >= p->stall)
+		return;
+	t->period_ns = 0;
+	p->cleared = now;
+	trigger_clear(t, now,
+		      "%s %s pressure: stalled %llums in the last %llums",
+		      p->res, p->full ? "full" : "some",
+		      (p->total[PSI_CHECKS] - p->total[0]) / 1000,
+		      (unsigned long long)(p->window / NS_PER_MS));
 }
 
 static void psi_close(struct trigger *t)
