@@ -229,10 +229,16 @@ void capture_free(struct capture *cap)
 {
 	if (!cap)
 		return;
-	if (cap->ring)
+	if (cap->ring) {
+		const struct recorder_stats *st = recorder_stats(cap->ring);
+
 		verbose("flight recorder: held at most %zu bytes (bound %lld)",
-			recorder_stats(cap->ring)->peak_bytes,
-			cap->c->o->record_bytes);
+			st->peak_bytes, cap->c->o->record_bytes);
+		verbose("flight recorder: dropped %llu snapshots (%llu bytes) "
+			"for the bound since it was last written",
+			(unsigned long long)st->dropped,
+			(unsigned long long)st->dropped_bytes);
+	}
 	trigger_set_close(cap->trig);
 	recorder_free(cap->ring);
 	clear_marks(cap);
