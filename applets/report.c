@@ -609,8 +609,9 @@ static void resolve_mark(struct when *w, const char *opt,
 	if (!w->mark)
 		return;
 	if (w->mark > m->n || !m->t[w->mark - 1])
-		error_exit("%s mark:%lu: the input has no mark %lu (it has %zu)",
-			   opt, w->mark, w->mark, m->n);
+		error_exit(
+			"%s mark:%lu: the input has no mark %lu (it has %zu)",
+			opt, w->mark, w->mark, m->n);
 	w->t += m->t[w->mark - 1];
 }
 
@@ -627,7 +628,8 @@ static void resolve_marks(struct report *rp, int argc, char **argv)
 			  "standard input");
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-"))
-			help_exit("--from/--to mark:N: not with standard input");
+			help_exit(
+				"--from/--to mark:N: not with standard input");
 		scan_marks(argv[i], &m);
 	}
 	resolve_mark(&rp->from, "--from", &m);

@@ -380,16 +380,16 @@ static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
 static __always_inline void sb_count(const struct sb_key *key,
 				     const struct sb_values *delta)
 {
-	sb_count_in(sb_ctl.active ? (void *)&sb_counts1 : (void *)&sb_counts0, key,
-		    delta);
+	sb_count_in(sb_ctl.active ? (void *)&sb_counts1 : (void *)&sb_counts0,
+		    key, delta);
 }
 
 /* ... in the interval user space is closing (it flipped sb_ctl.active) */
 static __always_inline void sb_count_closing(const struct sb_key *key,
 					     const struct sb_values *delta)
 {
-	sb_count_in(sb_ctl.active ? (void *)&sb_counts0 : (void *)&sb_counts1, key,
-		    delta);
+	sb_count_in(sb_ctl.active ? (void *)&sb_counts0 : (void *)&sb_counts1,
+		    key, delta);
 }
 
 /* Process lifetime, so user space captures mappings while they exist.

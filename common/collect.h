@@ -176,12 +176,12 @@ struct collector_ops {
 		*cfg = (struct sb_config *)&s->rodata->sb_cfg;  \
 		return s;                                       \
 	}                                                       \
-	static int name##_skel_load(void *skel, struct sb_ctl **ctl) \
+	static int name##_skel_load(void *p, struct sb_ctl **c) \
 	{                                                       \
-		struct name##_bpf *s = skel;                    \
+		struct name##_bpf *s = p;                       \
 		int err = name##_bpf__load(s);                  \
 		if (!err)                                       \
-			*ctl = &s->bss->sb_ctl;                 \
+			*c = &s->bss->sb_ctl;                   \
 		return err;                                     \
 	}                                                       \
 	static void name##_skel_destroy(void *skel)             \

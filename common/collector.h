@@ -43,7 +43,7 @@ struct collector {
 	char describe[256];
 	unsigned long seq;
 	struct timespec interval_start;
-	uint64_t next_snap; /* CLOCK_MONOTONIC ns; 0: none due */
+	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
 	struct capture *capture; /* -T: triggers, the flight recorder */
 };
 

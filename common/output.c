@@ -122,9 +122,8 @@ struct stack_cache *output_stacks(struct output *out)
 
 void output_swap_sources(struct output *out, struct output_sources *src)
 {
-	struct output_sources live = {out->stacks, out->ksyms,
-				      out->ksyms_tried, out->procs,
-				      out->cgroup_name};
+	struct output_sources live = {out->stacks, out->ksyms, out->ksyms_tried,
+				      out->procs, out->cgroup_name};
 
 	out->stacks = src->stacks;
 	out->ksyms = src->ksyms;
@@ -423,8 +422,7 @@ static int write_bin(struct output *out, const struct snapshot *s)
 	return err;
 }
 
-void output_encode(struct output *out, const struct snapshot *s,
-		   struct bbuf *b)
+void output_encode(struct output *out, const struct snapshot *s, struct bbuf *b)
 {
 	const struct bin_source src = bin_source_of(out);
 
