@@ -78,9 +78,10 @@ psi_test() {
 	check "PSI $applet: fired during the burst ($fired in $bs..$be)" \
 		fcmp "$fired >= $bs && $fired <= $be + 2"
 	# a clear needs a window (2 s) of the file's totals, read every
-	# 0.5 s, under 100ms of stall; 2 s more for a loaded machine
+	# 0.5 s, under 100ms of stall; 3.5 s more for a loaded machine
+	# (4.49 s measured once here, under other helpers' builds)
 	check "PSI $applet: cleared after the burst ($cleared after $be)" \
-		fcmp "$cleared >= $be && $cleared <= $be + 4.5"
+		fcmp "$cleared >= $be && $cleared <= $be + 6"
 	# nothing before the firing; nothing after the clear + hold (2 s),
 	# the last snapshot's interval (1 s) and a second for a slow loop
 	check "PSI $applet: snapshots only from the firing to the clear + hold" \
@@ -183,6 +184,8 @@ wait $pid
 fired=$(marks "$T/sig.txt" fired | head -1)
 check "signal: SIGUSR1 fires it (a mark)" fcmp "${fired:-0} >= $t0"
 check "signal: an event clears at once (a mark)" grep -q "mark 2 cleared at .*: SIGUSR1" "$T/sig.txt"
+# the hold's last snapshot ends 2 s after the firing; 2 s more for a
+# loaded machine's slow loop
 check "signal: written for the 2 s hold, no more" \
-	all_within "$T/sig.txt" "$(calc "${fired:-0} - 0.05")" "$(calc "${fired:-0} + 3")"
+	all_within "$T/sig.txt" "$(calc "${fired:-0} - 0.05")" "$(calc "${fired:-0} + 4")"
 check "signal: the snapshots of the hold" test "$(snaps "$T/sig.txt" | wc -l)" -ge 2
