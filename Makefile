@@ -85,7 +85,8 @@ core-$(CONFIG_FORMAT_BIN) += format_bin
 # Reading bin: report, and the flight recorder's dump as text or folded.
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),report/bin_read bin_replay)
 # -T and -R (docs/triggers.md)
-core-y += trigger trigger_psi trigger_load trigger_event capture recorder
+core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
+core-y += capture recorder
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster

@@ -109,6 +109,9 @@ struct capture *capture_new(struct collector *c)
 		trigger_set_open(o->triggers.spec, o->triggers.n, changed, cap);
 	if (o->record)
 		cap->ring = recorder_new(o->record, o->record_bytes);
+	else if (trigger_needs_snapshots(cap->trig))
+		help_exit("-T anomaly: needs -R (without it no snapshot is "
+			  "taken while the triggers wait)");
 	return cap;
 }
 
@@ -193,19 +196,19 @@ static void clear_marks(struct capture *cap)
 	cap->nmarks = 0;
 }
 
-int capture_emit(struct capture *cap, struct snapshot *s)
+/* To the ring, or with the ring before it, or live; "" when waiting. */
+static int write_or_keep(struct capture *cap, struct snapshot *s)
 {
 	struct collector *c = cap->c;
 	struct output_dump *d;
 	struct bbuf b = {0};
-	int err = 0;
+	int err;
 
-	trigger_snapshot(cap->trig, s, now_ns());
 	if (cap->ring && (!cap->open || cap->dump_now)) {
 		if (cap->dump_now)
 			window_mark(cap, s);
 		s->marks = cap->marks;
-		s->nmarks = cap->nmarks;
+		s->nmarks = cap->dump_now ? cap->nmarks : 0;
 		output_encode(c->out, s, &b);
 		recorder_add(cap->ring, &s->start, &s->end, &b);
 		if (!cap->dump_now)
@@ -222,6 +225,16 @@ int capture_emit(struct capture *cap, struct snapshot *s)
 	s->nmarks = cap->nmarks;
 	err = output_snapshot(c->out, s);
 	clear_marks(cap);
+	return err;
+}
+
+int capture_emit(struct capture *cap, struct snapshot *s)
+{
+	int err = write_or_keep(cap, s);
+
+	/* sources that watch the snapshots see each once it is placed:
+	 * what they mark goes with the next */
+	trigger_snapshot(cap->trig, s, now_ns());
 	return err;
 }
 

@@ -179,10 +179,11 @@ static int run_loop(struct collector *c)
 		__u64 now = now_ns(), until, due = 0;
 		int n, timeout;
 
-		if (c->capture)
-			due = capture_due(c->capture, now);
 		if (c->next_snap && now >= c->next_snap)
 			take_interval(c, now, &failed);
+		/* after it: a source that watches snapshots may have fired */
+		if (c->capture)
+			due = capture_due(c->capture, now_ns());
 		if ((end && now >= end) ||
 		    c->child < 0) /* CMD could not start */
 			break;

@@ -9,8 +9,9 @@
 #include "trigger.h"
 
 static const struct trigger_source *const sources[] = {
-	&trigger_psi_cpu, &trigger_psi_memory, &trigger_psi_io, &trigger_load,
-	&trigger_dstate,  &trigger_sig,	       &trigger_file,
+	&trigger_psi_cpu, &trigger_psi_memory, &trigger_psi_io,
+	&trigger_load,	  &trigger_dstate,     &trigger_sig,
+	&trigger_file,	  &trigger_anomaly,
 };
 
 struct trigger_set {
@@ -40,7 +41,7 @@ const char *trigger_spec_check(const char *spec)
 
 	if (!source_of(spec, &arg))
 		return "unknown trigger (cpu|memory|io[:some|full]:STALL/WINDOW, "
-		       "load:N, dstate:N, signal, file:PATH)";
+		       "load:N, dstate:N, signal, file:PATH, anomaly)";
 	return NULL;
 }
 
@@ -148,6 +149,14 @@ void trigger_snapshot(struct trigger_set *ts, const struct snapshot *s,
 	for (size_t i = 0; i < ts->n; i++)
 		if (ts->t[i].src->snapshot)
 			ts->t[i].src->snapshot(&ts->t[i], s, now);
+}
+
+bool trigger_needs_snapshots(const struct trigger_set *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].needs_snapshots)
+			return true;
+	return false;
 }
 
 bool trigger_any_active(const struct trigger_set *ts)

@@ -41,7 +41,8 @@ struct trigger {
 	uint64_t next_check;
 	bool ready; /* check(): because fd became ready */
 	bool active;
-	bool momentary; /* fires and clears at once (signal, file) */
+	bool momentary;	      /* fires and clears at once (signal, file) */
+	bool needs_snapshots; /* watches them: only with -R (anomaly) */
 	char cause[160];
 	void *priv; /* the source's own */
 	/* the source to use instead when this one cannot work here: a
@@ -68,6 +69,8 @@ void trigger_ready(struct trigger_set *ts, size_t i, uint64_t now);
 void trigger_signal(struct trigger_set *ts, uint64_t now);
 void trigger_snapshot(struct trigger_set *ts, const struct snapshot *s,
 		      uint64_t now);
+/* Does some trigger watch the snapshots (anomaly: -R only)? */
+bool trigger_needs_snapshots(const struct trigger_set *ts);
 /* Is some trigger active? */
 bool trigger_any_active(const struct trigger_set *ts);
 void trigger_set_close(struct trigger_set *ts);
@@ -85,6 +88,7 @@ void trigger_clear(struct trigger *t, uint64_t now, const char *fmt, ...)
 
 /* The sources (trigger_*.c). */
 extern const struct trigger_source trigger_psi_cpu, trigger_psi_memory,
-	trigger_psi_io, trigger_load, trigger_dstate, trigger_sig, trigger_file;
+	trigger_psi_io, trigger_load, trigger_dstate, trigger_sig, trigger_file,
+	trigger_anomaly;
 
 #endif

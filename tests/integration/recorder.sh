@@ -70,3 +70,17 @@ check "recorder bound: it had to drop to stay there (over 16k were recorded)" \
 	grep -q "flight recorder: dropped [1-9][0-9]* snapshots" "$T/bound.err"
 check "recorder bound: RSS grew less than 512 KiB over 9 s" \
 	test $((${rss1:-0} - ${rss0:-0})) -lt 512
+
+# ---- -T anomaly: the detector as one more source (it needs -R) ----
+"$STACKBOX" oncpu -T anomaly -d 1 >/dev/null 2>"$T/an1.err"
+check "anomaly: without -R, one line says it needs it" \
+	grep -q "^oncpu: -T anomaly: needs -R" "$T/an1.err"
+# phases' second phase brings stacks that appeared and doubled: the
+# detector fires at some snapshot (when is its own business, and
+# tested with report --anomalies); the dump is then written
+"$STACKBOX" oncpu -i 1 -R 30s -T anomaly --hold 1s -o "$T/an.txt" \
+	-- "$PHASES" run 12 5 >/dev/null 2>"$T/an.err"
+check "anomaly: fires, and the dump carries its mark" \
+	grep -q "^\*\*\* mark 1 fired at .*: anomaly: phases pid " "$T/an.txt"
+check "anomaly: ... and the recorder's window" \
+	grep -q "^\*\*\* mark 2 window at .*: flight recorder: " "$T/an.txt"
