@@ -84,8 +84,13 @@ core-y += rootfs privs # confined opens in a process's root; capabilities after 
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
+# Reading bin: report, and the flight recorder's dump as text or folded.
+core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),report/bin_read bin_replay)
+# -T and -R (docs/triggers.md)
+core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
+core-y += capture recorder
 # Host-only: what report needs and a recording device does not.
-core-$(CONFIG_REPORT) += report/bin_read report/pprof report/flame report/push
+core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/perf_script
 # The anomaly detector's device side: a trigger source.

@@ -37,7 +37,11 @@
 //usage:  --from TIME      only snapshots that end after TIME
 //usage:  --to TIME        only snapshots that start before TIME
 //usage:                   TIME: seconds since the epoch, "YYYY-MM-DD HH:MM:SS"
-//usage:                   (local), or +DURATION after the first snapshot
+//usage:                   (local), +DURATION after the first snapshot, or
+//usage:                   mark:N[+|-DURATION]: the time of the collector's
+//usage:                   mark N (-T), and DURATION after or before it:
+//usage:                   --from mark:1-60s --to mark:1 is the minute
+//usage:                   before the first firing (FILE arguments only)
 //usage:  --pid PID[,PID...]  only rows of these processes
 //usage:  --comm NAME      only rows whose comm is NAME
 //usage:  --symfs DIR      find the profiled files under DIR (DIR/usr/bin/x)
@@ -65,6 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bin_replay.h"
 #include "report/anomalies.h"
 #include "report/bin_read.h"
 #include "binfmt.h"
@@ -144,6 +149,7 @@ static const struct opt report_opts[] = {
 struct when {
 	bool set, relative;
 	double t; /* seconds: since the epoch, or after the first snapshot */
+	unsigned long mark; /* mark:N: t is an offset to mark N's time */
 };
 
 static struct when parse_when(const char *opt, const char *s)
@@ -155,6 +161,15 @@ static struct when parse_when(const char *opt, const char *s)
 
 	if (!s)
 		return w;
+	if (!strncmp(s, "mark:", 5)) {
+		w.mark = strtoul(s + 5, &end, 10);
+		if (!w.mark || (*end && *end != '+' && *end != '-') ||
+		    (*end && parse_duration(end + 1, &ns)))
+			help_exit("%s %s: not mark:N[+|-DURATION] (mark:1-60s)",
+				  opt, s);
+		w.t = *end ? (*end == '-' ? -1.0 : 1.0) * ns / 1e9 : 0;
+		return w;
+	}
 	if (*s == '+') {
 		if (parse_duration(s + 1, &ns))
 			help_exit("%s %s: not +DURATION (+10s, +2m)", opt, s);
@@ -179,9 +194,7 @@ static struct when parse_when(const char *opt, const char *s)
 struct report {
 	struct report_args *a;
 	struct output *out;
-	struct stack_cache *stacks;
-	size_t stacks_put; /* dictionary entries already in the cache */
-	size_t ksyms_built;
+	struct bin_replay *replay; /* the recording's stacks and symbols */
 	const struct bin_state *st;
 	struct when from, to;
 	double first; /* start of the first snapshot, for +DURATION */
@@ -205,33 +218,6 @@ struct report {
 	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
 	struct perf_script *perf; /* the perf script input being read */
 };
-
-/* The collector's aux_name() for this stream: from its dictionary. */
-static const struct bin_state *aux_state;
-static const char *recorded_aux_name(__u32 aux)
-{
-	for (size_t i = 0; aux_state && i < aux_state->naux; i++)
-		if (aux_state->aux_val[i] == aux)
-			return aux_state->aux_name[i];
-	return "?";
-}
-
-static const struct bin_state *cgroup_state;
-static const char *recorded_cgroup(__u64 id)
-{
-	for (size_t i = 0; cgroup_state && i < cgroup_state->ncgroups; i++)
-		if (cgroup_state->cgroup_id[i] == id)
-			return cgroup_state->cgroup_path[i];
-	return NULL;
-}
-
-static __u32 recorded_nspid(__u32 tgid)
-{
-	uint64_t v;
-
-	return cgroup_state && u64map_get(&cgroup_state->nspids, tgid, &v) ? v
-									   : 0;
-}
 
 /* ---- finding the profiled files ---- */
 static struct elf_symtab *open_checked(const char *path, const char *root,
@@ -291,23 +277,12 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 /* ---- from the reader ---- */
 static void on_key(void *ctx, const struct bin_state *st)
 {
-	struct report *rp = ctx;
-
-	/* dictionary indexes start again: so do the stack ids */
-	stack_cache_free(rp->stacks);
-	rp->stacks = stack_cache_new(-1);
-	rp->stacks_put = 0;
-	rp->ksyms_built = (size_t)-1;
-	output_set_stacks(rp->out, rp->stacks);
+	bin_replay_key(((struct report *)ctx)->replay);
 }
 
 static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m, size_t n)
 {
-	struct report *rp = ctx;
-	struct proc_syms *ps = output_procs(rp->out);
-
-	if (ENABLE_SYMBOLIZE && ps)
-		proc_syms_record(ps, tgid, m, n);
+	bin_replay_maps(((struct report *)ctx)->replay, tgid, m, n);
 }
 
 static bool row_wanted(const struct report_args *a, const struct row *r)
@@ -332,21 +307,6 @@ static bool in_time(struct report *rp, const struct snapshot *s)
 	from += rp->from.relative ? rp->first : 0;
 	to += rp->to.relative ? rp->first : 0;
 	return (!rp->from.set || end > from) && (!rp->to.set || start < to);
-}
-
-static void sync_dictionaries(struct report *rp, const struct bin_state *st)
-{
-	for (; rp->stacks_put < st->nstacks; rp->stacks_put++)
-		stack_cache_put(rp->stacks, BIN_REF0 + rp->stacks_put,
-				st->stacks[rp->stacks_put].ip,
-				st->stacks[rp->stacks_put].n);
-	if (ENABLE_SYMBOLIZE && rp->ksyms_built != st->nksyms) {
-		output_set_ksyms(rp->out,
-				 ksyms_from_pairs(st->ksym_addr, st->ksym_name,
-						  st->nksyms));
-		rp->ksyms_built = st->nksyms;
-	}
-	aux_state = cgroup_state = st;
 }
 
 /* ---- one profile of all snapshots: pprof, SVG, push ---- */
@@ -604,8 +564,7 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 		if (row_wanted(rp->a, &s->rows[i]))
 			s->rows[n++] = s->rows[i];
 	s->nrows = n;
-	s->aux_name = st->has_aux ? recorded_aux_name : NULL;
-	sync_dictionaries(rp, st);
+	bin_replay_sync(rp->replay, st, s);
 	if (output_snapshot(rp->out, s))
 		rp->failed = 1;
 	rp->written++;
@@ -717,6 +676,81 @@ static int read_input(struct report *rp, const char *name)
 	return err;
 }
 
+/* ---- --from/--to mark:N: the marks' times, from a first reading ---- */
+struct mark_times {
+	double *t; /* by mark number - 1; 0: not seen */
+	size_t n, cap;
+};
+
+static void note_marks(void *ctx, const struct bin_state *st,
+		       struct snapshot *s)
+{
+	struct mark_times *m = ctx;
+
+	for (unsigned i = 0; i < s->nmarks; i++) {
+		size_t k = s->marks[i].n, old = m->cap;
+
+		if (!k || k > 1u << 20)
+			continue;
+		m->t = grow_array(m->t, &m->cap, k, sizeof(*m->t));
+		memset(m->t + old, 0, (m->cap - old) * sizeof(*m->t));
+		m->t[k - 1] = s->marks[i].when.tv_sec +
+			      s->marks[i].when.tv_nsec / 1e9;
+		m->n = k > m->n ? k : m->n;
+	}
+}
+
+static void scan_marks(const char *name, struct mark_times *m)
+{
+	const struct bin_reader_ops ops = {.ctx = m, .snapshot = note_marks};
+	struct bin_reader *r = bin_reader_new(&ops);
+	char buf[65536];
+	ssize_t n;
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		perror_exit("%s", name);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		bin_reader_feed(r, buf, n);
+	bin_reader_end(r);
+	bin_reader_free(r);
+	close(fd);
+}
+
+static void resolve_mark(struct when *w, const char *opt,
+			 const struct mark_times *m)
+{
+	if (!w->mark)
+		return;
+	if (w->mark > m->n || !m->t[w->mark - 1])
+		error_exit(
+			"%s mark:%lu: the input has no mark %lu (it has %zu)",
+			opt, w->mark, w->mark, m->n);
+	w->t += m->t[w->mark - 1];
+}
+
+/* mark:N needs the marks' times before the first snapshot is judged:
+ * the files are read once for them (standard input cannot be). */
+static void resolve_marks(struct report *rp, int argc, char **argv)
+{
+	struct mark_times m = {0};
+
+	if (!rp->from.mark && !rp->to.mark)
+		return;
+	if (!argc)
+		help_exit("--from/--to mark:N: read FILE arguments, not "
+			  "standard input");
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-"))
+			help_exit(
+				"--from/--to mark:N: not with standard input");
+		scan_marks(argv[i], &m);
+	}
+	resolve_mark(&rp->from, "--from", &m);
+	resolve_mark(&rp->to, "--to", &m);
+	free(m.t);
+}
+
 /* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
 static int write_profile(struct report *rp)
 {
@@ -807,8 +841,7 @@ static int report_main(void *args, int argc, char **argv)
 	rp.from = parse_when("--from", a->from);
 	rp.to = parse_when("--to", a->to);
 	rp.out = output_open(&o);
-	output_set_cgroup_names(rp.out, recorded_cgroup);
-	output_set_nspids(rp.out, recorded_nspid);
+	rp.replay = bin_replay_new(rp.out);
 	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
 			 : a->format == FORMAT_JSON)
 		help_exit(
@@ -828,8 +861,7 @@ static int report_main(void *args, int argc, char **argv)
 		output_set_writer(rp.out, profile_writer, &rp);
 	if (ENABLE_SYMBOLIZE && output_procs(rp.out))
 		proc_syms_set_finder(output_procs(rp.out), find_file, &rp);
-	rp.stacks = stack_cache_new(-1);
-	output_set_stacks(rp.out, rp.stacks);
+	resolve_marks(&rp, argc, argv);
 	rp.base_mode = true;
 	for (size_t i = 0; i < a->base.n; i++)
 		err |= read_input(&rp, a->base.file[i]);
@@ -851,9 +883,9 @@ static int report_main(void *args, int argc, char **argv)
 		err |= write_profile(&rp);
 	if (a->push)
 		err |= push(&rp);
+	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
 		err = 1;
-	stack_cache_free(rp.stacks);
 	pprof_free(rp.pp);
 	flame_free(rp.fl);
 	anomalies_free(rp.an);

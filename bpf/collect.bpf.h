@@ -3,7 +3,7 @@
  * The BPF half of the collector core, included once by every NAME.bpf.c
  * after it has defined SB_NVALUES (how many u64 values a row carries).
  *
- * Rows are counted in one of two maps, chosen by sb_active: user space
+ * Rows are counted in one of two maps, chosen by sb_ctl.active: user space
  * flips it every interval and drains the other one, so an interval's
  * rows are read while the next interval is being counted. Stacks live in
  * one map keyed by a hash of their frames (see sb_stack_id()).
@@ -61,7 +61,7 @@ struct sb_values {
 #endif
 
 const volatile struct sb_config sb_cfg = {};
-__u32 sb_active = 0;
+struct sb_ctl sb_ctl = {};
 
 #define SB_COUNTS_MAP(name)                      \
 	struct {                                 \
@@ -153,6 +153,8 @@ static __always_inline __u64 sb_kread(__u64 addr)
 /* Filters run here, in BPF, before any work is done for an event. */
 static __always_inline int sb_wanted(__u32 tgid)
 {
+	if (sb_ctl.paused)
+		return 0;
 	if (sb_cfg.filter_tgid && !bpf_map_lookup_elem(&sb_tgids, &tgid))
 		return 0;
 	if (sb_cfg.cgroup_id && bpf_get_current_cgroup_id() != sb_cfg.cgroup_id)
@@ -387,16 +389,16 @@ static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
 static __always_inline void sb_count(const struct sb_key *key,
 				     const struct sb_values *delta)
 {
-	sb_count_in(sb_active ? (void *)&sb_counts1 : (void *)&sb_counts0, key,
-		    delta);
+	sb_count_in(sb_ctl.active ? (void *)&sb_counts1 : (void *)&sb_counts0,
+		    key, delta);
 }
 
-/* ... in the interval user space is closing (it flipped sb_active) */
+/* ... in the interval user space is closing (it flipped sb_ctl.active) */
 static __always_inline void sb_count_closing(const struct sb_key *key,
 					     const struct sb_values *delta)
 {
-	sb_count_in(sb_active ? (void *)&sb_counts0 : (void *)&sb_counts1, key,
-		    delta);
+	sb_count_in(sb_ctl.active ? (void *)&sb_counts0 : (void *)&sb_counts1,
+		    key, delta);
 }
 
 /* Process lifetime, so user space captures mappings while they exist.

@@ -53,6 +53,15 @@ struct sb_config {
 	__u8 pad[2];
 };
 
+/* What user space switches while BPF runs (.bss, mapped by the
+ * skeleton): which interval's map counts, and the trigger gate. */
+struct sb_ctl {
+	__u32 active; /* 0: sb_counts0 counts, 1: sb_counts1 */
+	/* -T without -R: 1 while no trigger is active; events are not
+	 * counted (the programs stay attached, so opening costs nothing) */
+	__u32 paused;
+};
+
 /*
  * --unwind eh_frame: one row of a file's call frame table (see
  * common/ehframe.h), keyed by file offset. All files' rows share one

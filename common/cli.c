@@ -5,6 +5,7 @@
 
 #include "collect.h"
 #include "output.h"
+#include "trigger.h"
 
 static const struct opt_formats collect_formats = {
 	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_BIN,
@@ -53,6 +54,33 @@ static const char *opt_unwind(const struct opt *o, const char *arg, void *dst)
 	return NULL;
 }
 
+/* -T SPEC, repeatable: the specs in a list; their sources parse the
+ * rest when they open, before BPF is loaded. */
+static const char *opt_trigger(const struct opt *o, const char *arg, void *dst)
+{
+	typeof(((struct collect_opts *)0)->triggers) *t = dst;
+	size_t cap = t->n;
+	const char *err = trigger_spec_check(arg);
+
+	if (err)
+		return err;
+	t->spec = grow_array(t->spec, &cap, t->n + 1, sizeof(*t->spec));
+	t->spec[t->n++] = arg;
+	return NULL;
+}
+
+/* --record-bytes N: 64k, 4M; at least 4k, so one snapshot fits */
+static const char *opt_bytes(const struct opt *o, const char *arg, void *dst)
+{
+	char *end;
+	double v = parse_size(arg, &end);
+
+	if (*end || end == arg || v < 4096 || v > 1e12)
+		return "not a size of at least 4k (64k, 4M)";
+	*(long long *)dst = v;
+	return NULL;
+}
+
 /* IF_X() entries stand on lines of their own: keep clang-format out. */
 /* clang-format off */
 #define C struct collect_opts
@@ -79,6 +107,10 @@ const struct opt collect_options[] = {
 	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
 	OPT_STRING(0, "btf", "FILE", C, btf, NULL),
 	OPT_FLAG('v', "verbose", C, verbose),
+	OPT_CUSTOM('T', "trigger", "SPEC", opt_trigger, C, triggers, NULL),
+	OPT_DURATION(0, "hold", "DURATION", C, hold, 0, 1LL << 62, "10s"),
+	OPT_DURATION('R', "record", "WINDOW", C, record, 1, 1LL << 62, NULL),
+	OPT_CUSTOM(0, "record-bytes", "N", opt_bytes, C, record_bytes, "1M"),
 	OPT_END,
 };
 #undef C
@@ -122,6 +154,20 @@ const char collect_usage[] =
 	"                   for kernels without /sys/kernel/btf/vmlinux\n"
 	"  -v               say which attach path was chosen, what fell back, "
 	"what was dropped\n"
+	"  -T SPEC          write only while a trigger is active (any of "
+	"them): cpu, memory,\n"
+	"                   io[:some|full]:STALL/WINDOW (PSI), load:N "
+	"(runnable > N),\n"
+	"                   dstate:N (blocked on I/O > N), signal (SIGUSR1), "
+	"file:PATH,\n"
+	"                   anomaly (a stack breaks from its history; -R "
+	"only)\n"
+	"  --hold DURATION  write on this long after the triggers clear "
+	"(10s)\n"
+	"  -R WINDOW        flight recorder: keep the last WINDOW in memory, "
+	"write it when\n"
+	"                   a trigger fires (needs -T)\n"
+	"  --record-bytes N  the recorder's memory bound (1M; 64k, 4M)\n"
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
 	"when it exits\n"
 	"                   and exit with its status\n";

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "collector.h"
 #include "kernel.h"
 #include "output.h"
@@ -24,6 +25,7 @@
 #include "sink.h"
 #include "stacks.h"
 #include "syms.h"
+#include "trigger.h"
 #include "unwind.h"
 
 void collect_keep_link(struct collector *c, struct bpf_link *link)
@@ -88,6 +90,10 @@ static bool handle_signals(struct collector *c)
 	bool stop = false;
 
 	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) { /* -T signal */
+			capture_signal(c->capture, now_ns());
+			continue;
+		}
 		if (si.ssi_signo != SIGCHLD) {
 			verbose("%s: final snapshot", strsignal(si.ssi_signo));
 			stop = true;
@@ -116,6 +122,8 @@ static void setup_wait(struct collector *c)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
+	if (trigger_wants_signal(c->o->triggers.spec, c->o->triggers.n))
+		sigaddset(&set, SIGUSR1);
 	/* under nohup, a hangup is not a reason to stop */
 	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
 		sigaddset(&set, SIGHUP);
@@ -144,29 +152,44 @@ static void add_events(struct collector *c)
 		  &ev);
 }
 
+/* The next interval's snapshot is due at next; a slow one skips ahead
+ * rather than bursting. */
+static void take_interval(struct collector *c, __u64 now, int *failed)
+{
+	*failed |= snapshot(c, false);
+	c->next_snap += c->o->interval;
+	if (c->next_snap <= now)
+		c->next_snap = now + c->o->interval;
+}
+
+static __u64 earliest(__u64 a, __u64 b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
 static int run_loop(struct collector *c)
 {
 	__u64 start = now_ns();
 	__u64 end = c->o->duration ? start + c->o->duration : 0;
-	__u64 next = c->o->interval ? start + c->o->interval : 0;
 	int failed = 0;
 
+	c->next_snap = c->o->interval && capture_taking(c->capture)
+			       ? start + c->o->interval
+			       : 0;
 	for (;;) {
 		struct epoll_event ev[4];
-		__u64 now = now_ns(), until = 0;
+		__u64 now = now_ns(), until, due = 0;
 		int n, timeout;
 
-		if (next && now >= next) {
-			failed |= snapshot(c, false);
-			next += c->o->interval;
-			if (next <=
-			    now) /* a slow snapshot: skip, do not burst */
-				next = now + c->o->interval;
-		}
+		if (c->next_snap && now >= c->next_snap)
+			take_interval(c, now, &failed);
+		/* after it: a source that watches snapshots may have fired */
+		if (c->capture)
+			due = capture_due(c->capture, now_ns());
 		if ((end && now >= end) ||
 		    c->child < 0) /* CMD could not start */
 			break;
-		until = next && (!end || next < end) ? next : end;
+		until = earliest(earliest(c->next_snap, end), due);
 		timeout =
 			until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS)
 			      : -1;
@@ -174,7 +197,11 @@ static int run_loop(struct collector *c)
 		if (n < 0 && errno != EINTR)
 			perror_exit("epoll_wait");
 		for (int i = 0; i < n; i++) {
-			if (ev[i].data.u32 == 1)
+			if (ev[i].data.u32 >= CAPTURE_EV)
+				capture_ready(c->capture,
+					      ev[i].data.u32 - CAPTURE_EV,
+					      now_ns());
+			else if (ev[i].data.u32 == 1)
 				ring_buffer__consume(c->events);
 			else if (handle_signals(c))
 				goto done;
@@ -213,6 +240,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	if (cmd && o->pids.n)
 		help_exit("-p and -- CMD cannot be used together");
 	c.out = output_open(o);
+	c.capture = capture_new(&c); /* -T: a bad spec fails before BPF */
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));
@@ -232,6 +260,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 			ops->target(&c, c.skel, args, o->pids.pid[i]);
 	}
 	add_events(&c);
+	if (c.capture)
+		capture_watch(c.capture, c.epfd);
 	if (ops->describe)
 		ops->describe(&c, args, c.describe, sizeof(c.describe));
 	clock_gettime(CLOCK_REALTIME, &c.interval_start);
@@ -243,6 +273,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	status_say("stopped after %lu snapshots", c.seq);
 
 	ring_buffer__free(c.events);
+	capture_free(c.capture);
 	destroy_bpf(&c);
 	unwind_free(c.unwind);
 	stack_cache_free(c.stacks);

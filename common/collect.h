@@ -45,6 +45,13 @@ struct collect_opts {
 	long long unwind_rows;
 	const char *btf; /* --btf FILE */
 	int verbose;
+	struct { /* -T SPEC... (docs/triggers.md) */
+		const char **spec;
+		size_t n;
+	} triggers;
+	uint64_t hold;		/* ns written on after the last clears */
+	uint64_t record;	/* -R: the flight recorder's window, ns */
+	long long record_bytes; /* its bound */
 };
 extern const struct opt collect_options[];
 
@@ -126,7 +133,7 @@ struct collector_ops {
 	/* Skeleton glue: SB_SKELETON(name) defines these three. */
 	void *(*open)(struct bpf_object **obj, struct sb_config **cfg,
 		      bool legacy);
-	int (*load)(void *skel, __u32 **active);
+	int (*load)(void *skel, struct sb_ctl **ctl);
 	void (*destroy)(void *skel);
 	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
 	int (*configure)(struct collector *c, void *skel, void *args);
@@ -199,12 +206,12 @@ struct collector_ops {
 		name##_bpf__destroy(s);                                    \
 		return NULL;                                               \
 	}                                                                  \
-	static int name##_skel_load(void *skel, __u32 **active)            \
+	static int name##_skel_load(void *skel, struct sb_ctl **ctl)       \
 	{                                                                  \
 		struct name##_bpf *s = skel;                               \
 		int err = name##_bpf__load(s);                             \
 		if (!err)                                                  \
-			*active = &s->bss->sb_active;                      \
+			*ctl = &s->bss->sb_ctl;                            \
 		return err;                                                \
 	}                                                                  \
 	static void name##_skel_destroy(void *skel)                        \

@@ -21,7 +21,7 @@ struct collector {
 	void *skel;
 	struct bpf_object *obj;
 	struct sb_config *cfg;
-	__u32 *active;
+	struct sb_ctl *ctl; /* BPF's .bss: the interval's map, the gate */
 	unsigned choice[MAX_HOOKS];
 	struct { /* kprobe alternatives' functions, found in kallsyms */
 		const char *name[32];
@@ -43,6 +43,8 @@ struct collector {
 	char describe[256];
 	unsigned long seq;
 	struct timespec interval_start;
+	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
+	struct capture *capture; /* -T: triggers, the flight recorder */
 };
 
 /* plan.c: open, configure, load and attach, falling back as needed;

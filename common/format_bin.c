@@ -558,6 +558,16 @@ static void put_samples(const struct bin_writer *w, const struct snapshot *s,
 	bb_varint(&b, w->dict_frames);
 	bb_varint(&b, s->nrows);
 	bb_put(&b, rows->p, rows->len);
+	/* added within version 1: the triggers' marks, when there are any */
+	if (s->nmarks)
+		bb_varint(&b, s->nmarks);
+	for (unsigned i = 0; i < s->nmarks; i++) {
+		bb_varint(&b, s->marks[i].n);
+		bb_varint(&b, s->marks[i].kind);
+		bb_varint(&b, s->marks[i].when.tv_sec);
+		bb_varint(&b, s->marks[i].when.tv_nsec);
+		bb_str(&b, s->marks[i].cause);
+	}
 	put_frame(out, BIN_SAMPLES, b.p, b.len);
 	free(b.p);
 }

@@ -58,6 +58,20 @@ static void print_time(FILE *f, const struct timespec *ts, bool date)
 	fprintf(f, "%s.%03ld", buf, ts->tv_nsec / 1000000);
 }
 
+/* A trigger's firing or clearing: one line each, before the snapshot
+ * written after it. */
+static void print_marks(FILE *f, const struct snapshot *s)
+{
+	for (unsigned i = 0; i < s->nmarks; i++) {
+		const struct mark *m = &s->marks[i];
+
+		fprintf(f, "*** mark %lu %s at ", m->n,
+			m->kind < MARK_MAX ? mark_kind_name[m->kind] : "?");
+		print_time(f, &m->when, true);
+		fprintf(f, ": %s\n", m->cause);
+	}
+}
+
 static void print_header(FILE *f, const struct snapshot *s)
 {
 	double secs = (s->end.tv_sec - s->start.tv_sec) +
@@ -145,6 +159,7 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 	__u64 rest = 0;
 	char buf[32];
 
+	print_marks(f, s);
 	print_header(f, s);
 	if (top > 0 && (size_t)top < shown)
 		shown = top;

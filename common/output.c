@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bin_replay.h"
 #include "cgroup.h"
 #include "format_bin.h"
 #include "nspid.h"
@@ -34,6 +35,8 @@ struct output {
 	size_t nstrings, strings_cap;
 	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
 	struct bin_writer *bin;
+	struct bin_writer *ring; /* -R: every snapshot a key frame */
+	bool dump_failed;
 	FILE *tee;
 	const char *tee_path;
 	__u64 unwritten; /* snapshots the sink could not take */
@@ -44,6 +47,12 @@ struct output {
 	__u32 (*nspid_of)(__u32 tgid);
 	output_writer writer;
 	void *writer_ctx;
+};
+
+const char *const mark_kind_name[MARK_MAX] = {
+	[MARK_FIRED] = "fired",
+	[MARK_CLEARED] = "cleared",
+	[MARK_WINDOW] = "window",
 };
 
 /* A key frame every this many snapshots (docs/bin-format.md). */
@@ -95,11 +104,6 @@ void output_set_ksyms(struct output *out, struct ksyms *ks)
 void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
 {
 	out->cgroup_name = name;
-}
-
-void output_set_nspids(struct output *out, __u32 (*nspid)(__u32 tgid))
-{
-	out->nspid_of = nspid;
 }
 
 void output_note_process(struct output *out, __u32 tgid)
@@ -160,6 +164,26 @@ void output_set_stacks(struct output *out, struct stack_cache *stacks)
 struct proc_syms *output_procs(struct output *out)
 {
 	return out->procs;
+}
+
+struct stack_cache *output_stacks(struct output *out)
+{
+	return out->stacks;
+}
+
+void output_swap_sources(struct output *out, struct output_sources *src)
+{
+	struct output_sources live = {out->stacks,	out->ksyms,
+				      out->ksyms_tried, out->procs,
+				      out->cgroup_name, out->nspid_of};
+
+	out->stacks = src->stacks;
+	out->ksyms = src->ksyms;
+	out->ksyms_tried = src->ksyms_tried;
+	out->procs = src->procs;
+	out->cgroup_name = src->cgroup_name;
+	out->nspid_of = src->nspid_of;
+	*src = live;
 }
 
 static const char *keep(struct output *out, char *s)
@@ -409,9 +433,9 @@ static int emit(struct output *out, const void *p, size_t len)
  * way. It carries how many snapshots before it were not written; after
  * a failure, or in a new file, it starts with a key frame.
  */
-static int write_bin(struct output *out, const struct snapshot *s)
+static struct bin_source bin_source_of(struct output *out)
 {
-	const struct bin_source src = {
+	return (struct bin_source){
 		.ctx = out,
 		.stack = bin_stack,
 		.ksym = bin_ksym,
@@ -420,6 +444,11 @@ static int write_bin(struct output *out, const struct snapshot *s)
 		.cgroup = bin_cgroup,
 		.nspid = bin_nspid,
 	};
+}
+
+static int write_bin(struct output *out, const struct snapshot *s)
+{
+	const struct bin_source src = bin_source_of(out);
 	struct bbuf b = {0};
 	int err = 0;
 
@@ -444,6 +473,70 @@ static int write_bin(struct output *out, const struct snapshot *s)
 	if (err)
 		bin_writer_rekey(out->bin);
 	free(b.p);
+	return err;
+}
+
+void output_encode(struct output *out, const struct snapshot *s, struct bbuf *b)
+{
+	const struct bin_source src = bin_source_of(out);
+
+	if (!ENABLE_FORMAT_BIN)
+		return;
+	if (!out->ring)
+		out->ring = bin_writer_new(1);
+	cgroup_names_refresh();
+	bin_encode_snapshot(out->ring, s, &src, 0, b);
+	if (ENABLE_SYMBOLIZE && out->procs)
+		proc_syms_gc(out->procs);
+}
+
+struct output_dump {
+	struct output *out;
+	struct bin_replay *replay; /* text, folded: decoded as report does */
+	struct bin_reader *reader;
+	int err;
+};
+
+struct output_dump *output_dump_begin(struct output *out)
+{
+	struct output_dump *d = xzalloc(sizeof(*d));
+	struct bin_reader_ops ops;
+
+	d->out = out;
+	out->dump_failed = false;
+	if (ENABLE_FORMAT_BIN && out->format != FORMAT_BIN) {
+		d->replay = bin_replay_new(out);
+		ops = bin_replay_ops(d->replay);
+		d->reader = bin_reader_new(&ops);
+	}
+	return d;
+}
+
+void output_dump_feed(struct output_dump *d, const void *bin, size_t len)
+{
+	if (!ENABLE_FORMAT_BIN)
+		return;
+	if (d->reader)
+		bin_reader_feed(d->reader, bin, len);
+	else if (emit(d->out, bin, len))
+		d->err = -1;
+}
+
+int output_dump_end(struct output_dump *d)
+{
+	struct output *out = d->out;
+	int err = d->err;
+
+	if (ENABLE_FORMAT_BIN && d->reader) {
+		bin_reader_end(d->reader);
+		bin_reader_free(d->reader);
+		bin_replay_free(d->replay);
+		err = out->dump_failed ? -1 : 0;
+	} else if (ENABLE_FORMAT_BIN) {
+		/* the dump's key frames reset the reader: so does the writer */
+		bin_writer_rekey(out->bin);
+	}
+	free(d);
 	return err;
 }
 
@@ -505,6 +598,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	if (len && emit(out, text, len))
 		err = -1;
 	free(text);
+	out->dump_failed |= err != 0;
 	return err;
 }
 
@@ -531,8 +625,10 @@ int output_close(struct output *out)
 			   out->path, (unsigned long long)out->unwritten);
 		err = -1;
 	}
-	if (ENABLE_FORMAT_BIN)
+	if (ENABLE_FORMAT_BIN) {
 		bin_writer_free(out->bin);
+		bin_writer_free(out->ring);
+	}
 	u64map_free(&out->nspids);
 	free(out->strings);
 	free(out);

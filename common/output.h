@@ -20,6 +20,17 @@ struct row {
 	__u32 nspid;	    /* the pid in its own namespace; 0: the same */
 };
 
+/* A trigger's firing or clearing, or the flight recorder's window,
+ * written with the snapshot that follows it (docs/triggers.md). */
+enum mark_kind { MARK_FIRED = 1, MARK_CLEARED, MARK_WINDOW, MARK_MAX };
+struct mark {
+	unsigned long n; /* 1, 2, ... in the run */
+	enum mark_kind kind;
+	struct timespec when; /* CLOCK_REALTIME */
+	const char *cause;
+};
+extern const char *const mark_kind_name[MARK_MAX];
+
 struct snapshot {
 	const char *applet;
 	unsigned long seq; /* 1, 2, ... */
@@ -48,6 +59,8 @@ struct snapshot {
 	bool resolved;
 	const char *const *applet_stat_names; /* and their counts: */
 	__u64 applet_stats[SB_STAT_MAX - SB_STAT_APPLET0];
+	const struct mark *marks; /* since the last snapshot written */
+	unsigned nmarks;
 };
 
 void format_text(FILE *f, const struct snapshot *s, long long top);

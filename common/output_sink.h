@@ -30,8 +30,33 @@ struct ksyms;
 void output_set_ksyms(struct output *out, struct ksyms *ks);
 void output_set_cgroup_names(struct output *out, const char *(*name)(__u64));
 /* Each process's pid in its own namespace (0: the same) */
-void output_set_nspids(struct output *out, __u32 (*nspid)(__u32 tgid));
 typedef void (*output_writer)(void *ctx, FILE *f, const struct snapshot *s);
 void output_set_writer(struct output *out, output_writer fn, void *ctx);
+
+/* Recorded snapshots resolve through a recording's sources, swapped in
+ * for the live ones (bin_replay.c). */
+struct output_sources {
+	struct stack_cache *stacks;
+	struct ksyms *ksyms;
+	bool ksyms_tried;
+	struct proc_syms *procs;
+	const char *(*cgroup_name)(__u64 id);
+	__u32 (*nspid_of)(__u32 tgid); /* NULL: /proc/PID/status */
+};
+void output_swap_sources(struct output *out, struct output_sources *src);
+struct stack_cache *output_stacks(struct output *out);
+
+/* The flight recorder: one snapshot as a bin stream of its own (a key
+ * frame first, so the oldest can be dropped), appended to *b. */
+struct bbuf;
+void output_encode(struct output *out, const struct snapshot *s,
+		   struct bbuf *b);
+/* The recorder's bin stream to the sink, in pieces: as it is under
+ * -f bin, else decoded and written as text or folded (the same path as
+ * report). end: -1 when the sink failed. */
+struct output_dump;
+struct output_dump *output_dump_begin(struct output *out);
+void output_dump_feed(struct output_dump *d, const void *bin, size_t len);
+int output_dump_end(struct output_dump *d);
 
 #endif

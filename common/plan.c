@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "capture.h"
 #include "collector.h"
 #include "kernel.h"
 #include "sink.h"
@@ -373,7 +374,7 @@ void open_load_attach(struct collector *c)
 			error_exit("configuring the BPF object: %s",
 				   strerror(-err));
 		libbpf_failed_reset();
-		err = c->ops->load(c->skel, &c->active);
+		err = c->ops->load(c->skel, &c->ctl);
 		if (err) {
 			bool fell = false;
 
@@ -395,6 +396,7 @@ void open_load_attach(struct collector *c)
 			destroy_bpf(c);
 			continue;
 		}
+		capture_loaded(c->capture); /* -T: the gate, before attach */
 		sb_elf_release(); /* libbpf is done with the object's ELF */
 		unwind_loaded(c->unwind);
 		if (attach_plan(c)) { /* it fell back: load again */

@@ -563,8 +563,14 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 	f->ino = ino;
 	f->refs = 1;
 	f->fd = -1;
-	f->t = ps->find ? ps->find(ps->find_ctx, pm->path, pm->build_id, &f->fd)
-			: elf_symtab_open(pm->path, "");
+	if (ps->find) {
+		f->t = ps->find(ps->find_ctx, pm->path, pm->build_id, &f->fd);
+	} else {
+		/* this machine's file: its code too, for leaf repair */
+		f->t = elf_symtab_open(pm->path, "");
+		if (f->t)
+			f->fd = open(pm->path, O_RDONLY | O_CLOEXEC);
+	}
 	f->next = *head;
 	*head = f;
 	return f;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture.h"
 #include "collector.h"
 #include "mapwalk.h"
 #include "output.h"
@@ -143,8 +144,8 @@ int snapshot(struct collector *c, bool final)
 
 	/* the interval ends at the flip, where the accounting splits */
 	clock_gettime(CLOCK_REALTIME, &flip_wall);
-	map = *c->active ? "sb_counts1" : "sb_counts0";
-	*c->active = !*c->active;
+	map = c->ctl->active ? "sb_counts1" : "sb_counts0";
+	c->ctl->active = !c->ctl->active;
 	nanosleep(&grace, NULL);
 	if (c->ops->before_drain &&
 	    (err = c->ops->before_drain(c, c->skel, c->args, flip)))
@@ -183,7 +184,8 @@ int snapshot(struct collector *c, bool final)
 	s.applet_stat_names = c->ops->stat_names;
 	for (unsigned i = 0; i < ARRAY_SIZE(s.applet_stats); i++)
 		s.applet_stats[i] = stats[SB_STAT_APPLET0 + i];
-	err = output_snapshot(c->out, &s);
+	err = c->capture ? capture_emit(c->capture, &s)
+			 : output_snapshot(c->out, &s);
 	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
 		status_say(
 			"snapshot %lu lost %llu user and %llu kernel stacks, "

@@ -340,6 +340,25 @@ static void comm_at(const struct bin_state *st, struct bcur *c,
 		strncpy(comm, s, SB_COMM_LEN - 1);
 }
 
+/* After the rows (added within version 1): the triggers' marks. */
+static void read_marks(struct bcur *c, struct snapshot *s)
+{
+	size_t n = bc_count(c);
+	struct mark *m = xzalloc((n + 1) * sizeof(*m));
+
+	for (size_t i = 0; i < n && !c->bad; i++) {
+		m[i].n = bc_varint(c);
+		m[i].kind = bc_varint(c);
+		m[i].when.tv_sec = bc_varint(c);
+		m[i].when.tv_nsec = bc_varint(c) % NS_PER_SEC;
+		m[i].cause = bc_str(c);
+		if (!m[i].kind || m[i].kind >= MARK_MAX)
+			c->bad = true;
+		s->nmarks = i + 1;
+	}
+	s->marks = m;
+}
+
 /* false: the samples cannot be trusted (a frame before them was lost) */
 static bool read_samples(struct bin_reader *r, struct bcur *c)
 {
@@ -399,6 +418,8 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 		for (unsigned m = 0; m < st->nmetrics; m++)
 			s.rows[i].v[m] = bc_varint(c);
 	}
+	if (!c->bad && c->p < c->end)
+		read_marks(c, &s);
 	ok = !c->bad;
 	if (ok) {
 		s.applet = st->applet;
@@ -414,6 +435,9 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 			r->ops.snapshot(r->ops.ctx, st, &s);
 	}
 	free(s.rows);
+	for (unsigned i = 0; i < s.nmarks; i++)
+		free((char *)s.marks[i].cause);
+	free((void *)s.marks);
 	return ok;
 }
 

@@ -4,7 +4,8 @@
 ifneq ($(CONFIG_FORMAT_BIN),y)
 $(TESTS_O)/unit/test_bin: $(srctree)/common/format_bin.c
 endif
-ifneq ($(CONFIG_REPORT),y)
+# (the reader is in the core with either: report, the recorder's dump)
+ifeq ($(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),)
 $(TESTS_O)/unit/test_bin: $(srctree)/common/report/bin_read.c
 endif
 

@@ -97,6 +97,12 @@ static const struct bin_source source = {
 	.cgroup = src_cgroup,
 };
 
+/* Snapshot 5 carries a trigger's marks (a trailing field of SAMPLES). */
+static const struct mark marks5[] = {
+	{1, MARK_FIRED, {1700000005, 250000000}, "load: 9 tasks runnable"},
+	{2, MARK_WINDOW, {1700000001, 0}, "flight recorder: 4 snapshots"},
+};
+
 static void make_snapshot(unsigned long seq, struct snapshot *s,
 			  struct row *rows)
 {
@@ -118,6 +124,10 @@ static void make_snapshot(unsigned long seq, struct snapshot *s,
 	s->lost_ustacks = seq;
 	s->applet_stat_names = stat_names;
 	s->applet_stats[0] = seq * 2;
+	if (seq == 5) {
+		s->marks = marks5;
+		s->nmarks = ARRAY_SIZE(marks5);
+	}
 	for (unsigned r = 0; r < NROWS; r++) {
 		rows[r].key.tgid = tgid_of(r);
 		rows[r].key.pid = tgid_of(r) + r;
@@ -210,6 +220,15 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	    s->metrics[2].kind != METRIC_RATIO || s->metrics[2].num != 1 ||
 	    s->metrics[2].den != 0 || !st->has_aux)
 		bad = "header fields";
+	if (s->nmarks != want.nmarks)
+		bad = "marks";
+	for (unsigned i = 0; !bad && i < s->nmarks; i++)
+		if (s->marks[i].n != want.marks[i].n ||
+		    s->marks[i].kind != want.marks[i].kind ||
+		    s->marks[i].when.tv_sec != want.marks[i].when.tv_sec ||
+		    s->marks[i].when.tv_nsec != want.marks[i].when.tv_nsec ||
+		    strcmp(s->marks[i].cause, want.marks[i].cause))
+			bad = "marks";
 	for (unsigned r = 0; !bad && r < NROWS; r++) {
 		const struct sb_key *k = &s->rows[r].key, *w = &rows[r].key;
 

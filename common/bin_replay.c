@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Recorded snapshots through output.c; see bin_replay.h. */
+#include <stdlib.h>
+
+#include "bin_replay.h"
+#include "binfmt.h"
+#include "output_sink.h"
+#include "stacks.h"
+#include "syms.h"
+
+struct bin_replay {
+	struct output *out;
+	struct output_sources saved; /* the live ones, while these stand in */
+	size_t stacks_put;	     /* dictionary entries in the cache */
+	size_t ksyms_built;
+};
+
+/* output.c's aux and cgroup names take no context: the stream read now */
+static const struct bin_state *replaying;
+
+static const char *recorded_aux_name(__u32 aux)
+{
+	for (size_t i = 0; replaying && i < replaying->naux; i++)
+		if (replaying->aux_val[i] == aux)
+			return replaying->aux_name[i];
+	return "?";
+}
+
+static const char *recorded_cgroup(__u64 id)
+{
+	for (size_t i = 0; replaying && i < replaying->ncgroups; i++)
+		if (replaying->cgroup_id[i] == id)
+			return replaying->cgroup_path[i];
+	return NULL;
+}
+
+static __u32 recorded_nspid(__u32 tgid)
+{
+	uint64_t v;
+
+	return replaying && u64map_get(&replaying->nspids, tgid, &v) ? v : 0;
+}
+
+struct bin_replay *bin_replay_new(struct output *out)
+{
+	struct bin_replay *r = xzalloc(sizeof(*r));
+
+	r->out = out;
+	r->saved.stacks = stack_cache_new(-1);
+	/* recorded processes are never read from procfs */
+	r->saved.procs = ENABLE_SYMBOLIZE ? proc_syms_new("/proc") : NULL;
+	r->saved.ksyms_tried = true; /* no /proc/kallsyms: the recording's */
+	r->saved.cgroup_name = recorded_cgroup;
+	r->saved.nspid_of = recorded_nspid;
+	r->ksyms_built = (size_t)-1;
+	output_swap_sources(out, &r->saved);
+	return r;
+}
+
+void bin_replay_key(struct bin_replay *r)
+{
+	/* dictionary indexes start again: so do the stack ids */
+	stack_cache_free(output_stacks(r->out));
+	output_set_stacks(r->out, stack_cache_new(-1));
+	r->stacks_put = 0;
+	r->ksyms_built = (size_t)-1;
+}
+
+void bin_replay_maps(struct bin_replay *r, uint32_t tgid,
+		     const struct rec_map *m, size_t n)
+{
+	struct proc_syms *ps = output_procs(r->out);
+
+	if (ENABLE_SYMBOLIZE && ps)
+		proc_syms_record(ps, tgid, m, n);
+}
+
+void bin_replay_sync(struct bin_replay *r, const struct bin_state *st,
+		     struct snapshot *s)
+{
+	struct stack_cache *sc = output_stacks(r->out);
+
+	for (; r->stacks_put < st->nstacks; r->stacks_put++)
+		stack_cache_put(sc, BIN_REF0 + r->stacks_put,
+				st->stacks[r->stacks_put].ip,
+				st->stacks[r->stacks_put].n);
+	if (ENABLE_SYMBOLIZE && r->ksyms_built != st->nksyms) {
+		output_set_ksyms(r->out,
+				 ksyms_from_pairs(st->ksym_addr, st->ksym_name,
+						  st->nksyms));
+		r->ksyms_built = st->nksyms;
+	}
+	replaying = st;
+	s->aux_name = st->has_aux ? recorded_aux_name : NULL;
+}
+
+static void on_key(void *ctx, const struct bin_state *st)
+{
+	bin_replay_key(ctx);
+}
+
+static void on_maps(void *ctx, uint32_t tgid, const struct rec_map *m, size_t n)
+{
+	bin_replay_maps(ctx, tgid, m, n);
+}
+
+static void on_snapshot(void *ctx, const struct bin_state *st,
+			struct snapshot *s)
+{
+	struct bin_replay *r = ctx;
+
+	bin_replay_sync(r, st, s);
+	output_snapshot(r->out, s);
+}
+
+struct bin_reader_ops bin_replay_ops(struct bin_replay *r)
+{
+	return (struct bin_reader_ops){r, on_key, on_maps, on_snapshot};
+}
+
+void bin_replay_free(struct bin_replay *r)
+{
+	if (!r)
+		return;
+	output_swap_sources(r->out, &r->saved); /* now the recording's */
+	replaying = NULL;
+	stack_cache_free(r->saved.stacks);
+	if (ENABLE_SYMBOLIZE) {
+		ksyms_free(r->saved.ksyms);
+		proc_syms_free(r->saved.procs);
+	}
+	free(r);
+}
