@@ -551,10 +551,11 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		add_pprof(rp, s);
 }
 
-static void on_snapshot(void *ctx, const struct bin_state *st,
-			struct snapshot *s)
+/* One snapshot's wanted rows to the output. st: the bin stream's state;
+ * NULL for perf script's, whose frames are named already. */
+static void emit(struct report *rp, const struct bin_state *st,
+		 struct snapshot *s)
 {
-	struct report *rp = ctx;
 	size_t n = 0;
 
 	rp->st = st;
@@ -564,28 +565,22 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 		if (row_wanted(rp->a, &s->rows[i]))
 			s->rows[n++] = s->rows[i];
 	s->nrows = n;
-	bin_replay_sync(rp->replay, st, s);
+	if (st)
+		bin_replay_sync(rp->replay, st, s);
 	if (output_snapshot(rp->out, s))
 		rp->failed = 1;
 	rp->written++;
 }
 
-/* perf script's snapshots: their frames are named already */
+static void on_snapshot(void *ctx, const struct bin_state *st,
+			struct snapshot *s)
+{
+	emit(ctx, st, s);
+}
+
 static void on_perf_snapshot(void *ctx, struct snapshot *s)
 {
-	struct report *rp = ctx;
-	size_t n = 0;
-
-	rp->st = NULL;
-	if (!in_time(rp, s))
-		return;
-	for (size_t i = 0; i < s->nrows; i++)
-		if (row_wanted(rp->a, &s->rows[i]))
-			s->rows[n++] = s->rows[i];
-	s->nrows = n;
-	if (output_snapshot(rp->out, s))
-		rp->failed = 1;
-	rp->written++;
+	emit(ctx, NULL, s);
 }
 
 /* ---- inputs ---- */
