@@ -1,25 +1,14 @@
 #!/bin/sh
-# Board test: user stacks in Debian 12's 6.1 kernels under qemu (TCG),
-# x86_64 and arm64, with the static musl libcall workloads: leaf repair
-# (the named function that calls libc directly is the caller in offcpu
-# and oncpu stacks; on arm64 the walk follows x29 frame records and the
-# call is a bl), and --unwind eh_frame through code built without frame
-# pointers.
+# Board checker: user stacks on every board (tests/boards.sh; the guest's
+# unwind section of tests/board/guest), with the static musl libcall
+# workloads: leaf repair (the named function that calls libc directly is
+# the caller in offcpu and oncpu stacks; on arm64 the walk follows x29
+# frame records and the call is a bl), and --unwind eh_frame through code
+# built without frame pointers.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
 OUT=${OUT:-$root/out}
-TIMEOUT=${BOARD_TIMEOUT:-240}
-
-GUEST='stackbox offcpu -f folded -- /workloads/libcall nap 4 100 | sed "s/^/@nap /"
-stackbox offcpu -f folded -- /workloads/libcall read 300 | sed "s/^/@read /"
-stackbox oncpu -F 99 -f folded -- /workloads/libcall spin 2 | sed "s/^/@spin /"
-stackbox oncpu -F 99 --unwind eh_frame -f folded -- /workloads/libcall-nofp burn 2 2>/tmp/err | sed "s/^/@eh /"
-sed "s/^/@eh-err /" /tmp/err
-stackbox oncpu -F 99 -f folded -- /workloads/libcall-nofp burn 2 | sed "s/^/@fp /"
-stackbox offcpu --unwind eh_frame -f folded -- /workloads/libcall nap 4 100 | sed "s/^/@ehnap /"
-stackbox offcpu --unwind eh_frame -f folded -- /workloads/libcall-nofp nap 4 100 | sed "s/^/@ehnofp /"
-exit 0'
 
 # sum TAG PATTERN: values of the TAG lines matching PATTERN. The writer
 # thread is left out: on arm64 musl's clone leaves x29 pointing into the
@@ -29,9 +18,9 @@ sum() {
 		END { print s + 0 }'
 }
 
-for arch in x86_64 arm64; do
-	t="board/$arch user stacks"
-	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/libcall" || continue
+for b in $(boards); do
+	t="board/$b user stacks"
+	board_section "$t" "$b" unwind || continue
 	# TCG is slow: 10% + 20 ms on blocked times
 	# the named function's time, and any time where libc sits right
 	# under outer_X (the caller lost): none

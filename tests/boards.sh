@@ -1,0 +1,79 @@
+#!/bin/sh
+# boards.sh [BOARD...]: boot each board once and keep its output for the
+# checkers (tests/board/*.sh). A board is KERNEL-ARCH[-nobtf]: a Debian
+# kernel (5.10, 6.1, 6.12; board/qemu/get-kernel.sh) on x86_64 or arm64,
+# -nobtf with the kernel's BTF hidden. Default: BOARDS, else all of
+# tests/lib.sh's board_list. Each boot runs tests/board/guest with an
+# empty ext4 disk and leaves in out/board/BOARD/:
+#   guest.out   the guest's sections (missing when the boot failed)
+#   run.err     board/qemu/run.sh's messages (the boot time, a failure)
+#   console     the whole serial console, for post-mortems
+#   config      the kernel's config (tests/board/kconfig.sh)
+# BOARD_JOBS boards boot at a time (default 2: one a core; each qemu's
+# TCG thread keeps a core busy). Exits 1 when a board did not boot.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${here%/tests}
+. "$here/lib.sh"
+OUT=${OUT:-$root/out}
+export OUT
+
+# A board runs every applet's scenario: about 3 minutes under TCG on an
+# idle core (x86_64 6.1), arm64 a little more. 1500 s leaves room for a
+# machine loaded by other jobs; a hung board costs no more than that.
+export BOARD_TIMEOUT=${BOARD_TIMEOUT:-1500}
+
+# one BOARD: boot it (run by xargs, a process per board)
+one() {
+	b=$1
+	IFS=- read -r kver arch nobtf <<EOF
+$b
+EOF
+	d=$OUT/board/$b
+	mkdir -p "$d"
+	rm -f "$d/guest.out" "$d/run.err" "$d/console"
+	if k=$("$root/board/qemu/get-kernel.sh" "$kver" "$arch" 2>"$d/run.err"); then
+		ln -sf "$(dirname "$k")/$(basename "$k" | sed 's/^vmlinuz/config/')" "$d/config"
+	fi
+	guest="NOBTF=$([ "$nobtf" = nobtf ] && echo 1)
+$(cat "$here/board/guest")"
+	disk=$OUT/board/disk.ext4
+	[ -f "$disk" ] || disk=
+	start=$(date +%s)
+	if BOARD_KERNEL=$kver BOARD_LOG=$d/console BOARD_DISK=$disk \
+			BOARD_MODULES=${disk:+"ext4 crc32c_generic"} \
+			"$root/board/qemu/run.sh" "$arch" "$BOARD_TIMEOUT" -- "$guest" \
+			>"$d/guest.tmp" 2>>"$d/run.err"; then
+		mv "$d/guest.tmp" "$d/guest.out"
+		echo "board $b: ran in $(($(date +%s) - start)) s"
+	else
+		rc=$?
+		echo "board $b: run.sh exited $rc after $(($(date +%s) - start)) s:" \
+			"$(tail -n 1 "$d/run.err")"
+		return 1
+	fi
+}
+
+if [ "${1:-}" = --one ]; then
+	one "$2"
+	exit
+fi
+
+boards=${*:-${BOARDS:-$(board_list)}}
+mkdir -p "$OUT/board"
+# The disk rastack reads: an empty ext4 file system, made once (qemu's
+# snapshot=on keeps every boot from changing it).
+if [ ! -f "$OUT/board/disk.ext4" ]; then
+	if PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null; then
+		truncate -s 128M "$OUT/board/disk.tmp" &&
+			PATH=$PATH:/sbin:/usr/sbin mkfs.ext4 -q -F "$OUT/board/disk.tmp" &&
+			mv "$OUT/board/disk.tmp" "$OUT/board/disk.ext4"
+	else
+		echo "boards.sh: no mkfs.ext4 (e2fsprogs): boards boot without a disk" >&2
+	fi
+fi
+start=$(date +%s)
+printf '%s\n' $boards | xargs -P "${BOARD_JOBS:-2}" -n 1 sh "$0" --one
+rc=$?
+echo "boards: $(echo $boards | wc -w) booted in $(($(date +%s) - start)) s, ${BOARD_JOBS:-2} at a time"
+[ "$rc" = 0 ]
