@@ -54,6 +54,7 @@ for b in $(boards); do
 	check "$t: outer_write;sigma_write;LIBC moved 50 x 1000 bytes ($1 of $2 under outer_write)" [ "$1 $2" = "50000 50000" ]
 	set -- "$(sum lr 'read pipe' ';outer_read;kappa_read;')" "$(sum lr 'read pipe' ';outer_read;')"
 	check "$t: outer_read;kappa_read;LIBC read the pipe's byte ($1 of $2 under outer_read)" [ "$1 $2" = "1 1" ]
+	eh_frame_runs "$t" "$b" eh-err || continue
 	exact "$t: eh_frame, musl without frame pointers: main;outer_write;sigma_write" ehw 'write other' ';main;outer_write;sigma_write;' 50000
 	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
 done
