@@ -18,10 +18,11 @@ root=${here%/tests}
 OUT=${OUT:-$root/out}
 export OUT
 
-# A board runs every applet's scenario: about 3 minutes under TCG on an
-# idle core (x86_64 6.1), arm64 a little more. 1500 s leaves room for a
-# machine loaded by other jobs; a hung board costs no more than that.
-export BOARD_TIMEOUT=${BOARD_TIMEOUT:-1500}
+# A board runs every applet's scenario in 2 to 4 minutes under TCG, two
+# boards at a time on 2 cores (105-217 s measured with a load average of
+# 10 from other jobs). 900 s is over 4 times the slowest; a board hung
+# (TCG on an overloaded host can starve the guest's timers) costs no more.
+export BOARD_TIMEOUT=${BOARD_TIMEOUT:-900}
 
 # one BOARD: boot it (run by xargs, a process per board)
 one() {

@@ -41,11 +41,13 @@ for b in $(boards); do
 	is "$t: libcall alloc: outer_alloc;theta_keep;malloc" lc 'outer_alloc;theta_keep;malloc ' 20000
 	! eh_frame_runs "$t" "$b" eh-err ||
 		is "$t: --unwind eh_frame, no frame pointers: main..theta_keep;malloc" eh ';main;outer_alloc;theta_keep;malloc ' 20000
-	# 20000 x 256 bytes at a sample every 4 KiB: about 1250 samples, a
-	# relative standard deviation of 2.8 %: 15 % is over 5 of them
+	# 10000 x 256 bytes at a sample every 2 KiB: about 1250 samples, a
+	# relative standard deviation of 2.8 %: 15 % is over 5 of them. Few
+	# mallocs: each is a uprobe hit, slow under TCG, and the error
+	# depends on the sample count alone.
 	set -- "$(sum s ';sample_keep;malloc ')"
-	check "$t: -s 4k: sample_keep's 5.12 MB estimated within 15 % ($1)" \
-		fcmp "$1 >= 0.85 * 5120000 && $1 <= 1.15 * 5120000"
+	check "$t: -s 2k: sample_keep's 2.56 MB estimated within 15 % ($1)" \
+		fcmp "$1 >= 0.85 * 2560000 && $1 <= 1.15 * 2560000"
 	is "$t: --mode mmap: mmap_keep (16 pages)" mm ';mmap_keep;mmap ' $((16 * page))
 	is "$t: --mode mmap: brk up 2 x 64 KiB, down 96 KiB" mm ';brk_grow;' 32768
 	is "$t: --mode faults: 500 pages touched" pf ';touch_pages ' 500
