@@ -91,8 +91,9 @@ core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms procsyms callsite)
+LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
-	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS))
+	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS)) $(LEGACY_OBJS)
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
 GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
@@ -109,6 +110,8 @@ $(O)/stackbox: $(OBJS)
 
 $(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common/report $(O)/obj/applets
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(O)/obj/gen/%.o: $(O)/gen/%.c | $(O)/obj/gen
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
 
 # A release tarball (make dist) carries skeletons in skel/ARCH/VARIANT/,
 # one VARIANT per combination of the Kconfig symbols BPF_CFLAGS read
@@ -120,6 +123,8 @@ SKEL_VARIANT := $(or $(subst $(space),+,$(strip $(foreach o,$(BPF_OPTIONS),$(if 
 SKEL_DIR := $(srctree)/skel/$(ARCH)/$(SKEL_VARIANT)
 ifneq ($(wildcard $(srctree)/skel),)
 $(O)/gen/%.skel.h: $(SKEL_DIR)/%.skel.h $(O)/gen/config.mk | $(O)/gen
+	$(call quiet,CP,$@)cp $< $@
+$(O)/gen/%.legacy.c: $(SKEL_DIR)/%.legacy.c $(O)/gen/config.mk | $(O)/gen
 	$(call quiet,CP,$@)cp $< $@
 $(SKEL_DIR)/%.skel.h:
 	@echo "$@: not in this tarball: BPF for ARCH=$(ARCH) with$(foreach o,$(BPF_OPTIONS), CONFIG_$(o)=$(or $(CONFIG_$(o)),n)) needs clang and bpftool (build from git)" >&2; exit 1
@@ -135,8 +140,21 @@ $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/ge
 	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && \
 		sh $(srctree)/scripts/skel-zip.sh $< < $@.tmp > $@.zip && \
 		mv $@.zip $@ && rm $@.tmp
+
+# The same programs for kernels before 5.13 (CONFIG_BPF_LEGACY): no
+# callbacks, no atomic fetch operations, no eh_frame unwinder, which
+# 5.10's loader refuses even in code that never runs. Opened through
+# the skeleton above (libbpf binds maps and programs by name), so only
+# the object's bytes are embedded, a function of their own
+# (sb_legacy_elf_NAME, in gen/NAME.legacy.c).
+$(O)/obj/bpf/%.legacy.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)/gen/config.mk | $(O)/obj/bpf
+	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -DSB_LEGACY -c -o $@ $< && \
+		$(LLVM_STRIP) -g $@
+$(O)/gen/%.legacy.c: $(O)/obj/bpf/%.legacy.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/gen
+	$(call quiet,GEN,$@)sh $(srctree)/scripts/skel-zip.sh --bytes sb_legacy_elf_$* $< > $@.tmp && mv $@.tmp $@
 endif
 ALL_SKELS := $(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.skel.h,$(wildcard $(srctree)/bpf/*.bpf.c))
+ALL_SKELS += $(if $(CONFIG_BPF_LEGACY),$(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.legacy.c,$(wildcard $(srctree)/bpf/*.bpf.c)))
 .PHONY: skeletons skel-install dist
 skeletons: $(ALL_SKELS)
 # make dist's sub-makes: this configuration's skeletons into the tarball
@@ -171,7 +189,7 @@ dist:
 	$(Q)cd $(O) && sha256sum $(DIST).tar.gz | sed 's/^/sha256  /' >stackbox.hash
 	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
-$(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/gen:
+$(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/obj/gen $(O)/gen:
 	$(Q)mkdir -p $@
 
 -include $(OBJS:.o=.d)

@@ -129,15 +129,6 @@ static void probe_task_layout(struct offcpu_bpf *s)
 	s->rodata->state_arg = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
 }
 
-/* Counting a thread still blocked at a snapshot in that snapshot takes
- * bpf_for_each_map_elem (5.13), which comes after the atomic xchg and
- * cmpxchg the switch-in needs (5.12). */
-static bool can_cut(void)
-{
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-				       BPF_FUNC_for_each_map_elem, NULL) == 1;
-}
-
 SB_SKELETON(offcpu)
 
 static int offcpu_configure(struct collector *c, void *skel, void *args)
@@ -150,7 +141,9 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
 	s->rodata->wakers_on = a->wakers;
-	s->rodata->cut_blocked = can_cut();
+	/* in the snapshot it spans: a callback over the map (5.13), which
+	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
+	s->rodata->cut_blocked = kernel_bpf_callbacks();
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
 	verbose("threads blocked at a snapshot are counted %s",
 		s->rodata->cut_blocked

@@ -280,37 +280,6 @@ static const struct attach_hook rastack_hooks[] = {
 	{NULL},
 };
 
-/* BPF atomic fetch-or/and and cmpxchg (5.12+): load a program using one. */
-static bool have_atomic_fetch(void)
-{
-	const struct bpf_insn insns[] = {
-		/* *(u64 *)(r10 - 8) = 0 */
-		{.code = BPF_ST | BPF_MEM | BPF_DW,
-		 .dst_reg = BPF_REG_10,
-		 .off = -8},
-		/* r1 = 1 */
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K,
-		 .dst_reg = BPF_REG_1,
-		 .imm = 1},
-		/* r1 = atomic_fetch_or((u64 *)(r10 - 8), r1) */
-		{.code = BPF_STX | BPF_ATOMIC | BPF_DW,
-		 .dst_reg = BPF_REG_10,
-		 .src_reg = BPF_REG_1,
-		 .off = -8,
-		 .imm = BPF_OR | BPF_FETCH},
-		/* r0 = 0; exit */
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
-		{.code = BPF_JMP | BPF_EXIT},
-	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
-			       ARRAY_SIZE(insns), NULL);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
 /* A thread's readaheads from one place (same user registers, file and
  * kernel path) share their stacks: captured once, not per readahead.
  * Needs kernel BTF and bpf_task_pt_regs (5.15+) for the registers, and
@@ -347,7 +316,9 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 			? "once per place a thread's readaheads come from"
 			: "at every readahead (no BTF, bpf_task_pt_regs or "
 			  "readahead:page_cache_sync_ra)");
-	s->rodata->atomics = have_atomic_fetch();
+	/* atomic fetch-or/and (5.12) come before callbacks (5.13); the
+	 * legacy programs, for kernels without them, have none */
+	s->rodata->atomics = kernel_bpf_callbacks();
 	if (!s->rodata->atomics)
 		verbose("no BPF atomic fetch (5.12+): concurrent readaheads "
 			"of one 64-page run may lose a page's tracking");

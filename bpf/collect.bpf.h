@@ -51,6 +51,15 @@ struct sb_values {
 /* A register of a pt_regs the program may read directly (its context). */
 #define SB_REG(regs, off) (*(const __u64 *)((const char *)(regs) + (off)))
 
+/* 0 in the programs for kernels before 5.13 (CONFIG_BPF_LEGACY, built
+ * with -DSB_LEGACY): their loader refuses callbacks and atomic fetch
+ * operations in any code, run or not, so those are compiled out. */
+#ifdef SB_LEGACY
+#define SB_MODERN 0
+#else
+#define SB_MODERN 1
+#endif
+
 const volatile struct sb_config sb_cfg = {};
 __u32 sb_active = 0;
 
@@ -205,7 +214,7 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 		/* 0: no stack of this kind (kernel thread, a user-mode sample's
 	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
 	 * kernel had no callchain buffer free (nested capture): lost. */
-#ifdef SB_WITH_UNWIND
+#if defined(SB_WITH_UNWIND) && SB_MODERN
 	if ((flags & BPF_F_USER_STACK) && sb_cfg.unwind == SB_UNWIND_EH_FRAME)
 		len = sb_unwind_user(st);
 	else

@@ -118,8 +118,9 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 {
 	/* take the entry from a concurrent snapshot's cut: after the swap,
 	 * the cut pass leaves it alone; before it, the cut moved s->cut */
-	__u64 cut =
-		cut_blocked ? __sync_lock_test_and_set(&s->cut, CONSUMED) : 0;
+	__u64 cut = SB_MODERN && cut_blocked
+			    ? __sync_lock_test_and_set(&s->cut, CONSUMED)
+			    : 0;
 	__u64 from = cut > s->ts ? cut : s->ts;
 
 	if (cut != CONSUMED && end - s->ts >= min_ns && end - s->ts <= max_ns &&
@@ -211,6 +212,7 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid)
 	bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
 }
 
+#if SB_MODERN
 /* A thread still blocked at the snapshot: its time up to the flip
  * belongs to the interval being closed. */
 static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
@@ -231,11 +233,16 @@ static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 	return 0;
 }
 
-/* Run by user space (BPF_PROG_TEST_RUN) at every snapshot. */
+#endif
+
+/* Run by user space (BPF_PROG_TEST_RUN) at every snapshot; never loaded
+ * where cut_blocked is 0, but there in every object (the skeleton). */
 SEC("raw_tp")
 int offcpu_cut(void *ctx)
 {
+#if SB_MODERN
 	bpf_for_each_map_elem(&starts, cut_one, NULL, 0);
+#endif
 	return 0;
 }
 

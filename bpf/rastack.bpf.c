@@ -113,7 +113,7 @@ static __always_inline __u64 fetch_or(__u64 *p, __u64 v)
 {
 	__u64 old;
 
-	if (atomics)
+	if (SB_MODERN && atomics)
 		return __sync_fetch_and_or(p, v);
 	old = *p;
 	*p = old | v;
@@ -122,7 +122,7 @@ static __always_inline __u64 fetch_or(__u64 *p, __u64 v)
 
 static __always_inline void clear_bits(__u64 *p, __u64 v)
 {
-	if (atomics)
+	if (SB_MODERN && atomics)
 		__sync_fetch_and_and(p, ~v);
 	else
 		*p &= ~v;
@@ -218,7 +218,7 @@ static __always_inline int run_slot(struct ra_run *r, __u64 id)
 	}
 	if (free < 0)
 		return -1;
-	if (!atomics) {
+	if (!SB_MODERN || !atomics) {
 		r->owner[free] = id;
 		return free;
 	}

@@ -20,7 +20,7 @@
  *
  * Included by collect.bpf.h; needs Linux 5.17+ and BTF (bpf_loop,
  * bpf_task_pt_regs) when it runs, and 5.13+ to load at all (callbacks):
- * CONFIG_UNWIND_EH_FRAME.
+ * CONFIG_UNWIND_EH_FRAME. User space refuses it on older kernels.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
@@ -63,6 +63,9 @@ struct {
 	__type(value, struct sb_unwinder);
 } sb_unwind_state SEC(".maps");
 
+/* The legacy programs (SB_LEGACY) keep the maps, which the skeleton
+ * names, and none of the walk. */
+#if SB_MODERN
 static __always_inline __u64 sb_uread(__u64 addr)
 {
 	__u64 v = 0;
@@ -327,4 +330,5 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	return n * sizeof(__u64);
 }
 
+#endif /* SB_MODERN */
 #endif

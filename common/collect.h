@@ -114,7 +114,8 @@ struct collector_ops {
 	 * under the runqueue lock): preallocate the stack map. */
 	bool prealloc_stacks;
 	/* Skeleton glue: SB_SKELETON(name) defines these three. */
-	void *(*open)(struct bpf_object **obj, struct sb_config **cfg);
+	void *(*open)(struct bpf_object **obj, struct sb_config **cfg,
+		      bool legacy);
 	int (*load)(void *skel, __u32 **active);
 	void (*destroy)(void *skel);
 	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
@@ -158,28 +159,47 @@ struct collector_ops {
 	const char *(*aux_name)(__u32 aux);
 };
 
-#define SB_SKELETON(name)                                       \
-	static void *name##_skel_open(struct bpf_object **obj,  \
-				      struct sb_config **cfg)   \
-	{                                                       \
-		struct name##_bpf *s = name##_bpf__open();      \
-		if (!s)                                         \
-			return NULL;                            \
-		*obj = s->obj;                                  \
-		*cfg = (struct sb_config *)&s->rodata->sb_cfg;  \
-		return s;                                       \
-	}                                                       \
-	static int name##_skel_load(void *skel, __u32 **active) \
-	{                                                       \
-		struct name##_bpf *s = skel;                    \
-		int err = name##_bpf__load(s);                  \
-		if (!err)                                       \
-			*active = &s->bss->sb_active;           \
-		return err;                                     \
-	}                                                       \
-	static void name##_skel_destroy(void *skel)             \
-	{                                                       \
-		name##_bpf__destroy(skel);                      \
+/* The legacy programs' object (CONFIG_BPF_LEGACY, gen/NAME.legacy.c). */
+#if ENABLE_BPF_LEGACY
+#define SB_LEGACY_ELF(name, sz) sb_legacy_elf_##name(sz)
+#else
+#define SB_LEGACY_ELF(name, sz) ((void)(sz), (const void *)NULL)
+#endif
+/* The skeleton opens its own object, or with legacy the same programs
+ * built for kernels before 5.13 (libbpf binds maps and programs by
+ * name, and both objects have the same). */
+#define SB_SKELETON(name)                                                  \
+	const void *sb_legacy_elf_##name(size_t *sz);                      \
+	static void *name##_skel_open(struct bpf_object **obj,             \
+				      struct sb_config **cfg, bool legacy) \
+	{                                                                  \
+		struct name##_bpf *s = calloc(1, sizeof(*s));              \
+		if (!s || name##_bpf__create_skeleton(s))                  \
+			goto fail;                                         \
+		if (legacy)                                                \
+			s->skeleton->data = (void *)SB_LEGACY_ELF(         \
+				name, &s->skeleton->data_sz);              \
+		if (!s->skeleton->data ||                                  \
+		    bpf_object__open_skeleton(s->skeleton, NULL))          \
+			goto fail;                                         \
+		*obj = s->obj;                                             \
+		*cfg = (struct sb_config *)&s->rodata->sb_cfg;             \
+		return s;                                                  \
+	fail:                                                              \
+		name##_bpf__destroy(s);                                    \
+		return NULL;                                               \
+	}                                                                  \
+	static int name##_skel_load(void *skel, __u32 **active)            \
+	{                                                                  \
+		struct name##_bpf *s = skel;                               \
+		int err = name##_bpf__load(s);                             \
+		if (!err)                                                  \
+			*active = &s->bss->sb_active;                      \
+		return err;                                                \
+	}                                                                  \
+	static void name##_skel_destroy(void *skel)                        \
+	{                                                                  \
+		name##_bpf__destroy(skel);                                 \
 	}
 #define SB_SKELETON_OPS(name)                               \
 	.open = name##_skel_open, .load = name##_skel_load, \

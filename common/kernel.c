@@ -4,7 +4,10 @@
  * has. "kernel", not "kprobe" or "probe": kprobes are one mechanism it
  * asks about, and "probe" names the BPF programs too.
  */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -219,6 +222,71 @@ bool kernel_has(enum kernel_feature feature, const char *category,
 		return kprobes_work() && kallsyms_have(&name, 1);
 	}
 	return false;
+}
+
+/* ---- what the BPF loader accepts ---- */
+
+/* libbpf loads a tiny program calling the helper: 1 yes, 0 no, and
+ * <0 when it cannot tell (no privilege): then assume yes, and let the
+ * load itself say what fails. */
+static bool helper_probe(enum bpf_prog_type type, enum bpf_func_id id)
+{
+	return libbpf_probe_bpf_helper(type, id, NULL) != 0;
+}
+
+bool kernel_bpf_callbacks(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = helper_probe(BPF_PROG_TYPE_RAW_TRACEPOINT,
+				     BPF_FUNC_for_each_map_elem);
+	return known;
+}
+
+bool kernel_bpf_loop(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = helper_probe(BPF_PROG_TYPE_RAW_TRACEPOINT,
+				     BPF_FUNC_loop);
+	return known;
+}
+
+bool kernel_perf_event_needs_prealloc(void)
+{
+	static int known = -1;
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_NO_PREALLOC);
+	int map, prog;
+
+	if (known >= 0)
+		return known;
+	map = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 4, 4, 1, &mopts);
+	if (map < 0)
+		return (known = 0); /* cannot tell: the load will */
+	{
+		/* r1 = the map; r0 = 0; exit: the loader checks the map's
+		 * kind against the program's before anything runs */
+		const struct bpf_insn insns[] = {
+			{.code = BPF_LD | BPF_DW | BPF_IMM,
+			 .dst_reg = BPF_REG_1,
+			 .src_reg = BPF_PSEUDO_MAP_FD,
+			 .imm = map},
+			{0},
+			{.code = BPF_ALU64 | BPF_MOV | BPF_K,
+			 .dst_reg = BPF_REG_0},
+			{.code = BPF_JMP | BPF_EXIT},
+		};
+
+		prog = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, NULL, "GPL",
+				     insns, ARRAY_SIZE(insns), NULL);
+	}
+	known = prog < 0 && errno == EINVAL;
+	if (prog >= 0)
+		close(prog);
+	close(map);
+	return known;
 }
 
 /* ---- CPUs ---- */

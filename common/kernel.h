@@ -61,6 +61,18 @@ bool kprobes_work(void);
 bool kernel_has(enum kernel_feature feature, const char *category,
 		const char *name);
 
+/* What the BPF loader accepts, probed once a run with tiny programs
+ * (root; without the privilege to tell, the answer is yes and the load
+ * itself fails). Callbacks and atomic fetch operations, as
+ * bpf_for_each_map_elem has them (5.13): without them the legacy
+ * programs load (CONFIG_BPF_LEGACY). bpf_loop (5.17): --unwind
+ * eh_frame. */
+bool kernel_bpf_callbacks(void);
+bool kernel_bpf_loop(void);
+/* perf_event programs may only use preallocated hash maps (before 6.1:
+ * the kernel could not allocate in NMI context). */
+bool kernel_perf_event_needs_prealloc(void);
+
 /* The online CPUs ("0-3,5" in sysfs): their count, the list in *cpus
  * (malloc'ed). Exits when sysfs cannot tell. */
 int kernel_online_cpus(int **cpus);

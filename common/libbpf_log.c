@@ -16,7 +16,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 {
 	char line[512];
 	const char *p;
+	va_list whole;
 
+	va_copy(whole, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (level != LIBBPF_DEBUG)
 		snprintf(libbpf_last, sizeof(libbpf_last), "%s", line);
@@ -28,8 +30,10 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			snprintf(failed_prog, sizeof(failed_prog), "%.*s",
 				 (int)(q - p - 6), p + 6);
 	}
+	/* whole: a verifier log is one message of many lines */
 	if (verbose_level > 1 || (verbose_level && level == LIBBPF_WARN))
-		fprintf(stderr, "%s", line);
+		vfprintf(stderr, fmt, whole);
+	va_end(whole);
 	return 0;
 }
 

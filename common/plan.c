@@ -165,10 +165,60 @@ static void fill_config(struct collector *c)
 	bpf_map__set_max_entries(
 		bpf_object__find_map_by_name(c->obj, "sb_counts1"), o->rows);
 	unwind_free(c->unwind); /* a new object on each attempt */
-	c->unwind = ENABLE_UNWIND_EH_FRAME && cfg->user_stacks
-			    ? unwind_configure(c->obj, cfg, o->unwind,
-					       o->unwind_rows)
-			    : NULL;
+	c->unwind = unwind_configure(
+		c->obj, cfg, cfg->user_stacks ? o->unwind : SB_UNWIND_FP,
+		o->unwind_rows);
+}
+
+/*
+ * Which of the two builds of the programs this kernel loads, and what
+ * the run gives up for it, each said in one line: before 5.13 the
+ * loader refuses callbacks and atomic fetch operations even in code
+ * that never runs (CONFIG_BPF_LEGACY's programs have none); eh_frame
+ * unwinding needs more still. true: the legacy programs.
+ */
+static bool choose_programs(struct collector *c)
+{
+	const char *lacks;
+	bool legacy = !kernel_bpf_callbacks();
+
+	if (c->o->unwind == SB_UNWIND_EH_FRAME && (lacks = unwind_missing())) {
+		error_msg("--unwind eh_frame: this kernel lacks %s: user "
+			  "stacks by frame pointers",
+			  lacks);
+		c->o->unwind = SB_UNWIND_FP;
+	}
+	if (legacy && !ENABLE_BPF_LEGACY)
+		error_exit("this kernel lacks BPF callbacks "
+			   "(bpf_for_each_map_elem, Linux 5.13) and this build "
+			   "has no programs for it (CONFIG_BPF_LEGACY)");
+	if (legacy)
+		verbose("BPF: the programs for kernels before 5.13 (no "
+			"bpf_for_each_map_elem)");
+	return legacy;
+}
+
+/* Before 6.1 a perf_event program may only use preallocated hash maps:
+ * where one is loaded, every hash map of the object is. */
+static void prealloc_for_perf_event(struct collector *c)
+{
+	struct bpf_program *p;
+	struct bpf_map *m;
+	bool perf = false;
+
+	bpf_object__for_each_program(p, c->obj) perf |=
+		bpf_program__autoload(p) &&
+		bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT;
+	if (!perf || !kernel_perf_event_needs_prealloc())
+		return;
+	bpf_object__for_each_map(
+		m, c->obj) if ((bpf_map__type(m) == BPF_MAP_TYPE_HASH ||
+				bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_HASH) &&
+			       (bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+		bpf_map__set_map_flags(m, bpf_map__map_flags(m) &
+						  ~BPF_F_NO_PREALLOC);
+	verbose("BPF: hash maps preallocated (perf_event programs before "
+		"Linux 6.1)");
 }
 
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
@@ -270,26 +320,30 @@ void destroy_bpf(struct collector *c)
 
 void open_load_attach(struct collector *c)
 {
+	bool legacy;
+
 	for (unsigned h = 0; hook(c, h); h++) {
 		int first = next_alt(c, hook(c, h), 0);
 
 		if (h >= MAX_HOOKS)
 			error_exit("more than %d hooks in the attach plan",
 				   MAX_HOOKS);
-		if (first < 0)
+		if (first < 0 && hook_on(c, h))
 			error_exit("cannot attach to %s: none of its ways is "
 				   "available on this kernel",
 				   hook(c, h)->what);
-		c->choice[h] = first;
+		c->choice[h] = first < 0 ? 0 : first; /* off: not loaded */
 	}
+	legacy = choose_programs(c);
 	for (int attempt = 0; attempt < 16; attempt++) {
 		int err;
 
-		c->skel = c->ops->open(&c->obj, &c->cfg);
+		c->skel = c->ops->open(&c->obj, &c->cfg, legacy);
 		if (!c->skel)
 			perror_exit("opening the BPF object");
 		fill_config(c);
 		set_autoload(c);
+		prealloc_for_perf_event(c);
 		if (c->ops->configure &&
 		    (err = c->ops->configure(c, c->skel, c->args)))
 			error_exit("configuring the BPF object: %s",

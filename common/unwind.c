@@ -31,31 +31,33 @@ struct unwind {
 	unsigned files, full, without; /* loaded, no room, no table */
 };
 
-/* The kernel has what unwind.bpf.h calls, and BTF to place them. */
-static const char *missing_feature(void)
+const char *unwind_missing(void)
 {
 	if (UNWIND_MACHINE == EM_NONE)
 		return "this architecture";
 	if (!kbtf_available())
-		return "kernel BTF (/sys/kernel/btf/vmlinux)";
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop,
-				    NULL) <= 0)
-		return "bpf_loop (Linux 5.17+)";
+		return "kernel BTF (CONFIG_DEBUG_INFO_BTF)";
+	if (!kernel_bpf_loop())
+		return "bpf_loop (Linux 5.17)";
 	return NULL;
 }
 
 struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 				int mode, long long rows)
 {
-	const char *why;
+	static const char *const maps[] = {"sb_unwind_rows", "sb_unwind_files",
+					   "sb_unwind_procs"};
 	struct unwind *u;
 
-	if (mode != SB_UNWIND_EH_FRAME)
-		return NULL;
-	if ((why = missing_feature())) {
-		error_msg("--unwind eh_frame: this kernel lacks %s: unwinding "
-			  "with frame pointers",
-			  why);
+	if (mode != SB_UNWIND_EH_FRAME) {
+		/* unused: one entry each, not a preallocated thousand */
+		for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+			struct bpf_map *m =
+				bpf_object__find_map_by_name(obj, maps[i]);
+
+			if (m)
+				bpf_map__set_max_entries(m, 1);
+		}
 		return NULL;
 	}
 	u = xzalloc(sizeof(*u));

@@ -21,6 +21,9 @@ struct unwind;
 
 #if ENABLE_UNWIND_EH_FRAME
 
+/* What this kernel lacks for --unwind eh_frame (one phrase: the feature
+ * and the version or option it comes with), NULL when nothing. */
+const char *unwind_missing(void);
 /* Before load: choose the mode the kernel supports (saying why when it
  * is not the one asked for), size the maps, fill cfg. NULL: frame
  * pointers. */
@@ -38,6 +41,10 @@ void unwind_exit(struct unwind *u, pid_t tgid);
 void unwind_describe(const struct unwind *u, char *buf, size_t len);
 void unwind_free(struct unwind *u);
 #else
+static inline const char *unwind_missing(void)
+{
+	return NULL; /* the option is refused with the build's reason */
+}
 static inline struct unwind *unwind_configure(struct bpf_object *obj,
 					      struct sb_config *cfg, int mode,
 					      long long rows)

@@ -7,7 +7,30 @@
 # static binary with every applet. sb_elf_inflate() (common/elfzip.c)
 # restores the object when the skeleton is opened. Runs on the build
 # host with gzip, od and awk only.
+#
+# skel-zip.sh --bytes NAME OBJ > OUT.c: only OBJ, compressed the same
+# way, as a C file with a function NAME(size_t *sz) returning it (a
+# second object that a skeleton opens in place of its own: the legacy
+# programs).
 set -eu
+if [ "$1" = --bytes ]; then
+	name=$2 obj=$3
+	size=$(wc -c <"$obj")
+	echo "/* $(basename "$obj"), gzip-compressed: generated, do not edit */"
+	echo "#include <stddef.h>"
+	echo "const void *sb_elf_inflate(const unsigned char *gz, size_t len, size_t size, size_t *sz);"
+	echo "const void *$name(size_t *sz);"
+	echo "const void *$name(size_t *sz)"
+	echo "{"
+	printf '\tstatic const unsigned char gz[] = {\n'
+	gzip -9 -n -c "$obj" | od -An -v -tx1 |
+		awk '{ out = "\t"; for (i = 1; i <= NF; i++) out = out "0x" $i ","; print out }'
+	printf '\t};\n'
+	echo
+	printf '\treturn sb_elf_inflate(gz, sizeof(gz), %s, sz);\n' "$size"
+	echo "}"
+	exit 0
+fi
 obj=$1
 size=$(wc -c <"$obj")
 gzip -9 -n -c "$obj" | od -An -v -tx1 >"$obj.gz.hex"
