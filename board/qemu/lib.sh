@@ -60,7 +60,10 @@ apt_update() {
 			echo "deb [signed-by=$_k] $MIRROR/debian-security $1-security main"
 		} >"$_d/sources.list"
 		: >"$_d/status"
-		if papt "$1" apt-get update >"$_d/update.log" 2>&1; then
+		# apt-get update exits 0 when a source cannot be fetched: the
+		# main suite's lists are the proof
+		if papt "$1" apt-get update >"$_d/update.log" 2>&1 &&
+			ls "$_d/lists/"*"_dists_$1_main_binary-"*Packages* >/dev/null 2>&1; then
 			touch "$_d/lists/.updated"
 			rm -f "$_d/unavailable"
 		else
