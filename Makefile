@@ -93,7 +93,8 @@ core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms procsyms callsite)
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
-	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS)) $(LEGACY_OBJS)
+	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS)) $(LEGACY_OBJS) \
+	$(if $(patsubst "%",%,$(CONFIG_BTF_EMBED)),$(O)/obj/gen/btf-min.btf.o)
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
 GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
@@ -153,6 +154,28 @@ $(O)/obj/bpf/%.legacy.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.
 $(O)/gen/%.legacy.c: $(O)/obj/bpf/%.legacy.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/gen
 	$(call quiet,GEN,$@)sh $(srctree)/scripts/skel-zip.sh --bytes sb_legacy_elf_$* $< > $@.tmp && mv $@.tmp $@
 endif
+# ---- kernels without BTF: a minimal BTF of the types stackbox reads ----
+# bpf/btf-needs.c lists them as CO-RE relocations, so bpftool keeps
+# exactly those of a kernel's BTF. CONFIG_BTF_EMBED builds the result
+# in; `make btf-min BTF=FILE` writes it to $(O)/stackbox.btf (--btf).
+BTF_EMBED := $(patsubst "%",%,$(CONFIG_BTF_EMBED))
+$(O)/obj/bpf/btf-needs.o: $(srctree)/bpf/btf-needs.c | $(O)/obj/bpf
+	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+# $(call btf_min,KERNEL-BTF,OUT)
+btf_min = $(BPFTOOL) gen min_core_btf $(1) $(2) $(O)/obj/bpf/btf-needs.o
+$(O)/gen/btf-min.btf: $(BTF_EMBED) $(O)/obj/bpf/btf-needs.o $(O)/gen/config.mk | $(O)/gen
+	$(call quiet,BTFGEN,$@)$(call btf_min,$(BTF_EMBED),$@)
+# A minimal BTF as C, built in: kbtf() finds sb_btf_embedded.
+$(O)/%.btf.c: $(O)/%.btf
+	$(call quiet,GEN,$@){ echo '/* $(notdir $<): generated, do not edit */'; \
+		echo 'const unsigned char sb_btf_embedded[] = {'; \
+		od -An -v -tx1 $< | awk '{ o = ""; for (i = 1; i <= NF; i++) o = o "0x" $$i ","; print o }'; \
+		echo '};'; echo 'const unsigned sb_btf_embedded_size = sizeof(sb_btf_embedded);'; } >$@
+.PHONY: btf-min
+btf-min: $(O)/obj/bpf/btf-needs.o
+	$(Q)test -n "$(BTF)" || { echo "make btf-min BTF=FILE: the kernel's vmlinux or BTF file" >&2; exit 1; }
+	$(call quiet,BTFGEN,$(O)/stackbox.btf)$(call btf_min,$(BTF),$(O)/stackbox.btf)
+
 ALL_SKELS := $(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.skel.h,$(wildcard $(srctree)/bpf/*.bpf.c))
 ALL_SKELS += $(if $(CONFIG_BPF_LEGACY),$(patsubst $(srctree)/bpf/%.bpf.c,$(O)/gen/%.legacy.c,$(wildcard $(srctree)/bpf/*.bpf.c)))
 .PHONY: skeletons skel-install dist

@@ -212,12 +212,12 @@ static void configure_syscalls(struct iostack_bpf *s, struct iostack_args *a)
 	a->kinds_known = probe_file_layout(&s->rodata->lay);
 	s->rodata->kinds_known = a->kinds_known;
 	if (!a->kinds_known && (a->kinds || a->path))
-		error_exit("%s: telling descriptor kinds needs kernel BTF "
-			   "(/sys/kernel/btf/vmlinux), which this kernel "
-			   "lacks",
+		error_exit("%s: telling descriptor kinds needs kernel BTF, "
+			   "which this kernel lacks (" KBTF_HOW ")",
 			   a->path ? "--path" : "--kind");
 	if (!a->kinds_known)
-		verbose("no kernel BTF: descriptor kinds are not told apart");
+		error_msg("no kernel BTF (" KBTF_HOW "): bytes are counted "
+			  "without descriptor kinds");
 	if (a->kinds)
 		s->rodata->kind_mask = a->kinds;
 	if (a->path)

@@ -426,8 +426,8 @@ static void probe_exit_layout(struct memstack_bpf *s)
 	int sig, live;
 
 	if (!btf) {
-		verbose("no kernel BTF: a process ends when its main thread "
-			"exits");
+		verbose("no kernel BTF (" KBTF_HOW "): a process ends when "
+			"its main thread exits");
 		return;
 	}
 	sig = kbtf_member(btf, "task_struct", "signal", NULL);

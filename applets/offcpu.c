@@ -62,10 +62,11 @@ static const struct metric offcpu_metrics[] = {
 	{"blocked", METRIC_NS},
 };
 
-/* raw_tp reads task_struct at BTF offsets: it needs kernel BTF too */
+/* raw_tp reads task_struct at offsets from BTF: the kernel's, --btf's
+ * or the built-in one */
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
-	{"offcpu_raw_tp", "raw_tp", KF_BTF},
+	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
 	 "sched_switch"},
 	{NULL},
@@ -73,7 +74,7 @@ static const struct attach_alt switch_alts[] = {
 
 static const struct attach_alt wakeup_alts[] = {
 	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF},
-	{"offcpu_wakeup_raw_tp", "raw_tp", KF_BTF},
+	{"offcpu_wakeup_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_wakeup_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
 	 "sched_waking"},
 	{NULL},

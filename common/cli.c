@@ -77,6 +77,7 @@ const struct opt collect_options[] = {
 	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
 	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
 	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
+	OPT_STRING(0, "btf", "FILE", C, btf, NULL),
 	OPT_FLAG('v', "verbose", C, verbose),
 	OPT_END,
 };
@@ -116,6 +117,9 @@ const char collect_usage[] =
 	"pointers (5.17+)\n"
 	"  --unwind-rows N  eh_frame: table rows for all files (262144, 12 "
 	"bytes each)\n"
+	"  --btf FILE       kernel types from FILE (vmlinux, or raw BTF such as "
+	"make btf-min's),\n"
+	"                   for kernels without /sys/kernel/btf/vmlinux\n"
 	"  -v               say which attach path was chosen, what fell back, "
 	"what was dropped\n"
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "

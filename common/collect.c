@@ -214,6 +214,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));
+	kbtf_use(o->btf);
 	open_load_attach(&c);
 	privs_after_attach(c.obj, ops->target); /* privs.c: what is kept */
 

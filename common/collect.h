@@ -43,6 +43,7 @@ struct collect_opts {
 	long long rows;	  /* entries of each counts map */
 	int unwind;	  /* enum sb_unwind_mode */
 	long long unwind_rows;
+	const char *btf; /* --btf FILE */
 	int verbose;
 };
 extern const struct opt collect_options[];

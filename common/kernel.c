@@ -26,7 +26,12 @@ static struct {
 	struct btf *btf;
 	bool tried;
 	unsigned parses;
+	const char *path; /* --btf */
 } vmlinux;
+
+/* CONFIG_BTF_EMBED: gen/btf_embed.c, linked in only then. */
+extern const unsigned char sb_btf_embedded[] __attribute__((weak));
+extern const unsigned sb_btf_embedded_size __attribute__((weak));
 
 bool kbtf_available(void)
 {
@@ -39,16 +44,52 @@ bool kbtf_available(void)
 	return ok;
 }
 
+void kbtf_use(const char *path)
+{
+	vmlinux.path = path;
+}
+
+/* The first source that has BTF: --btf, the kernel's own (and where
+ * libbpf looks for a vmlinux file of this release), the built-in one. */
+static struct btf *kbtf_load(const char **from)
+{
+	struct btf *btf;
+
+	if (vmlinux.path) {
+		btf = btf__parse(vmlinux.path, NULL);
+		if (!btf)
+			error_exit("--btf %s: %s (a raw BTF file, or an ELF "
+				   "file with a .BTF section)",
+				   vmlinux.path, strerror(errno));
+		*from = vmlinux.path;
+		return btf;
+	}
+	btf = btf__load_vmlinux_btf();
+	*from = kbtf_available() ? "/sys/kernel/btf/vmlinux"
+				 : "a vmlinux file of this release";
+	if (!btf && sb_btf_embedded) {
+		btf = btf__new(sb_btf_embedded, sb_btf_embedded_size);
+		*from = "the minimal BTF built in (CONFIG_BTF_EMBED)";
+	}
+	return btf;
+}
+
 const struct btf *kbtf(void)
 {
+	const char *from;
+
 	if (!vmlinux.tried) {
 		vmlinux.tried = true;
-		if (kbtf_available()) {
-			vmlinux.btf = btf__load_vmlinux_btf();
-			vmlinux.parses++;
-		}
+		vmlinux.btf = kbtf_load(&from);
+		if (vmlinux.btf && !vmlinux.parses++)
+			verbose("kernel types from %s", from);
 	}
 	return vmlinux.btf;
+}
+
+bool kbtf_layouts(void)
+{
+	return kbtf() != NULL;
 }
 
 void kbtf_release(void)
@@ -104,7 +145,8 @@ int kbtf_member(const struct btf *btf, const char *type, const char *member,
 
 bool kbtf_has_func(const char *name)
 {
-	const struct btf *btf = kbtf();
+	/* the kernel attaches fentry through its own BTF, not a file's */
+	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
@@ -214,6 +256,8 @@ bool kernel_has(enum kernel_feature feature, const char *category,
 		return true;
 	case KF_BTF:
 		return kbtf_available();
+	case KF_LAYOUT:
+		return kbtf_layouts();
 	case KF_TRACEPOINT:
 		return collect_tracepoint_exists(category, name);
 	case KF_FENTRY:

@@ -16,18 +16,29 @@ struct btf;
 /* What an attach alternative needs of the kernel. */
 enum kernel_feature {
 	KF_NONE,       /* nothing: raw_tp, perf events */
-	KF_BTF,	       /* kernel BTF (tp_btf, and programs at BTF offsets) */
+	KF_BTF,	       /* the kernel's own BTF (tp_btf) */
+	KF_LAYOUT,     /* struct layouts from any BTF source (kbtf()) */
 	KF_TRACEPOINT, /* tracefs lists category:name */
 	KF_FENTRY,     /* kernel BTF has the function name */
 	KF_KPROBE,     /* kprobes work and kallsyms has the function name */
 };
 
-/* Is /sys/kernel/btf/vmlinux there, readable and not empty? */
+/* Does the kernel have BTF of its own (/sys/kernel/btf/vmlinux there,
+ * readable and not empty)? tp_btf, fentry and bpf_task_pt_regs need it. */
 bool kbtf_available(void);
-/* Kernel BTF, parsed on the first call and kept until kbtf_release();
- * NULL without it. Parsing costs some 18 ms and 6 MB here: one parse a
- * run, shared by every layout and function lookup. */
+/* --btf FILE: where kbtf() reads kernel types, before any other. */
+void kbtf_use(const char *path);
+/* Kernel types for struct layouts, parsed on the first call and kept
+ * until kbtf_release(); NULL without any. From --btf FILE, else the
+ * kernel's own (or a vmlinux of this release where libbpf looks), else
+ * the minimal BTF built in (CONFIG_BTF_EMBED). Parsing the kernel's
+ * costs some 18 ms and 6 MB here: one parse a run, shared by every
+ * layout and function lookup. */
 const struct btf *kbtf(void);
+/* How a run without kernel types gets them, for messages. */
+#define KBTF_HOW "CONFIG_DEBUG_INFO_BTF, or --btf FILE"
+/* Is there a source of struct layouts (kbtf() not NULL)? */
+bool kbtf_layouts(void);
 /* After the last load: the parsed BTF goes (a later kbtf() parses it
  * again, and counts it). */
 void kbtf_release(void);

@@ -330,8 +330,11 @@ void open_load_attach(struct collector *c)
 				   MAX_HOOKS);
 		if (first < 0 && hook_on(c, h))
 			error_exit("cannot attach to %s: none of its ways is "
-				   "available on this kernel",
-				   hook(c, h)->what);
+				   "available on this kernel%s",
+				   hook(c, h)->what,
+				   kbtf_layouts() ? ""
+						  : " (some need kernel BTF: "
+						    "" KBTF_HOW ")");
 		c->choice[h] = first < 0 ? 0 : first; /* off: not loaded */
 	}
 	legacy = choose_programs(c);

@@ -89,12 +89,14 @@ unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 check "iostack without BTF: exits 0" [ $? = 0 ]
 check "iostack without BTF: the header says the split is unavailable" \
 	grep -q 'descriptor kinds: unavailable (no kernel BTF)$' "$T/nobtf"
+check "iostack without BTF: one line says what is missing and how to give it" \
+	grep -qx 'iostack: no kernel BTF (CONFIG_DEBUG_INFO_BTF, or --btf FILE): bytes are counted without descriptor kinds' "$T/nobtf.err"
 check "iostack without BTF: rows are split by direction only" \
 	grep -qE '^ +3.0 KiB +6 +0 .* pid [0-9]+ write cgroup' "$T/nobtf"
 unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 	exec '$STACKBOX' iostack --kind file -- '$IO' pipe" >/dev/null 2>"$T/nobtf.kind"
 check "iostack --kind without BTF: one clear error" \
-	grep -qx 'iostack: --kind: telling descriptor kinds needs kernel BTF (/sys/kernel/btf/vmlinux), which this kernel lacks' "$T/nobtf.kind"
+	grep -qx 'iostack: --kind: telling descriptor kinds needs kernel BTF, which this kernel lacks (CONFIG_DEBUG_INFO_BTF, or --btf FILE)' "$T/nobtf.kind"
 
 # 5. libc's direct caller (leaf repair), glibc and static musl (whose
 # leaf is its syscall cancellation point, sccp); the whole chain with

@@ -122,5 +122,5 @@ check "eh_frame --unwind-rows 1024: zeta_nap still found (frame pointers, leaf r
 unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 	exec '$STACKBOX' offcpu --unwind eh_frame -f folded -- '$WORKLOADS/libcall' nap 2 100" >"$T/nobtf" 2>"$T/nobtf.err"
 check "eh_frame without BTF: says so in one line" \
-	grep -qx 'offcpu: --unwind eh_frame: this kernel lacks kernel BTF (/sys/kernel/btf/vmlinux): unwinding with frame pointers' "$T/nobtf.err"
+	grep -qx 'offcpu: --unwind eh_frame: this kernel lacks kernel BTF (CONFIG_DEBUG_INFO_BTF): user stacks by frame pointers' "$T/nobtf.err"
 check "eh_frame without BTF: frame pointers and leaf repair still give zeta_nap" grep -q 'outer_nap;zeta_nap;' "$T/nobtf"
