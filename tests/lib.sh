@@ -81,19 +81,29 @@ board_section() {
 }
 
 # eh_frame_runs LABEL BOARD TAG: true when --unwind eh_frame can run on
-# BOARD's kernel. Before 5.17 (no bpf_loop) it must be refused in one
-# line of the run's stderr (the TAG lines of $res) naming what is
-# missing, the applet going on with frame pointers: that is checked, the
-# eh_frame stacks are a SKIP, and it returns 1.
+# BOARD's kernel: 5.17+ (bpf_loop) with the kernel's own BTF (the
+# verifier's, for bpf_task_pt_regs: --btf cannot stand in). Otherwise it
+# must be refused in one line of the run's stderr (the TAG lines of
+# $res) naming what is missing, the applet going on with frame
+# pointers: that is checked, the eh_frame stacks are a SKIP, and it
+# returns 1.
 eh_frame_runs() {
-	kernel_before "$2" 5.17 || return 0
+	if kernel_before "$2" 5.17; then
+		# the first of what is missing is named
+		_want='5\.17' _why="Linux $(board_kernel "$2") has no bpf_loop (5.17+)"
+		! board_nobtf "$2" || _want='5\.17|BTF'
+	elif board_nobtf "$2"; then
+		_want=BTF _why="the kernel's own BTF is hidden"
+	else
+		return 0
+	fi
 	_e=$(sed -n "s/^@$3 //p" "$res" | grep -e eh_frame)
-	if [ "$(echo "$_e" | grep -c .)" = 1 ] && echo "$_e" | grep -q '5\.17'; then
+	if [ "$(echo "$_e" | grep -c .)" = 1 ] && echo "$_e" | grep -qE "$_want"; then
 		pass "$1: eh_frame refused in one line: $_e"
 	else
-		fail "$1: eh_frame refused in one line naming bpf_loop (5.17)" \
+		fail "$1: eh_frame refused in one line naming $_want" \
 			"$(echo "$_e" | head -n 3 | tr '\n' '|')"
 	fi
-	skip "$1: eh_frame stacks" "Linux $(board_kernel "$2") has no bpf_loop (5.17+): frame pointers instead"
+	skip "$1: eh_frame stacks" "$_why: frame pointers instead"
 	return 1
 }
