@@ -21,40 +21,46 @@ sum() {
 for b in $(boards); do
 	t="board/$b user stacks"
 	board_section "$t" "$b" unwind || continue
-	# TCG is slow: 10% + 20 ms on blocked times
+	# What is checked is who the caller is; times and sample counts
+	# only show the run took place. Two boards at a time on a loaded
+	# host starve a TCG vCPU: a 400 ms nap was seen blocked 466 ms, and
+	# 2 s at 99 Hz gave 26 samples (198 on an idle host). Hence 340 to
+	# 600 ms, and at least 20 samples.
 	# the named function's time, and any time where libc sits right
 	# under outer_X (the caller lost): none
 	set -- "$(sum nap 'outer_nap;zeta_nap;')" "$(sum nap 'outer_nap;(nanosleep|clock_nanosleep|sccp)')"
 	check "$t: offcpu zeta_nap is nanosleep's caller ($1 us, want 400 ms; $2 us without it)" \
-		fcmp "$1 >= 340000 && $1 <= 460000 && $2 == 0"
+		fcmp "$1 >= 340000 && $1 <= 600000 && $2 == 0"
 	set -- "$(sum read 'outer_read;kappa_read;')" "$(sum read 'outer_read;(read|sccp)')"
 	# the writer's thread starts late on a loaded TCG host: the read's
 	# time is at least the writer's 300 ms nap
 	check "$t: offcpu kappa_read is read's caller ($1 us, want 300 ms or a little more; $2 us without it)" \
 		fcmp "$1 >= 250000 && $1 <= 600000 && $2 == 0"
-	set -- "$(sum spin 'outer_spin;iota_spin;')" "$(sum spin 'outer_spin;')"
+	# of memset's samples under outer_spin (outer_spin's own calls of
+	# clock_gettime are no lost caller)
+	set -- "$(sum spin 'outer_spin;iota_spin;memset')" "$(sum spin 'outer_spin;(iota_spin;)?memset')"
 	check "$t: oncpu iota_spin is memset's caller ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 >= 0.9 * $2"
+		fcmp "$2 >= 20 && $1 >= 0.9 * $2"
 	# a guess is a named function with a user frame under it; mu_work
 	# alone is a true leaf, a sample in its own code after nu_leaf
 	# returns (2 of 4,748 samples natively; TCG takes interrupts where
 	# translated blocks start, as at that return site)
 	set -- "$(sum fp '(outer_burn|mu_work);[^-]')" "$(sum fp '')"
 	check "$t: fp, no frame pointers: no caller guessed ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 == 0"
+		fcmp "$2 >= 20 && $1 == 0"
 	eh_frame_runs "$t" "$b" eh-err || continue
 	# eh_frame: -O2 code without frame pointers, whole chain; the
 	# frame-pointer walk of it guesses no caller
 	set -- "$(sum eh ';main;outer_burn;mu_work;nu_leaf')" "$(sum eh '')"
 	check "$t: eh_frame, no frame pointers: main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 >= 0.9 * $2"
+		fcmp "$2 >= 20 && $1 >= 0.9 * $2"
 	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
 	set -- "$(sum ehnap 'outer_nap;zeta_nap;')"
 	check "$t: eh_frame through musl (no CFI): zeta_nap is nanosleep's caller ($1 us)" \
-		fcmp "$1 >= 340000 && $1 <= 460000"
+		fcmp "$1 >= 340000 && $1 <= 600000"
 	# musl has no CFI: x86_64 finds the leaf's caller by its return
 	# site; on arm64 musl's non-leaf functions keep frame records
 	set -- "$(sum ehnofp ';main;outer_nap;zeta_nap;')"
 	check "$t: eh_frame, musl without frame pointers: main..zeta_nap ($1 us)" \
-		fcmp "$1 >= 340000 && $1 <= 460000"
+		fcmp "$1 >= 340000 && $1 <= 600000"
 done
