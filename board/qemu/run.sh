@@ -143,7 +143,7 @@ chmod +x "$s/init"
 log=${BOARD_LOG:-$tmp/console}
 start=$(date +%s)
 rc=0
-timeout -k 5 "$timeout" $qemu -accel tcg -smp "${BOARD_SMP:-2}" -m 512M \
+timeout -k 5 "$timeout" $qemu -accel "tcg${BOARD_TCG:+,$BOARD_TCG}" -smp "${BOARD_SMP:-2}" -m 512M \
 	-nographic -no-reboot -nic none $disk -kernel "$kernel" -initrd "$tmp/initrd" \
 	-append "console=$console panic=-1 quiet $kargs ${BOARD_APPEND:-}" \
 	</dev/null >"$log" 2>&1 || rc=$?
