@@ -14,7 +14,9 @@
 # arguments, BOARD_DISK=IMAGE a raw disk image the guest sees as
 # /dev/vda (virtio; its writes are discarded at power off),
 # BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
-# depend on; get-modules.sh takes them from the kernel's package).
+# depend on; get-modules.sh takes them from the kernel's package),
+# BOARD_TCG more -accel tcg options (thread=single: every vCPU in one
+# host thread; see docs/boards.md on the x86_64 text_poke hang).
 # The kernel comes from get-kernel.sh (cached), busybox from
 # out/board/ARCH/busybox (made by `make board-prereqs`), else from
 # get-busybox.sh.
