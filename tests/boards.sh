@@ -23,11 +23,12 @@ export OUT
 # 10 from other jobs). 900 s is over 4 times the slowest; a board hung
 # (TCG on an overloaded host can starve the guest's timers) costs no more.
 export BOARD_TIMEOUT=${BOARD_TIMEOUT:-900}
-# A kernel stuck for a minute (twice watchdog_thresh) panics, and the
-# board stops at once instead of at the timeout; loglevel=5 puts the
-# stuck stacks on the console. 60 s is far above any stall an overloaded
-# host gives a TCG vCPU.
-export BOARD_APPEND="${BOARD_APPEND:-loglevel=5 watchdog_thresh=30 softlockup_panic=1}"
+# A kernel stuck for a minute (a soft lockup, twice watchdog_thresh, or
+# an RCU stall) panics, and the board stops at once instead of at the
+# timeout; loglevel=5 puts the stuck stacks on the console. 60 s is far
+# above any stall an overloaded host gives a TCG vCPU.
+stuck="watchdog_thresh=30 softlockup_panic=1 rcupdate.rcu_cpu_stall_timeout=60"
+export BOARD_APPEND="${BOARD_APPEND:-loglevel=5 $stuck sysctl.kernel.panic_on_rcu_stall=1}"
 
 # one BOARD: boot it (run by xargs, a process per board)
 one() {
