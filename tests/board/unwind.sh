@@ -50,8 +50,10 @@ for b in $(boards); do
 		fcmp "$2 >= 20 && $1 == 0"
 	eh_frame_runs "$t" "$b" eh-err || continue
 	# eh_frame: -O2 code without frame pointers, whole chain; the
-	# frame-pointer walk of it guesses no caller
-	set -- "$(sum eh ';main;outer_burn;mu_work;nu_leaf')" "$(sum eh '')"
+	# frame-pointer walk of it guesses no caller. Counted over the
+	# samples in the burn functions: the loop's clock_gettime is musl's
+	# (no CFI), and under TCG (a syscall on arm64) it takes 10 %.
+	set -- "$(sum eh ';main;outer_burn;mu_work;nu_leaf')" "$(sum eh '(mu_work|nu_leaf)')"
 	check "$t: eh_frame, no frame pointers: main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
 		fcmp "$2 >= 20 && $1 >= 0.9 * $2"
 	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
