@@ -360,5 +360,7 @@ help:
 	@echo 'Checks:'
 	@echo '  format            reformat the C sources (.clang-format)'
 	@echo '  check             unit, integration (root) and board (qemu) tests'
+	@echo '  board-run, check-board  boot the qemu boards (BOARDS=, BOARD_JOBS=2),'
+	@echo '                    then check them (docs/boards.md)'
 	@echo 'Variables: O=DIR  V=1  ARCH=  CC=  CROSS_COMPILE=  CFLAGS=  LDFLAGS='
 	@echo '  PKG_CONFIG=  STATIC=1  DEPS=prefix  DESTDIR=  BINDIR=  LINKS='

@@ -6,8 +6,9 @@
 #                             scripts/musl-deps.sh (cached outside the tree)
 #   musl-workloads-ARCH       out/musl-ARCH/workloads/NAME, every
 #                             tests/workloads/NAME.c, static
-#   board-ARCH                out/board/ARCH/{vmlinuz,busybox}: links into
-#                             the cache, used by board/qemu/run.sh
+#   board-ARCH                out/board/ARCH/busybox: a link into the
+#                             cache, used by board/qemu/run.sh (the
+#                             kernels: tests/boards.sh fetches them)
 #   board-prereqs             all of the above, both arches (make check)
 
 MUSL_ARCHES := x86_64 arm64
@@ -48,12 +49,9 @@ $(MUSL_OUT)/musl-$(1)/workloads/%: $(srctree)/tests/workloads/%.c
 endef
 $(foreach a,$(MUSL_ARCHES),$(eval $(call musl_workload_rules,$(a))))
 
-# Kernel and busybox links: made once (resolving them asks apt, which
-# takes seconds); remove out/board to pick up a newer Debian kernel.
-$(foreach a,$(MUSL_ARCHES),board-$(a)): board-%: $(MUSL_OUT)/board/%/vmlinuz $(MUSL_OUT)/board/%/busybox ;
-$(MUSL_OUT)/board/%/vmlinuz:
-	$(Q)mkdir -p $(@D)
-	$(Q)k=$$($(srctree)/board/qemu/get-kernel.sh $*) && ln -sf "$$k" $@
+# The busybox link: made once (resolving it asks apt, which takes
+# seconds); remove out/board to pick up a newer one.
+$(foreach a,$(MUSL_ARCHES),board-$(a)): board-%: $(MUSL_OUT)/board/%/busybox ;
 $(MUSL_OUT)/board/%/busybox:
 	$(Q)mkdir -p $(@D)
 	$(Q)b=$$($(srctree)/board/qemu/get-busybox.sh $*) && ln -sf "$$b" $@

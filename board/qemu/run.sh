@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh ARCH TIMEOUT -- COMMAND...
-# Boot Debian 12's 6.1 kernel for ARCH (x86_64, arm64) under qemu (TCG)
+# Boot a Debian kernel (BOARD_KERNEL: 5.10, 6.1 or 6.12; default 6.1, see
+# get-kernel.sh) for ARCH (x86_64, arm64) under qemu (TCG)
 # with a busybox initramfs holding out/musl-ARCH/stackbox (as
 # /bin/stackbox) and out/musl-ARCH/workloads/* (as /workloads/*), run
 # COMMAND (a shell command line; several words are joined by spaces) as
@@ -13,9 +14,12 @@
 # arguments, BOARD_DISK=IMAGE a raw disk image the guest sees as
 # /dev/vda (virtio; its writes are discarded at power off),
 # BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
-# depend on; get-modules.sh takes them from the kernel's package).
-# Artifacts come from out/board/ARCH/{vmlinuz,busybox} (made by
-# `make board-prereqs`), else from get-kernel.sh / get-busybox.sh.
+# depend on; get-modules.sh takes them from the kernel's package),
+# BOARD_TCG more -accel tcg options (thread=single: every vCPU in one
+# host thread; see docs/boards.md on the x86_64 text_poke hang).
+# The kernel comes from get-kernel.sh (cached), busybox from
+# out/board/ARCH/busybox (made by `make board-prereqs`), else from
+# get-busybox.sh.
 #
 # WHY TCG: KVM is present on the development machines but hangs.
 set -eu
@@ -49,10 +53,10 @@ arm64)
 *) usage ;;
 esac
 
-board=$OUT/board/$arch
-kernel=$board/vmlinuz
-[ -e "$kernel" ] || kernel=$("$here/get-kernel.sh" "$arch")
-busybox=$board/busybox
+kver=${BOARD_KERNEL:-6.1}
+kernel=$("$here/get-kernel.sh" "$kver" "$arch") ||
+	{ echo "run.sh: no $kver kernel for $arch" >&2; exit 125; }
+busybox=$OUT/board/$arch/busybox
 [ -e "$busybox" ] || busybox=$("$here/get-busybox.sh" "$arch")
 stackbox=$OUT/musl-$arch/stackbox
 [ -f "$stackbox" ] || echo "run.sh: no $stackbox, booting without it" >&2
@@ -85,7 +89,7 @@ fi
 : >"$s/modules"
 if [ -n "$modules" ]; then
 	mkdir -p "$s/lib/modules"
-	"$here/get-modules.sh" "$arch" $modules >"$tmp/modules" ||
+	"$here/get-modules.sh" "$kver" "$arch" $modules >"$tmp/modules" ||
 		{ echo "run.sh: cannot get the modules $modules" >&2; exit 125; }
 	while read -r m; do
 		cp "$m" "$s/lib/modules/"
@@ -141,12 +145,12 @@ chmod +x "$s/init"
 log=${BOARD_LOG:-$tmp/console}
 start=$(date +%s)
 rc=0
-timeout -k 5 "$timeout" $qemu -accel tcg -smp "${BOARD_SMP:-2}" -m 512M \
+timeout -k 5 "$timeout" $qemu -accel "tcg${BOARD_TCG:+,$BOARD_TCG}" -smp "${BOARD_SMP:-2}" -m 512M \
 	-nographic -no-reboot -nic none $disk -kernel "$kernel" -initrd "$tmp/initrd" \
 	-append "console=$console panic=-1 quiet $kargs ${BOARD_APPEND:-}" \
 	</dev/null >"$log" 2>&1 || rc=$?
 tr -d '\r' <"$log" >"$tmp/clean"
-echo "run.sh: $arch boot+run took $(($(date +%s) - start))s" >&2
+echo "run.sh: $kver $arch boot+run took $(($(date +%s) - start))s" >&2
 
 # The output is what lies between the begin and end markers; the end
 # marker may follow output that did not end in a newline.

@@ -1,25 +1,14 @@
 #!/bin/sh
-# Board test: user stacks in Debian 12's 6.1 kernels under qemu (TCG),
-# x86_64 and arm64, with the static musl libcall workloads: leaf repair
-# (the named function that calls libc directly is the caller in offcpu
-# and oncpu stacks; on arm64 the walk follows x29 frame records and the
-# call is a bl), and --unwind eh_frame through code built without frame
-# pointers.
+# Board checker: user stacks on every board (tests/boards.sh; the guest's
+# unwind section of tests/board/guest), with the static musl libcall
+# workloads: leaf repair (the named function that calls libc directly is
+# the caller in offcpu and oncpu stacks; on arm64 the walk follows x29
+# frame records and the call is a bl), and --unwind eh_frame through code
+# built without frame pointers.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
 OUT=${OUT:-$root/out}
-TIMEOUT=${BOARD_TIMEOUT:-240}
-
-GUEST='stackbox offcpu -f folded -- /workloads/libcall nap 4 100 | sed "s/^/@nap /"
-stackbox offcpu -f folded -- /workloads/libcall read 300 | sed "s/^/@read /"
-stackbox oncpu -F 99 -f folded -- /workloads/libcall spin 2 | sed "s/^/@spin /"
-stackbox oncpu -F 99 --unwind eh_frame -f folded -- /workloads/libcall-nofp burn 2 2>/tmp/err | sed "s/^/@eh /"
-sed "s/^/@eh-err /" /tmp/err
-stackbox oncpu -F 99 -f folded -- /workloads/libcall-nofp burn 2 | sed "s/^/@fp /"
-stackbox offcpu --unwind eh_frame -f folded -- /workloads/libcall nap 4 100 | sed "s/^/@ehnap /"
-stackbox offcpu --unwind eh_frame -f folded -- /workloads/libcall-nofp nap 4 100 | sed "s/^/@ehnofp /"
-exit 0'
 
 # sum TAG PATTERN: values of the TAG lines matching PATTERN. The writer
 # thread is left out: on arm64 musl's clone leaves x29 pointing into the
@@ -29,42 +18,51 @@ sum() {
 		END { print s + 0 }'
 }
 
-for arch in x86_64 arm64; do
-	t="board/$arch user stacks"
-	board_boot "$t" "$arch" "$GUEST" "$OUT/musl-$arch/workloads/libcall" || continue
-	# TCG is slow: 10% + 20 ms on blocked times
+for b in $(boards); do
+	t="board/$b user stacks"
+	board_section "$t" "$b" unwind || continue
+	# What is checked is who the caller is; times and sample counts
+	# only show the run took place. Two boards at a time on a loaded
+	# host starve a TCG vCPU: a 400 ms nap was seen blocked 466 ms, and
+	# 2 s at 99 Hz gave 26 samples (198 on an idle host). Hence 340 to
+	# 600 ms, and at least 20 samples.
 	# the named function's time, and any time where libc sits right
 	# under outer_X (the caller lost): none
 	set -- "$(sum nap 'outer_nap;zeta_nap;')" "$(sum nap 'outer_nap;(nanosleep|clock_nanosleep|sccp)')"
 	check "$t: offcpu zeta_nap is nanosleep's caller ($1 us, want 400 ms; $2 us without it)" \
-		fcmp "$1 >= 340000 && $1 <= 460000 && $2 == 0"
+		fcmp "$1 >= 340000 && $1 <= 600000 && $2 == 0"
 	set -- "$(sum read 'outer_read;kappa_read;')" "$(sum read 'outer_read;(read|sccp)')"
 	# the writer's thread starts late on a loaded TCG host: the read's
 	# time is at least the writer's 300 ms nap
 	check "$t: offcpu kappa_read is read's caller ($1 us, want 300 ms or a little more; $2 us without it)" \
 		fcmp "$1 >= 250000 && $1 <= 600000 && $2 == 0"
-	set -- "$(sum spin 'outer_spin;iota_spin;')" "$(sum spin 'outer_spin;')"
+	# of memset's samples under outer_spin (outer_spin's own calls of
+	# clock_gettime are no lost caller)
+	set -- "$(sum spin 'outer_spin;iota_spin;memset')" "$(sum spin 'outer_spin;(iota_spin;)?memset')"
 	check "$t: oncpu iota_spin is memset's caller ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 >= 0.9 * $2"
-	# eh_frame: -O2 code without frame pointers, whole chain; the
-	# frame-pointer walk of it guesses no caller
-	set -- "$(sum eh ';main;outer_burn;mu_work;nu_leaf')" "$(sum eh '')"
-	check "$t: eh_frame, no frame pointers: main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 >= 0.9 * $2"
-	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
+		fcmp "$2 >= 20 && $1 >= 0.9 * $2"
 	# a guess is a named function with a user frame under it; mu_work
 	# alone is a true leaf, a sample in its own code after nu_leaf
 	# returns (2 of 4,748 samples natively; TCG takes interrupts where
 	# translated blocks start, as at that return site)
 	set -- "$(sum fp '(outer_burn|mu_work);[^-]')" "$(sum fp '')"
 	check "$t: fp, no frame pointers: no caller guessed ($1 of $2 samples)" \
-		fcmp "$2 >= 50 && $1 == 0"
+		fcmp "$2 >= 20 && $1 == 0"
+	eh_frame_runs "$t" "$b" eh-err || continue
+	# eh_frame: -O2 code without frame pointers, whole chain; the
+	# frame-pointer walk of it guesses no caller. Counted over the
+	# samples in the burn functions: the loop's clock_gettime is musl's
+	# (no CFI), and under TCG (a syscall on arm64) it takes 10 %.
+	set -- "$(sum eh ';main;outer_burn;mu_work;nu_leaf')" "$(sum eh '(mu_work|nu_leaf)')"
+	check "$t: eh_frame, no frame pointers: main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
+		fcmp "$2 >= 20 && $1 >= 0.9 * $2"
+	check "$t: eh_frame ran (no fallback)" test -z "$(grep '^@eh-err .*lacks' "$res")"
 	set -- "$(sum ehnap 'outer_nap;zeta_nap;')"
 	check "$t: eh_frame through musl (no CFI): zeta_nap is nanosleep's caller ($1 us)" \
-		fcmp "$1 >= 340000 && $1 <= 460000"
+		fcmp "$1 >= 340000 && $1 <= 600000"
 	# musl has no CFI: x86_64 finds the leaf's caller by its return
 	# site; on arm64 musl's non-leaf functions keep frame records
 	set -- "$(sum ehnofp ';main;outer_nap;zeta_nap;')"
 	check "$t: eh_frame, musl without frame pointers: main..zeta_nap ($1 us)" \
-		fcmp "$1 >= 340000 && $1 <= 460000"
+		fcmp "$1 >= 340000 && $1 <= 600000"
 done
