@@ -43,16 +43,24 @@ $b
 EOF
 	d=$OUT/board/$b
 	mkdir -p "$d"
-	rm -f "$d/guest.out" "$d/run.err" "$d/console"
+	rm -f "$d/guest.out" "$d/run.err" "$d/console" "$d/min.btf"
 	if k=$("$root/board/qemu/get-kernel.sh" "$kver" "$arch" 2>"$d/run.err"); then
 		ln -sf "$(dirname "$k")/$(basename "$k" | sed 's/^vmlinuz/config/')" "$d/config"
 	fi
 	guest="NOBTF=$([ "$nobtf" = nobtf ] && echo 1)
 $(cat "$here/board/guest")"
+	# -nobtf: the minimal BTF of this kernel, made as a BSP build makes
+	# it (from the kernel's BTF, here taken out of its boot image)
+	files=
+	if [ "$nobtf" = nobtf ] && [ -n "${k:-}" ] && [ -f "${BTF_NEEDS:-}" ] &&
+		python3 "$root/board/qemu/kernel-btf.py" "$k" "$d/kernel.btf" 2>>"$d/run.err" &&
+		bpftool gen min_core_btf "$d/kernel.btf" "$d/min.btf" "$BTF_NEEDS" 2>>"$d/run.err"; then
+		files="$d/min.btf:min.btf"
+	fi
 	disk=$OUT/board/disk.ext4
 	[ -f "$disk" ] || disk=
 	start=$(date +%s)
-	if BOARD_KERNEL=$kver BOARD_LOG=$d/console BOARD_DISK=$disk \
+	if BOARD_KERNEL=$kver BOARD_LOG=$d/console BOARD_DISK=$disk BOARD_FILES=$files \
 			BOARD_MODULES=${disk:+"ext4 crc32c_generic"} \
 			"$root/board/qemu/run.sh" "$arch" "$BOARD_TIMEOUT" -- "$guest" \
 			>"$d/guest.tmp" 2>>"$d/run.err"; then

@@ -35,8 +35,9 @@ check-build: $(O)/stackbox $(UNIT_BINS) $(UNIT_FIXTURES) $(WORKLOADS)
 # Board tests check what board-run left in out/board: it boots every
 # board once (tests/boards.sh; BOARDS, BOARD_JOBS), before the checkers.
 # A board that does not boot is a FAIL of its checkers, not of make.
-board-run: board-prereqs
-	$(Q)OUT=$(srctree)/out $(srctree)/tests/boards.sh || true
+board-run: board-prereqs $(O)/obj/bpf/btf-needs.o
+	$(Q)OUT=$(srctree)/out BTF_NEEDS=$(abspath $(O)/obj/bpf/btf-needs.o) \
+		$(srctree)/tests/boards.sh || true
 
 check: check-build board-run
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \

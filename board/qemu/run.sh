@@ -13,7 +13,8 @@
 # console, BOARD_SMP (default 2) guest CPUs, BOARD_APPEND more kernel
 # arguments, BOARD_DISK=IMAGE a raw disk image the guest sees as
 # /dev/vda (virtio; its writes are discarded at power off),
-# BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
+# BOARD_FILES="SRC:DEST ..." more files into the guest's root (DEST
+# relative to it), BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
 # depend on; get-modules.sh takes them from the kernel's package),
 # BOARD_TCG more -accel tcg options (thread=single: every vCPU in one
 # host thread; see docs/boards.md on the x86_64 text_poke hang).
@@ -74,6 +75,9 @@ cp "$busybox" "$s/bin/busybox"
 [ ! -f "$stackbox" ] || cp "$stackbox" "$s/bin/stackbox"
 for w in "$OUT/musl-$arch/workloads"/*; do
 	[ ! -f "$w" ] || cp "$w" "$s/workloads/"
+done
+for f in ${BOARD_FILES:-}; do
+	cp "${f%%:*}" "$s/${f#*:}" || { echo "run.sh: cannot copy ${f%%:*}" >&2; exit 2; }
 done
 # Modules, in the order to load them (/modules); a failure shows in the
 # output, before the command's.

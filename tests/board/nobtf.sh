@@ -17,6 +17,13 @@ tag() { sed -n "s/^@$1 //p" "$res"; }
 for b in $(boards); do
 	board_nobtf "$b" || continue
 	t="board/$b no BTF"
+	# the other sections ran with --btf and the minimal BTF boards.sh
+	# made from this kernel (what CONFIG_BTF_EMBED builds in)
+	if board_section "$t" "$b" info; then
+		size=$(tag btf-file)
+		check "$t: the other sections had the minimal BTF (${size:-no} bytes < 16 KiB)" \
+			[ "${size:-99999}" -lt 16384 ]
+	fi
 	board_section "$t" "$b" nobtf || continue
 	for a in oncpu offcpu offcpu-tp memstack; do
 		rc=$(tag "rc-$a") lines=$(tag "lines-$a")
