@@ -150,8 +150,9 @@ kill $far 2>/dev/null; wait $far 2>/dev/null
 check "the stream through the tty decodes intact (nothing skipped)" \
 	test -s "$T/serial.folded" -a ! -s "$T/serial.rerr"
 set -- $(share "$T/serial.folded")
+# 2 s at 199 Hz is ~400 samples alone; 60 leaves room for a busy host
 check "through the tty: burn_two_thirds has most of $2 samples ($1)" \
-	fcmp "$1 > 0.5 && $2 >= 100"
+	fcmp "$1 > 0.5 && $2 >= 60"
 "$STACKBOX" oncpu -F 49 -o "$T/tty-check" --baud 9600 -d 100ms >/dev/null 2>"$T/baud.err"
 check "--baud on a file that is not a terminal is refused" grep -q 'is not a terminal' "$T/baud.err"
 
