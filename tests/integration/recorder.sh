@@ -50,11 +50,13 @@ check "recorder text: the marks are lines" grep -q "^\*\*\* mark 1 fired at .*: 
 # ---- the bound: 16k for a 60 s window of 2 snapshots a second ----
 # phases' snapshots are about 1k each: 60 s of them would be 100k, so
 # the ring must drop to stay in 16k. RSS is read once the caches are
-# warm (symbols of phases, libc, the kernel: 3 MiB at the first
-# snapshots, 6 s allows for a loaded machine) and 9 s later: the ring
-# may add no more than its bound; 512 KiB allows for the allocator
-# (measured: 80-170 KiB of drift in 10-30 s, no leak under valgrind).
-"$STACKBOX" oncpu -i 500ms -R 60s --record-bytes 16k -T "file:$T/never" -v \
+# warm (symbols of phases and libc at the first snapshots, 6 s allows
+# for a loaded machine) and 9 s later: the ring may add no more than
+# its bound; 512 KiB allows for the allocator (measured: 80-170 KiB of
+# drift in 10-30 s, no leak under valgrind). -U: kernel symbols (3 MiB)
+# load at the first kernel-mode sample, which for this user-space loop
+# may come at any time, on an idle machine after the first reading.
+"$STACKBOX" oncpu -U -i 500ms -R 60s --record-bytes 16k -T "file:$T/never" -v \
 	-o "$T/bound.txt" -- "$PHASES" run 17 8 >/dev/null 2>"$T/bound.err" &
 pid=$!
 sleep 6
