@@ -50,6 +50,8 @@ struct bbuf {
 
 static inline void bb_put(struct bbuf *b, const void *d, size_t n)
 {
+	if (!n)
+		return; /* d may be NULL then: an empty profile's pieces */
 	b->p = grow_array(b->p, &b->cap, b->len + n, 1);
 	memcpy(b->p + b->len, d, n);
 	b->len += n;

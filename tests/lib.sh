@@ -29,6 +29,18 @@ need_bpf() {
 	trap 'rm -rf "$T"' EXIT
 }
 
+# sb_report ARGS: stackbox report, under ASan and UBSan when make check
+# built that binary (tests/unit/sanitize.mk; tests/run.sh exports it and
+# the sanitizers' log directory, where it looks for their reports).
+sb_report() {
+	if [ -n "${SAN_STACKBOX:-}" ]; then
+		ASAN_OPTIONS=$SAN_ASAN_OPTIONS UBSAN_OPTIONS=$SAN_UBSAN_OPTIONS \
+			"$SAN_STACKBOX" report "$@"
+	else
+		"$STACKBOX" report "$@"
+	fi
+}
+
 # Floating point comparison: fcmp "$a >= 0.6"
 fcmp() { awk "BEGIN { exit !($1) }"; }
 

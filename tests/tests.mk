@@ -14,6 +14,8 @@ WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # Fixtures the unit tests need (ELF files to symbolise, ...).
 UNIT_FIXTURES :=
+# The sanitized build of the unit tests and report (unit/sanitize.mk).
+SAN_O := $(TESTS_O)/san
 -include $(srctree)/tests/unit/*.mk
 
 $(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c $(UNIT_OBJS) | $(TESTS_O)/unit

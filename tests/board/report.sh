@@ -25,7 +25,7 @@ for b in $(boards); do
 	sed -n '/^@text$/,/^@text-end$/p' "$res" | sed '1d;$d' | tr -d '\r' >"$T/$b.text"
 	mkdir -p "$T/symfs-$arch/workloads"
 	cp "$OUT/musl-$arch/workloads/burn" "$T/symfs-$arch/workloads/burn"
-	"$STACKBOX" report --symfs "$T/symfs-$arch" "$T/$b.bin" >"$T/$b.report" 2>"$T/$b.rerr" || true
+	sb_report --symfs "$T/symfs-$arch" "$T/$b.bin" >"$T/$b.report" 2>"$T/$b.rerr" || true
 	check "$t: the stream decodes on the host, nothing skipped" \
 		sh -c "grep -q '^=== oncpu snapshot' '$T/$b.report' && ! grep -q skipped '$T/$b.rerr'"
 	if cmp -s "$T/$b.text" "$T/$b.report"; then

@@ -40,10 +40,10 @@ want_kind() {
 record phase $CHANGE_AT
 change=$(sed -n 's/^change //p' "$T/phase.out")
 check "phases printed when it changed phase" [ -n "$change" ]
-"$STACKBOX" report --anomalies -f json "$T/phase-on.bin" "$T/phase-off.bin" \
+sb_report --anomalies -f json "$T/phase-on.bin" "$T/phase-off.bin" \
 	>"$T/phase.json" 2>"$T/phase.err"
 check "report --anomalies -f json exits 0" [ $? = 0 ]
-"$STACKBOX" report --anomalies "$T/phase-on.bin" "$T/phase-off.bin" >"$T/phase.txt" 2>&1
+sb_report --anomalies "$T/phase-on.bin" "$T/phase-off.bin" >"$T/phase.txt" 2>&1
 cat "$T/phase.txt"
 echo "change at $change"
 
@@ -84,23 +84,23 @@ label=$(grep "\"stack\":\[[^]]*\"decode_luma\"" "$T/phase.json" | field cluster_
 check "cluster: the subtree is labelled by its deepest shared frame ($label)" [ "$label" = decode_block ]
 
 # the differential flame graph of one anomaly's window
-"$STACKBOX" report --anomalies --anomaly 1 -f folded "$T/phase-on.bin" "$T/phase-off.bin" >"$T/diff.folded" 2>&1
+sb_report --anomalies --anomaly 1 -f folded "$T/phase-on.bin" "$T/phase-off.bin" >"$T/diff.folded" 2>&1
 check "-f folded: \"stack BASELINE WINDOW\" lines" \
 	awk 'NF < 3 || $(NF) !~ /^[0-9]+$/ || $(NF - 1) !~ /^[0-9]+$/ { exit 1 } END { exit NR == 0 }' "$T/diff.folded"
-"$STACKBOX" report --anomalies -f svg -o "$T/diff.svg" "$T/phase-on.bin" "$T/phase-off.bin"
+sb_report --anomalies -f svg -o "$T/diff.svg" "$T/phase-on.bin" "$T/phase-off.bin"
 check "-f svg: a differential flame graph" grep -q "against the baseline" "$T/diff.svg"
 
 # a steady run of the same length: nothing
 record steady 99
-"$STACKBOX" report --anomalies -f json "$T/steady-on.bin" "$T/steady-off.bin" >"$T/steady.json" 2>&1
+sb_report --anomalies -f json "$T/steady-on.bin" "$T/steady-off.bin" >"$T/steady.json" 2>&1
 n=$(grep -c '"kind"' "$T/steady.json")
 check "a steady run lists no anomaly ($n: $(field leaf <"$T/steady.json" | tr '\n' ' '))" [ "$n" = 0 ]
 
 # a slow leak: steady cache, then nothing freed any more
 "$STACKBOX" memstack -f bin -i 500ms -o "$T/leak.bin" -- "$PHASES" leak 8 4 >"$T/leak.out" 2>"$T/leak.err"
 change=$(sed -n 's/^change //p' "$T/leak.out")
-"$STACKBOX" report --anomalies -f json "$T/leak.bin" >"$T/leak.json" 2>&1
-"$STACKBOX" report --anomalies "$T/leak.bin"
+sb_report --anomalies -f json "$T/leak.bin" >"$T/leak.json" 2>&1
+sb_report --anomalies "$T/leak.bin"
 line=$(grep '"stack":\[[^]]*"cache_insert"' "$T/leak.json" | head -1)
 what="$(echo "$line" | field kind) $(echo "$line" | field metric)"
 check "memstack: the leak is growth of memory held ($what)" [ "$what" = "grew inuse_space" ]

@@ -6,7 +6,7 @@
 need_bpf "flame graph labels"
 
 "$STACKBOX" oncpu -F 199 -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
-"$STACKBOX" report -f svg -o "$T/f.svg" "$T/b.bin"
+sb_report -f svg -o "$T/f.svg" "$T/b.bin"
 check "report -f svg exits 0" [ $? = 0 ]
 if ! command -v python3 >/dev/null; then
 	skip "SVG labels" "no python3 to read the SVG"

@@ -46,7 +46,7 @@ done
 raw=$(grep -c '\[goburn-stripped+0x' "$T/goburn-stripped")
 check "oncpu goburn-stripped: every frame in it named ($raw lines with raw addresses)" [ "$raw" = 0 ]
 
-"$STACKBOX" report -f folded "$T/goburn-stripped.bin" >"$T/rep" 2>"$T/rep.err"
+sb_report -f folded "$T/goburn-stripped.bin" >"$T/rep" 2>"$T/rep.err"
 ratio "report of goburn-stripped's recording" "$T/rep"
 check "report of goburn-stripped's recording: names from .gopclntab" \
 	grep -q ';main\.main;main\.goBeta;main\.spin ' "$T/rep"

@@ -40,7 +40,7 @@ for a in oncpu offcpu memstack iostack rastack; do
 	"$W/httprecv" "$T/h-$a" >"$T/h-$a.port" &
 	recv=$!
 	for i in $(seq 50); do [ -s "$T/h-$a.port" ] && break; sleep 0.1; done
-	"$STACKBOX" report --push "http://127.0.0.1:$(cat "$T/h-$a.port")" "$T/$a.bin" >/dev/null 2>"$T/push-$a.err"
+	sb_report --push "http://127.0.0.1:$(cat "$T/h-$a.port")" "$T/$a.bin" >/dev/null 2>"$T/push-$a.err"
 	check "report --push of $a exits 0" [ $? = 0 ]
 	wait $recv
 	caps="$caps $T/h-$a.head $T/h-$a.profile"

@@ -24,7 +24,7 @@ wait "$wl"
 kill -INT "$on" "$off"
 wait "$on" "$off"
 
-"$STACKBOX" report --hotcold -f folded -o "$T/hc.folded" "$T/on.bin" "$T/off.bin" 2>"$T/hc.err"
+sb_report --hotcold -f folded -o "$T/hc.folded" "$T/on.bin" "$T/off.bin" 2>"$T/hc.err"
 check "report --hotcold -f folded of an oncpu and an offcpu stream exits 0" [ $? = 0 ]
 # on-CPU time in hot_burn, off-CPU time in cold_sleep (the wait for a
 # CPU while burning is off-CPU time in hot_burn: not counted), in us
@@ -40,7 +40,7 @@ check "hot/cold: hot_burn:cold_sleep is 1:2 in time within 10% ($1 us : $2 us = 
 check "hot/cold: every line is under [on-cpu] or [off-cpu]" \
 	sh -c "! grep -qv '^\[o[nf]f*-cpu\];' '$T/hc.folded'"
 
-"$STACKBOX" report --hotcold -f svg -o "$T/hc.svg" "$T/on.bin" "$T/off.bin"
+sb_report --hotcold -f svg -o "$T/hc.svg" "$T/on.bin" "$T/off.bin"
 check "hot/cold SVG: [on-cpu] warm, [off-cpu] blue" \
 	sh -c "grep -q '<title>\[on-cpu\] ([0-9]* us.*fill=\"rgb(2[0-5][0-9],[0-9]*,[0-9]*)\"' '$T/hc.svg' &&
 		grep -q '<title>\[off-cpu\] ([0-9]* us.*fill=\"rgb([0-9]*,[0-9]*,2[0-5][0-9])\"' '$T/hc.svg'"
@@ -53,7 +53,7 @@ if command -v rsvg-convert >/dev/null; then
 	check "hot/cold SVG: rsvg-convert renders it" rsvg-convert -o "$T/hc.png" "$T/hc.svg"
 fi
 
-"$STACKBOX" report --hotcold -f pprof -o "$T/hc.pb.gz" "$T/on.bin" "$T/off.bin"
+sb_report --hotcold -f pprof -o "$T/hc.pb.gz" "$T/on.bin" "$T/off.bin"
 if command -v go >/dev/null; then
 	# cum (ms) of a function under a sample type
 	cum() { go tool pprof -top -nodefraction=0 -nodecount=100000 -unit=ms -sample_index="$1" "$T/hc.pb.gz" 2>/dev/null |
@@ -73,11 +73,11 @@ else
 	skip "hot/cold pprof" "go not installed (Debian golang-go)"
 fi
 
-"$STACKBOX" report --hotcold -f folded "$T/on.bin" >/dev/null 2>"$T/one.err"
+sb_report --hotcold -f folded "$T/on.bin" >/dev/null 2>"$T/one.err"
 check "hot/cold of an on-CPU stream alone: an error that says the off-CPU one is missing" \
 	sh -c "[ $? = 1 ] && grep -q 'no off-CPU stream' '$T/one.err'"
-"$STACKBOX" report --hotcold "$T/on.bin" "$T/off.bin" >/dev/null 2>"$T/text.err"
+sb_report --hotcold "$T/on.bin" "$T/off.bin" >/dev/null 2>"$T/text.err"
 check "hot/cold -f text is refused, naming the formats" grep -q 'folded, svg or pprof' "$T/text.err"
-"$STACKBOX" report --hotcold -f pprof -o "$T/one.pb.gz" "$T/off.bin" 2>"$T/one2.err"
+sb_report --hotcold -f pprof -o "$T/one.pb.gz" "$T/off.bin" 2>"$T/one2.err"
 check "hot/cold -f pprof of an off-CPU stream alone: says the on-CPU one is missing" \
 	sh -c "[ $? = 1 ] && grep -q 'no on-CPU stream' '$T/one2.err'"

@@ -124,7 +124,7 @@ exact "iostack eh_frame, no frame pointers: main;outer_write;sigma_write;write" 
 # 6. -f bin round trip (issue 7): report prints what the collector did
 for fmt in folded text; do
 	STACKBOX_BIN_TEE=$T/rt-$fmt.bin "$STACKBOX" iostack -i 100ms -f $fmt -- "$IO" all "$T" >"$T/rt.$fmt" 2>&1
-	"$STACKBOX" report -f $fmt "$T/rt-$fmt.bin" >"$T/rt-r.$fmt" 2>"$T/rt-r.err"
+	sb_report -f $fmt "$T/rt-$fmt.bin" >"$T/rt-r.$fmt" 2>"$T/rt-r.err"
 	if cmp -s "$T/rt.$fmt" "$T/rt-r.$fmt"; then
 		pass "iostack: report -f $fmt is byte for byte iostack's"
 	else

@@ -88,7 +88,7 @@ exact() {
 	is "$label: [bad free] stack_free's 2 frees of a stack address" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;stack_free;free ' 2
 	is "$label: [bad free] realloc_bad's realloc of a freed pointer" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;realloc_bad;realloc ' 1
 	is "$label: no other bad free (the runtime's own frees are all known)" "$T/bf" '.' 6
-	"$STACKBOX" report "$T/bf.bin" >"$T/bf.text" 2>&1
+	sb_report "$T/bf.bin" >"$T/bf.text" 2>&1
 	check "$label: text (report of the bin): a bad free row of 3 bad_frees, double_free's" \
 		awk '/ pid [0-9]+/ { v = / bad free/ ? $7 : 0 } v == 3 && /^ +double_free$/ { ok = 1 } END { exit !ok }' "$T/bf.text"
 	ms "$T/bfc" --value bad_frees -- "$w" badfree 3 2 crash
@@ -126,7 +126,7 @@ is "--mode mmap through raw_tp: brk" "$T/rt" ';brk_grow;' 32768
 # samples: the estimate's relative standard deviation is 1/sqrt(3125) =
 # 1.8 %, so 10 % is over 5 standard deviations.
 STACKBOX_BIN_TEE=$T/s.bin "$STACKBOX" memstack -s 16k -i 0 -- "$MS" sample 200000 256 >"$T/s.text" 2>&1
-"$STACKBOX" report -f folded "$T/s.bin" >"$T/s" 2>&1
+sb_report -f folded "$T/s.bin" >"$T/s" 2>&1
 set -- "$(sum "$T/s" ';sample_keep;malloc ')"
 check "-s 16k: sample_keep's 51.2 MB estimated within 10 % ($1)" fcmp "$1 >= 0.9 * 51200000 && $1 <= 1.1 * 51200000"
 is "-s 16k: sampled allocations freed leave nothing" "$T/s" ';sample_churn;' 0
@@ -229,14 +229,14 @@ check "--mode kernel: kernel memory is not dropped when the process exits" \
 
 # ---- bin round trip (issue 7) ----
 STACKBOX_BIN_TEE=$T/rt.bin "$STACKBOX" memstack -f folded -i 200ms -- "$MS" age 2000 100 600 >"$T/rt.folded" 2>&1
-"$STACKBOX" report -f folded "$T/rt.bin" >"$T/rt-r.folded" 2>&1
+sb_report -f folded "$T/rt.bin" >"$T/rt-r.folded" 2>&1
 check "bin round trip: report -f folded is byte for byte memstack's" cmp -s "$T/rt.folded" "$T/rt-r.folded"
 STACKBOX_BIN_TEE=$T/rtt.bin "$STACKBOX" memstack -i 200ms -- "$MS" age 2000 100 600 >"$T/rt.text" 2>&1
-"$STACKBOX" report "$T/rtt.bin" >"$T/rt-r.text" 2>&1
+sb_report "$T/rtt.bin" >"$T/rt-r.text" 2>&1
 check "bin round trip: report's text is byte for byte memstack's (the exit mark too)" cmp -s "$T/rt.text" "$T/rt-r.text"
 ratio=$(awk -v b="$(wc -c <"$T/rtt.bin")" -v t="$(wc -c <"$T/rt.text")" 'BEGIN { printf "%.3f", b / t }')
 check "memstack: bin is $ratio of text for the same snapshots (at most 0.2)" fcmp "$ratio <= 0.2"
-"$STACKBOX" report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
+sb_report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
 # memory held is a level: a profile of several snapshots holds the last
 # one's (age keeps 2 x 2000 x 100 bytes at the end), allocations add up
 n=$(grep -c '^=== memstack snapshot' "$T/rt.text")
@@ -251,7 +251,7 @@ if command -v go >/dev/null; then
 else
 	skip "pprof of memory held" "go not installed (Debian golang-go; make setup installs it)"
 fi
-"$STACKBOX" report -f svg -o "$T/ms.svg" "$T/rtt.bin" 2>/dev/null
+sb_report -f svg -o "$T/ms.svg" "$T/rtt.bin" 2>/dev/null
 check "flame graph of $n snapshots: the memory held at the last one" \
 	grep -q '<title>all (400000 bytes, 100.00%)' "$T/ms.svg"
 

@@ -20,9 +20,9 @@ STACKBOX_BIN_TEE=$T/ns.bin "$STACKBOX" oncpu -p "$pid" -d 1 >"$T/ns.text" 2>&1
 wait $u
 check "text: burn pid $pid nspid 1" grep -q "burn pid $pid nspid 1 " "$T/ns.text"
 check "text: every row of it says so" test -z "$(grep " pid $pid " "$T/ns.text" | grep -v ' nspid 1 ')"
-"$STACKBOX" report "$T/ns.bin" >"$T/ns.report" 2>&1
+sb_report "$T/ns.bin" >"$T/ns.report" 2>&1
 check "report of the bin: the same text" cmp -s "$T/ns.text" "$T/ns.report"
-"$STACKBOX" report -f pprof -o "$T/ns.pb.gz" "$T/ns.bin" 2>/dev/null
+sb_report -f pprof -o "$T/ns.pb.gz" "$T/ns.bin" 2>/dev/null
 if command -v go >/dev/null; then
 	GOCACHE=$T/go-cache go tool pprof -tags "$T/ns.pb.gz" >"$T/tags" 2>/dev/null
 	check "pprof labels: pid $pid" sh -c "sed -n '/^ pid:/,/^\$/p' '$T/tags' | grep -q '100%): $pid\$'"

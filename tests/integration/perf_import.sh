@@ -19,7 +19,7 @@ if ! perf record -q -e cpu-clock -F 999 -g -o "$T/perf.data" -- "$BURN" 2 1 2 cp
 	exit 0
 fi
 perf script -i "$T/perf.data" >"$T/p.txt" 2>/dev/null
-"$STACKBOX" report -f folded "$T/p.txt" >"$T/p.folded" 2>"$T/p.err"
+sb_report -f folded "$T/p.txt" >"$T/p.folded" 2>"$T/p.err"
 check "report -f folded of perf script output exits 0, nothing said" [ $? = 0 -a ! -s "$T/p.err" ]
 # share FILE: burn_two_thirds / (that + burn_one_third), samples or time
 share() {
@@ -40,42 +40,42 @@ per=$(awk '/cpu-clock:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-clock:")
 check "perf import: folded's total is the periods' sum ($us us, perf $per us)" \
 	fcmp "$us > 0.999 * $per && $us < 1.001 * $per"
 
-perf script -i "$T/perf.data" 2>/dev/null | "$STACKBOX" report -f folded - >"$T/stdin.folded"
+perf script -i "$T/perf.data" 2>/dev/null | sb_report -f folded - >"$T/stdin.folded"
 check "perf import from standard input: the same folded" cmp -s "$T/p.folded" "$T/stdin.folded"
-"$STACKBOX" report -i 500ms "$T/p.txt" >"$T/i.text"
+sb_report -i 500ms "$T/p.txt" >"$T/i.text"
 ns=$(grep -c '^=== perf snapshot' "$T/i.text")
 check "perf import -i 500ms: a snapshot per 500 ms of the 2 s run ($ns)" [ "$ns" -ge 3 -a "$ns" -le 6 ]
-"$STACKBOX" report -f svg -o "$T/p.svg" "$T/p.txt"
+sb_report -f svg -o "$T/p.svg" "$T/p.txt"
 check "perf import -f svg: burn_two_thirds labelled" grep -q '>burn_two_thirds</text>' "$T/p.svg"
-"$STACKBOX" report -f pprof -o "$T/p.pb.gz" "$T/p.txt"
+sb_report -f pprof -o "$T/p.pb.gz" "$T/p.txt"
 if command -v go >/dev/null; then
 	check "perf import -f pprof: go tool pprof reads it" \
 		sh -c "go tool pprof -top '$T/p.pb.gz' 2>&1 | grep -q burn_two_thirds"
 fi
-"$STACKBOX" report --anomalies -i 200ms "$T/p.txt" >/dev/null 2>"$T/an.err"
+sb_report --anomalies -i 200ms "$T/p.txt" >/dev/null 2>"$T/an.err"
 check "perf import --anomalies -i 200ms runs" [ $? = 0 ]
 
 # damage: one line each, status 1 when nothing could be read, no crash
 # (a signal would give a status above 128)
 head -c $(($(wc -c <"$T/p.txt") / 2)) "$T/p.txt" >"$T/cut.txt"
-"$STACKBOX" report -f folded "$T/cut.txt" >"$T/cut.folded" 2>"$T/cut.err"
+sb_report -f folded "$T/cut.txt" >"$T/cut.folded" 2>"$T/cut.err"
 rc=$?
 check "perf import of a cut file: one line that says where ($(cat "$T/cut.err"))" \
 	[ $rc = 0 -a "$(wc -l <"$T/cut.err")" = 1 ] && grep -q 'cut short in line [0-9]*' "$T/cut.err"
 check "perf import of a cut file: what came before is read" grep -q burn_two_thirds "$T/cut.folded"
 awk 'NR % 50 == 7 { print "garbage \001 line", NR } { print }' "$T/p.txt" >"$T/junk.txt"
-"$STACKBOX" report -f folded "$T/junk.txt" >"$T/junk.folded" 2>"$T/junk.err"
+sb_report -f folded "$T/junk.txt" >"$T/junk.folded" 2>"$T/junk.err"
 rc=$?
 check "perf import with junk lines: one line counting them ($(cat "$T/junk.err"))" \
 	sh -c "[ $rc = 0 ] && [ \$(wc -l <'$T/junk.err') = 1 ] && grep -q 'lines are not perf script output (the first: line 7)' '$T/junk.err'"
 check "perf import with junk lines: the rest is read" grep -q burn_two_thirds "$T/junk.folded"
 head -c 20000 /dev/urandom >"$T/rand"
-"$STACKBOX" report "$T/rand" >/dev/null 2>"$T/rand.err"
+sb_report "$T/rand" >/dev/null 2>"$T/rand.err"
 rc=$?
 check "random bytes: status 1 and one line ($(cat "$T/rand.err"))" \
 	[ $rc = 1 -a "$(wc -l <"$T/rand.err")" = 1 ]
 printf 'hello world\nthis is not perf\n' >"$T/text"
-"$STACKBOX" report "$T/text" >/dev/null 2>"$T/text.err"
+sb_report "$T/text" >/dev/null 2>"$T/text.err"
 rc=$?
 check "text that is not perf script: status 1 and one line ($(cat "$T/text.err"))" \
 	[ $rc = 1 -a "$(wc -l <"$T/text.err")" = 1 ]

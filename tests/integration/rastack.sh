@@ -55,9 +55,9 @@ STACKBOX_BIN_TEE=$T/ra.bin "$STACKBOX" rastack -v -i 0 -f folded -- "$RA" $WORK 
 check "rastack exits 0" [ $? = 0 ]
 check "rastack: every hook on the tracepoint path" \
 	[ "$(grep -c ': attached with tracepoint$' "$T/err")" = 7 ]
-"$STACKBOX" report -f folded "$T/ra.bin" >"$T/folded-r" 2>"$T/report.err"
+sb_report -f folded "$T/ra.bin" >"$T/folded-r" 2>"$T/report.err"
 same "report -f folded is byte for byte rastack's folded" "$T/folded" "$T/folded-r"
-"$STACKBOX" report "$T/ra.bin" >"$T/text" 2>>"$T/report.err"
+sb_report "$T/ra.bin" >"$T/text" 2>>"$T/report.err"
 rows "$T/text" >"$T/rows"
 
 # ground truth: what each phase read from storage
@@ -115,7 +115,7 @@ check "kernel stacks end at the page cache add, not in our programs" \
 # text, and the stream is smaller
 STACKBOX_BIN_TEE=$T/text.bin "$STACKBOX" rastack -i 50ms -- "$RA" $WORK \
 	>"$T/text2" 2>"$T/err2"
-"$STACKBOX" report "$T/text.bin" >"$T/text2-r" 2>"$T/report2.err"
+sb_report "$T/text.bin" >"$T/text2-r" 2>"$T/report2.err"
 same "report of rastack (text, -i 50ms) is byte for byte rastack's text" "$T/text2" "$T/text2-r"
 check "rastack -i 50ms: several snapshots ($(grep -c '^=== rastack' "$T/text2"))" \
 	[ "$(grep -c '^=== rastack' "$T/text2")" -ge 2 ]

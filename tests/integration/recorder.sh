@@ -20,13 +20,13 @@ before=$(size "$T/rec.bin")
 touch "$T/go"
 wait $pid
 check "recorder bin: nothing written before the trigger ($before bytes)" test "$before" = 0
-"$STACKBOX" report "$T/rec.bin" >"$T/rec.txt" 2>"$T/report.err"
+sb_report "$T/rec.bin" >"$T/rec.txt" 2>"$T/report.err"
 check "recorder bin: report reads the dump, nothing skipped" test ! -s "$T/report.err"
 check "recorder bin: the firing is mark 1" grep -q "^\*\*\* mark 1 fired at .*: file $T/go touched" "$T/rec.txt"
 check "recorder bin: the window is a mark with the bound" \
 	grep -q "^\*\*\* mark 3 window at .*flight recorder: [0-9]* snapshots before this one.* of at most 262144 bytes; dropped 0 " "$T/rec.txt"
 # the first phase's own function, before the trigger: the minute before
-"$STACKBOX" report --from mark:1-60s --to mark:1 "$T/rec.bin" >"$T/before.txt" 2>&1
+sb_report --from mark:1-60s --to mark:1 "$T/rec.bin" >"$T/before.txt" 2>&1
 check "recorder bin: the minute before mark 1 has the first phase (vanish_cpu)" \
 	grep -q vanish_cpu "$T/before.txt"
 check "recorder bin: ... and the second's (appear_cpu) after the change" \

@@ -26,7 +26,7 @@ for fmt in folded text; do
 	STACKBOX_BIN_TEE=$T/on-$fmt.bin "$STACKBOX" oncpu -F 199 -i 500ms \
 		-f $fmt -- "$BURN" 3 >"$T/on.$fmt" 2>"$T/on.$fmt.err"
 	check "oncpu -f $fmt with the bin tee exits 0" [ $? = 0 ]
-	"$STACKBOX" report -f $fmt "$T/on-$fmt.bin" >"$T/on-r.$fmt" 2>"$T/on-r.$fmt.err"
+	sb_report -f $fmt "$T/on-$fmt.bin" >"$T/on-r.$fmt" 2>"$T/on-r.$fmt.err"
 	check "report -f $fmt of oncpu exits 0" [ $? = 0 ]
 	same "report -f $fmt is byte for byte oncpu's -f $fmt" "$T/on.$fmt" "$T/on-r.$fmt"
 	echo "size oncpu: bin $(size "$T/on-$fmt.bin") bytes, $fmt $(size "$T/on.$fmt") bytes"
@@ -41,18 +41,18 @@ ratio=$(awk -v b="$(size "$T/on-text.bin")" -v t="$(size "$T/on.text")" 'BEGIN {
 check "oncpu: bin is $ratio of text for the same intervals (at most 0.2)" fcmp "$ratio <= 0.2"
 
 STACKBOX_BIN_TEE=$T/off.bin "$STACKBOX" offcpu -w -i 100ms -- "$BLOCK" >"$T/off.text" 2>&1
-"$STACKBOX" report "$T/off.bin" >"$T/off-r.text" 2>"$T/off-r.err"
+sb_report "$T/off.bin" >"$T/off-r.text" 2>"$T/off-r.err"
 same "report of offcpu -w (states, wakers) is byte for byte offcpu's text" "$T/off.text" "$T/off-r.text"
 ratio=$(awk -v b="$(size "$T/off.bin")" -v t="$(size "$T/off.text")" 'BEGIN { printf "%.3f", b / t }')
 check "offcpu -w: bin is $ratio of text for the same intervals (at most 0.2)" fcmp "$ratio <= 0.2"
 echo "size offcpu -w: bin $(size "$T/off.bin") bytes, text $(size "$T/off.text") bytes"
 STACKBOX_BIN_TEE=$T/offf.bin "$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/off.folded" 2>&1
-"$STACKBOX" report -f folded "$T/offf.bin" >"$T/off-r.folded" 2>&1
+sb_report -f folded "$T/offf.bin" >"$T/off-r.folded" 2>&1
 same "report -f folded of offcpu is byte for byte offcpu's folded" "$T/off.folded" "$T/off-r.folded"
 
 # across key frames (one every 16 snapshots): 30 snapshots
 STACKBOX_BIN_TEE=$T/keys.bin "$STACKBOX" oncpu -F 199 -i 100ms -- "$BURN" 3 >"$T/keys.text" 2>&1
-"$STACKBOX" report "$T/keys.bin" >"$T/keys-r.text" 2>&1
+sb_report "$T/keys.bin" >"$T/keys-r.text" 2>&1
 check "30 snapshots, across key frames: more than 16 in the text" \
 	[ "$(grep -c '^=== oncpu snapshot' "$T/keys.text")" -gt 16 ]
 same "report across key frames is byte for byte oncpu's text" "$T/keys.text" "$T/keys-r.text"
@@ -60,36 +60,36 @@ same "report across key frames is byte for byte oncpu's text" "$T/keys.text" "$T
 # leaf repair (libc's direct caller, from the call site's code) and
 # --unwind eh_frame go through the same resolver: same text from report
 STACKBOX_BIN_TEE=$T/leaf.bin "$STACKBOX" offcpu -i 200ms -- "$WORKLOADS/libcall" nap 4 100 >"$T/leaf.text" 2>&1
-"$STACKBOX" report "$T/leaf.bin" >"$T/leaf-r.text" 2>&1
+sb_report "$T/leaf.bin" >"$T/leaf-r.text" 2>&1
 check "leaf repair: zeta_nap, nanosleep's direct caller, is in offcpu's text" grep -q zeta_nap "$T/leaf.text"
 same "leaf repair: report is byte for byte offcpu's text" "$T/leaf.text" "$T/leaf-r.text"
 if [ -x "$WORKLOADS/libcall-nofp" ]; then
 	STACKBOX_BIN_TEE=$T/eh.bin "$STACKBOX" offcpu --unwind eh_frame -i 200ms -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/eh.text" 2>&1
-	"$STACKBOX" report "$T/eh.bin" >"$T/eh-r.text" 2>&1
+	sb_report "$T/eh.bin" >"$T/eh-r.text" 2>&1
 	same "--unwind eh_frame: report is byte for byte offcpu's text (its header line too)" "$T/eh.text" "$T/eh-r.text"
 fi
 
 # 2. -f bin -o FILE, filters and time slices
 "$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 2>"$T/b.err"
 check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]
-"$STACKBOX" report -f folded "$T/b.bin" >"$T/b.folded"
+sb_report -f folded "$T/b.bin" >"$T/b.folded"
 set -- $(share "$T/b.folded")
 check "oncpu -f bin, report: burn_two_thirds has most of $2 samples ($1)" \
 	fcmp "$1 > 0.5 && $2 >= 100"
 pid=$(awk '/^=== /{ next } / pid [0-9]+/ { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$T/on-r.text")
-"$STACKBOX" report -f folded --pid 1 "$T/b.bin" >"$T/pid1" 2>/dev/null
+sb_report -f folded --pid 1 "$T/b.bin" >"$T/pid1" 2>/dev/null
 check "report --pid of another process: no rows" test ! -s "$T/pid1"
-"$STACKBOX" report -f folded --comm burn "$T/b.bin" >"$T/comm"
+sb_report -f folded --comm burn "$T/b.bin" >"$T/comm"
 check "report --comm burn keeps burn's rows" cmp -s "$T/comm" "$T/b.folded"
-"$STACKBOX" report -f folded --comm nosuch "$T/b.bin" >"$T/comm2"
+sb_report -f folded --comm nosuch "$T/b.bin" >"$T/comm2"
 check "report --comm of another name: no rows" test ! -s "$T/comm2"
 all=$(grep -c '^=== ' "$T/on-r.text")
-"$STACKBOX" report --from +1s "$T/on-text.bin" >"$T/from" 2>&1
-"$STACKBOX" report --to +1s "$T/on-text.bin" >"$T/to" 2>&1
+sb_report --from +1s "$T/on-text.bin" >"$T/from" 2>&1
+sb_report --to +1s "$T/on-text.bin" >"$T/to" 2>&1
 nf=$(grep -c '^=== ' "$T/from"); nt=$(grep -c '^=== ' "$T/to")
 check "report --from +1s and --to +1s split the $all snapshots ($nf, $nt)" \
 	[ "$nf" -lt "$all" -a "$nt" -lt "$all" -a $((nf + nt)) -ge "$all" ]
-cat "$T/b.bin" "$T/b.bin" | "$STACKBOX" report -f folded - >"$T/twice" 2>&1
+cat "$T/b.bin" "$T/b.bin" | sb_report -f folded - >"$T/twice" 2>&1
 check "report reads standard input, streams one after the other" \
 	[ "$(awk '{ s += $NF } END { print s }' "$T/twice")" = \
 	  "$(awk '{ s += 2 * $NF } END { print s }' "$T/b.folded")" ]
@@ -99,7 +99,7 @@ check "report reads standard input, streams one after the other" \
 "$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/long.bin" -- "$BURN" 3 2>/dev/null
 len=$(size "$T/long.bin")
 { head -c $((len / 4)) "$T/long.bin"; head -c 777 /dev/urandom; tail -c $((len / 2)) "$T/long.bin"; } >"$T/bad.bin"
-"$STACKBOX" report "$T/bad.bin" >"$T/bad.text" 2>"$T/bad.err"
+sb_report "$T/bad.bin" >"$T/bad.text" 2>"$T/bad.err"
 check "report of a damaged stream says what it skipped" grep -q 'skipped [1-9][0-9]* bytes' "$T/bad.err"
 check "report of a damaged stream still gives snapshots" grep -q '^=== oncpu snapshot' "$T/bad.text"
 
@@ -108,20 +108,20 @@ mkdir -p "$T/dev" "$T/sym$T/dev" "$T/dbg"
 cp "$BURN" "$T/sym$T/dev/burn"
 cp "$BURN" "$T/dev/burn" && strip --strip-all "$T/dev/burn"
 "$STACKBOX" oncpu -F 199 -f bin -o "$T/s.bin" -- "$T/dev/burn" 1 2>/dev/null
-"$STACKBOX" report -f folded "$T/s.bin" >"$T/s.none"
+sb_report -f folded "$T/s.bin" >"$T/s.none"
 check "stripped binary: frames are [burn+offset] without symbols" \
 	grep -qE '\[burn\+0x[0-9a-f]+\]' "$T/s.none"
-"$STACKBOX" report -f folded --symfs "$T/sym" "$T/s.bin" >"$T/s.symfs"
+sb_report -f folded --symfs "$T/sym" "$T/s.bin" >"$T/s.symfs"
 check "report --symfs DIR resolves the stripped binary by path" grep -q 'burn_two_thirds' "$T/s.symfs"
 bid=$(readelf -n "$BURN" | sed -n 's/^[[:space:]]*Build ID: *//p')
 if [ -n "$bid" ]; then
 	mkdir -p "$T/dbg/.build-id/$(echo "$bid" | cut -c1-2)"
 	objcopy --only-keep-debug "$BURN" "$T/dbg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
-	"$STACKBOX" report -f folded --debug-dir "$T/dbg" "$T/s.bin" >"$T/s.dbg"
+	sb_report -f folded --debug-dir "$T/dbg" "$T/s.bin" >"$T/s.dbg"
 	check "report --debug-dir DIR resolves the stripped binary by build-id" grep -q 'burn_two_thirds' "$T/s.dbg"
 	# a file with another build-id at that path is not used
 	mkdir -p "$T/wrong$T/dev" && cp "$WORKLOADS/block" "$T/wrong$T/dev/burn"
-	"$STACKBOX" report -f folded --symfs "$T/wrong" "$T/s.bin" >"$T/s.wrong" 2>&1
+	sb_report -f folded --symfs "$T/wrong" "$T/s.bin" >"$T/s.wrong" 2>&1
 	check "report --symfs: a file whose build-id differs is not used" \
 		test -z "$(grep -E 'nap_thread|pipe_thread|lock_thread' "$T/s.wrong")"
 else
@@ -146,7 +146,7 @@ pty=$(cat "$T/pty")
 check "oncpu -o PTY --baud 115200 exits 0" [ $? = 0 ]
 sleep 0.5
 kill $far 2>/dev/null; wait $far 2>/dev/null
-"$STACKBOX" report -f folded "$T/serial.bin" >"$T/serial.folded" 2>"$T/serial.rerr"
+sb_report -f folded "$T/serial.bin" >"$T/serial.folded" 2>"$T/serial.rerr"
 check "the stream through the tty decodes intact (nothing skipped)" \
 	test -s "$T/serial.folded" -a ! -s "$T/serial.rerr"
 set -- $(share "$T/serial.folded")
@@ -187,10 +187,10 @@ check "--rotate 1k,2: FILE, FILE.1 and FILE.2, no more" \
 # a file over SIZE may only hold one snapshot bigger than SIZE by itself
 big=0
 for f in $(find "$T/rot" -name 'r.bin*' -size +1024c); do
-	[ "$("$STACKBOX" report "$f" 2>/dev/null | grep -c '^=== ')" = 1 ] || big=$((big + 1))
+	[ "$(sb_report "$f" 2>/dev/null | grep -c '^=== ')" = 1 ] || big=$((big + 1))
 done
 check "--rotate 1k,2: no file is over 1 KiB but for a lone bigger snapshot" [ "$big" = 0 ]
-"$STACKBOX" report "$T/rot/r.bin" >"$T/rot.text" 2>"$T/rot.err"
+sb_report "$T/rot/r.bin" >"$T/rot.text" 2>"$T/rot.err"
 check "--rotate: the newest file decodes on its own, nothing skipped" \
 	test -s "$T/rot.text" -a ! -s "$T/rot.err"
 "$STACKBOX" oncpu -F 199 -i 100ms -o "$T/rot/t.txt" --rotate 4k,1 -- "$BURN" 2 2>/dev/null
@@ -198,7 +198,7 @@ check "--rotate 4k,1 on text: FILE and FILE.1, each under 4 KiB" \
 	[ -f "$T/rot/t.txt.1" -a ! -e "$T/rot/t.txt.2" -a "$(wc -c <"$T/rot/t.txt.1")" -le 4096 ]
 
 # 8. pprof: go tool pprof reads it; the hot function first
-"$STACKBOX" report -f pprof -o "$T/p.pb.gz" "$T/b.bin"
+sb_report -f pprof -o "$T/p.pb.gz" "$T/b.bin"
 check "report -f pprof writes gzip" sh -c "head -c 2 '$T/p.pb.gz' | od -An -tx1 | grep -q '1f 8b'"
 if command -v go >/dev/null; then
 	go tool pprof -top "$T/p.pb.gz" >"$T/top" 2>&1
@@ -208,7 +208,7 @@ if command -v go >/dev/null; then
 		sh -c "grep -q '^Type: cpu' '$T/top' && grep -q '^Build ID: [0-9a-f]' '$T/top'"
 	cum=$(awk '$NF == "burn_two_thirds" { sub("%", "", $5); print $5 }' "$T/top")
 	check "pprof: burn_two_thirds has most of the time (${cum}%)" fcmp "${cum:-0} > 50"
-	"$STACKBOX" report -f pprof -o "$T/off.pb.gz" "$T/offf.bin"
+	sb_report -f pprof -o "$T/off.pb.gz" "$T/offf.bin"
 	go tool pprof -top "$T/off.pb.gz" >"$T/offtop" 2>&1
 	check "pprof of offcpu: sample type blocked (not cpu), in nanoseconds" \
 		sh -c "grep -q '^Type: blocked' '$T/offtop' && grep -q 'nap_thread' '$T/offtop'"
@@ -217,7 +217,7 @@ else
 fi
 
 # 9. SVG flame graphs: well-formed, the hot function with its share
-"$STACKBOX" report -f svg -o "$T/f.svg" "$T/b.bin"
+sb_report -f svg -o "$T/f.svg" "$T/b.bin"
 if command -v xmllint >/dev/null; then
 	check "report -f svg is well-formed XML" xmllint --noout "$T/f.svg"
 else
@@ -227,11 +227,11 @@ pct=$(sed -n 's/.*<title>burn_two_thirds ([0-9]* samples, \([0-9.]*\)%).*/\1/p' 
 check "SVG: burn_two_thirds with its share (${pct}%)" fcmp "${pct:-0} > 50 && ${pct:-0} < 85"
 check "SVG: search, zoom and tooltips are in the file" \
 	sh -c "grep -q 'function search' '$T/f.svg' && grep -q 'function zoom' '$T/f.svg' && grep -q '<title>' '$T/f.svg'"
-"$STACKBOX" report -f svg -o "$T/off.svg" "$T/offf.bin"
+sb_report -f svg -o "$T/off.svg" "$T/offf.bin"
 check "SVG palettes: oncpu warm, offcpu blue" \
 	sh -c "grep -q 'fill=\"rgb(2[0-5][0-9],' '$T/f.svg' && grep -q 'nap_thread' '$T/off.svg' && ! grep -q 'fill=\"rgb(2[0-5][0-9],[0-9]*,[0-9])\"' '$T/off.svg'"
 "$STACKBOX" oncpu -F 199 -f bin -o "$T/even.bin" -- "$BURN" 3 1 1 2>/dev/null
-"$STACKBOX" report -f svg --base "$T/b.bin" -o "$T/diff.svg" "$T/even.bin"
+sb_report -f svg --base "$T/b.bin" -o "$T/diff.svg" "$T/even.bin"
 check "differential SVG: titled so, burn_one_third grew against the base" \
 	sh -c "grep -q '(differential)' '$T/diff.svg' && grep -qE '<title>burn_one_third \([0-9]+ samples, [0-9.]+%; base [0-9]+, \+[0-9.]+%\)' '$T/diff.svg'"
 
@@ -240,7 +240,7 @@ check "differential SVG: titled so, burn_one_third grew against the base" \
 "$WORKLOADS/httprecv" "$T/h" >"$T/h.port" &
 recv=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h.port" ] && break; sleep 0.1; done
-"$STACKBOX" report --push "http://127.0.0.1:$(cat "$T/h.port")" "$T/b.bin" >/dev/null 2>"$T/push.err"
+sb_report --push "http://127.0.0.1:$(cat "$T/h.port")" "$T/b.bin" >/dev/null 2>"$T/push.err"
 check "report --push exits 0 on 200" [ $? = 0 ]
 wait $recv
 line=$(head -1 "$T/h.head")
@@ -255,7 +255,7 @@ fi
 "$WORKLOADS/httprecv" "$T/h2" "400 Bad Request" >"$T/h2.port" &
 recv=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h2.port" ] && break; sleep 0.1; done
-"$STACKBOX" report --push "http://127.0.0.1:$(cat "$T/h2.port")" "$T/b.bin" >/dev/null 2>"$T/push2.err"
+sb_report --push "http://127.0.0.1:$(cat "$T/h2.port")" "$T/b.bin" >/dev/null 2>"$T/push2.err"
 rc=$?
 wait $recv
 check "push: a 400 answer is an error that says so" \
@@ -292,7 +292,7 @@ if mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null; then
 	check "full tmpfs that frees up: the collector runs to the end (status $rc)" [ $rc = 0 ]
 	check "full tmpfs: says when the sink works again, with the count" \
 		grep -qE 'works again: [1-9][0-9]* snapshots were not written' "$T/small.err"
-	"$STACKBOX" report -f folded "$T/small/s.bin" >"$T/small.folded" 2>"$T/small.rerr"
+	sb_report -f folded "$T/small/s.bin" >"$T/small.folded" 2>"$T/small.rerr"
 	check "full tmpfs: report tells how many snapshots the collector could not write" \
 		grep -qE 'could not write [1-9][0-9]* snapshots' "$T/small.rerr"
 	check "full tmpfs: what was written afterwards decodes" grep -q burn_two_thirds "$T/small.folded"
@@ -300,3 +300,14 @@ if mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null; then
 else
 	skip "sink on a full tmpfs" "cannot mount a tmpfs here"
 fi
+
+# 13. a stream without one sample (a process that only sleeps): every
+# format still writes a profile (pprof's empty pieces were memcpy(NULL)
+# until the sanitized report caught it)
+sleep 3 &
+"$STACKBOX" oncpu -F 99 -p $! -d 1 -f bin -o "$T/none.bin" 2>/dev/null
+kill $! 2>/dev/null
+for fmt in text folded pprof svg; do
+	sb_report -f $fmt -o "$T/none.$fmt" "$T/none.bin" 2>"$T/none.err"
+	check "a stream without samples: report -f $fmt exits 0 ($(head -c 100 "$T/none.err"))" [ $? = 0 ]
+done

@@ -2,11 +2,11 @@
 # tests/unit/fuzz_bin.c). Without FORMAT_BIN or REPORT in the
 # configuration the core lacks the code under test: link it in.
 ifneq ($(CONFIG_FORMAT_BIN),y)
-$(TESTS_O)/unit/test_bin: $(srctree)/common/format_bin.c
+$(TESTS_O)/unit/test_bin $(SAN_O)/unit/test_bin: $(srctree)/common/format_bin.c
 endif
 # (the reader is in the core with either: report, the recorder's dump)
 ifeq ($(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),)
-$(TESTS_O)/unit/test_bin: $(srctree)/common/report/bin_read.c
+$(TESTS_O)/unit/test_bin $(SAN_O)/unit/test_bin: $(srctree)/common/report/bin_read.c
 endif
 
 # libFuzzer (clang): a short run in make check (tests/unit/fuzz.sh), a

@@ -11,20 +11,20 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 F=$SRCTREE/tests/unit/fixtures/perf-script.txt
 
-"$STACKBOX" report -f folded "$F" >"$T/folded" 2>"$T/err"
+sb_report -f folded "$F" >"$T/folded" 2>"$T/err"
 check "perf script fixture: folded exits 0, says nothing" [ $? = 0 -a ! -s "$T/err" ]
 check "perf script fixture: folded is the expected, line by line" \
 	cmp -s "$T/folded" "$SRCTREE/tests/unit/fixtures/perf-script.folded"
-"$STACKBOX" report -f folded - <"$F" >"$T/stdin"
+sb_report -f folded - <"$F" >"$T/stdin"
 check "perf script fixture: the same from standard input" cmp -s "$T/folded" "$T/stdin"
-"$STACKBOX" report -i 500ms "$F" >"$T/text"
+sb_report -i 500ms "$F" >"$T/text"
 check "perf script -i 500ms: two snapshots, 10.000 .. 10.500 and 10.500 .. 10.600" \
 	sh -c "grep -q '^=== perf snapshot 1: .* 00:00:10.000 .. 00:00:10.500' '$T/text' &&
 		grep -q '^=== perf snapshot 2 (final): .* 00:00:10.500 .. 00:00:10.600' '$T/text'"
 check "perf script: cpu-clock's period is ns of CPU time (4.0 ms in app's 4 samples)" \
 	grep -q 'total: 4 samples, 4.0 ms cpu-clock' "$T/text"
 
-"$STACKBOX" report -f svg -o "$T/p.svg" "$F"
+sb_report -f svg -o "$T/p.svg" "$F"
 check "perf script -f svg: titled with the host of perf's header" grep -q '>perf: cpu-clock on testhost</text>' "$T/p.svg"
 if command -v python3 >/dev/null; then
 	set -- $(python3 "$SRCTREE/tests/svg_labels.py" "$T/p.svg" burn_two_thirds "Web Content")
@@ -42,11 +42,11 @@ fi
 
 head -c 300 "$F" >"$T/cut"
 n=$(($(wc -l <"$T/cut") + 1)) # the line cut
-"$STACKBOX" report -f folded "$T/cut" >"$T/cut.folded" 2>"$T/cut.err"
+sb_report -f folded "$T/cut" >"$T/cut.folded" 2>"$T/cut.err"
 check "a cut file: status 0, one line saying where ($(cat "$T/cut.err"))" \
 	sh -c "[ $? = 0 ] && [ \$(wc -l <'$T/cut.err') = 1 ] && grep -q 'cut short in line $n:' '$T/cut.err'"
 sed '12s/.*/xx yy/' "$F" >"$T/junk"
-"$STACKBOX" report -f folded "$T/junk" >"$T/junk.folded" 2>"$T/junk.err"
+sb_report -f folded "$T/junk" >"$T/junk.folded" 2>"$T/junk.err"
 check "a junk line: one line counting it, its sample left out ($(cat "$T/junk.err"))" \
 	sh -c "grep -q '1 lines are not perf script output (the first: line 12): 1 samples left out' '$T/junk.err' &&
 		grep -q 'burn_two_thirds;spin_until 1000' '$T/junk.folded'"

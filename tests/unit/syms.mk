@@ -60,6 +60,6 @@ $(SYMS_F)/sym-garbage:
 # Without CONFIG_SYMBOLIZE the core does not hold the code under test:
 # link it into the test itself, so the test still runs.
 ifneq ($(CONFIG_SYMBOLIZE),y)
-$(TESTS_O)/unit/test_syms: \
+$(TESTS_O)/unit/test_syms $(SAN_O)/unit/test_syms: \
 	$(addprefix $(srctree)/common/,ksyms.c elfsyms.c gopclntab.c procsyms.c)
 endif
