@@ -13,9 +13,14 @@
  *   libcall write N SZ   sigma_write: N x write(SZ) to /dev/null
  *   libcall burn S       no libc: main -> outer_burn -> mu_work ->
  *                        nu_leaf, a loop on CPU for S seconds
+ *
+ * With LIBCALL_NAPPED=FILE, nap writes there how long its naps took,
+ * in us, wake-up and run-queue wait included: a bound for what offcpu
+ * may count on a loaded machine.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -91,8 +96,20 @@ static void *late_writer(void *arg)
 
 NAMED void outer_nap(int n, long ms)
 {
-	for (int i = 0; i < n; i++)
+	const char *napped = getenv("LIBCALL_NAPPED");
+	double took = 0;
+	FILE *f;
+
+	for (int i = 0; i < n; i++) {
+		double t0 = now();
+
 		zeta_nap(ms);
+		took += now() - t0;
+	}
+	if (napped && (f = fopen(napped, "w"))) {
+		fprintf(f, "%.0f\n", took * 1e6);
+		fclose(f);
+	}
 	sink++;
 }
 
