@@ -105,6 +105,40 @@ static void file_put(struct proc_syms *ps, struct sfile *f)
 	free(f);
 }
 
+/* The link that reaches a mapping's file, deleted or not */
+static char *map_files(const char *procfs, uint32_t tgid, const struct mline *m)
+{
+	return xasprintf("%s/%u/map_files/%llx-%llx", procfs, tgid,
+			 (unsigned long long)m->start,
+			 (unsigned long long)m->end);
+}
+
+/*
+ * A descriptor of the file m maps: resolved inside the process's root
+ * (rootfs.h: a container's symlinks and ".." cannot lead out of it), or
+ * its map_files/ link when the file was deleted. When the process went
+ * (its /proc/PID/root with it), the same inode at the same path on the
+ * host will do. -1 when none opens.
+ */
+static int open_mapped(const char *procfs, uint32_t tgid, const struct mline *m)
+{
+	struct stat st;
+	char *p;
+	int fd;
+
+	if (m->deleted) {
+		p = map_files(procfs, tgid, m);
+		fd = rootfs_open("", p);
+	} else {
+		p = xasprintf("%s/%u/root", procfs, tgid);
+		fd = rootfs_open(p, m->path);
+		if (fd < 0 && !stat(m->path, &st) && st.st_ino == m->ino)
+			fd = rootfs_open("", m->path);
+	}
+	free(p);
+	return fd;
+}
+
 /*
  * Read the file of a mapping while the process lives. A deleted file (an
  * upgraded library, a memfd) has no path any more: map_files/ still
@@ -121,9 +155,7 @@ static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
 	/* p inside root: both "" for a path of our own */
 	if (m->deleted) {
 		root = xstrdup("");
-		p = xasprintf("%s/%u/map_files/%llx-%llx", ps->procfs, tgid,
-			      (unsigned long long)m->start,
-			      (unsigned long long)m->end);
+		p = map_files(ps->procfs, tgid, m);
 		t = elf_symtab_open(p, "");
 	} else {
 		root = xasprintf("%s/%u/root", ps->procfs, tgid);
@@ -138,12 +170,7 @@ static struct elf_symtab *file_open(struct proc_syms *ps, uint32_t tgid,
 		verbose("no symbols for %s in %u: %s", m->path, tgid,
 			strerror(errno));
 	/* kept open: its code is read after the process may be gone */
-	*fd = t ? rootfs_open(root, p) : -1;
-	/* it may have gone while its symbols were read (its /proc/PID/root
-	 * with it): the same inode at the same path on the host will do */
-	if (t && *fd < 0 && !m->deleted && !stat(m->path, &st) &&
-	    st.st_ino == m->ino)
-		*fd = rootfs_open("", m->path);
+	*fd = t ? open_mapped(ps->procfs, tgid, m) : -1;
 	free(root);
 	free(p);
 	return t;
@@ -226,7 +253,7 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 	char *path = xasprintf("%s/%u/maps", procfs, tgid);
 	char *buf = read_file(path, NULL), *line, *nl;
 	struct mline m;
-	int err = errno;
+	int err = errno, fd;
 
 	free(path);
 	if (!buf) {
@@ -244,17 +271,14 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 		if (!parse_maps_line(line, &m) || !m.exec)
 			continue;
 		pm = (struct proc_map){m.start, m.end, m.pgoff, m.dev, m.ino};
-		path = m.path[0] != '/' ? NULL
-		       : m.deleted
-			       ? xasprintf("%s/%u/map_files/%llx-%llx", procfs,
-					   tgid, (unsigned long long)m.start,
-					   (unsigned long long)m.end)
-			       : xasprintf("%s/%u/root%s", procfs, tgid,
-					   m.path);
+		fd = m.path[0] == '/' ? open_mapped(procfs, tgid, &m) : -1;
+		path = fd >= 0 ? xasprintf("/proc/self/fd/%d", fd) : NULL;
 		pm.path = path;
 		pm.name = m.path;
 		fn(&pm, arg);
 		free(path);
+		if (fd >= 0)
+			close(fd);
 	}
 	free(buf);
 	return 0;

@@ -61,9 +61,10 @@ struct proc_map {
 	uint64_t start, end, pgoff;
 	uint64_t dev; /* major << 32 | minor */
 	uint64_t ino;
-	const char *path; /* opens it from here: under /proc/PID/root, or
-			   * map_files/ when the file was deleted; NULL
-			   * when no file is mapped ([vdso], JIT code) */
+	const char *path; /* opens it from here: /proc/self/fd/N, the file
+			   * opened inside the process's root (rootfs.h),
+			   * valid during the call; NULL when no file is
+			   * mapped ([vdso], JIT code) or none opens */
 	const char *name; /* as maps names it: /usr/lib/libc.so.6 */
 };
 /* fn for each executable mapping of tgid; 0, or -1 with errno. */

@@ -136,10 +136,12 @@ static double ms_since(const struct timespec *t0)
 	       (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Read path's table into the rows map; the file's entry says how. */
+/* Read the table of m's file into the rows map; the file's entry says
+ * how. (m->path is the file opened inside the process's root.) */
 static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
-		      const char *path)
+		      const struct proc_map *m)
 {
+	const char *name = m->name;
 	struct sb_unwind_file f = {0}; /* no rows: frame pointers */
 	struct sb_unwind_row *rows = NULL;
 	struct cfa_row *c = NULL;
@@ -148,35 +150,35 @@ static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ehframe_read(path, true, u->cap - u->used, &c, &n, &machine) &&
+	if (ehframe_read(m->path, true, u->cap - u->used, &c, &n, &machine) &&
 	    errno == EFBIG) {
 		verbose("--unwind eh_frame: no room for the table of %s: "
 			"frame pointers",
-			path);
+			name);
 		u->full++;
 	} else if (!c || machine != UNWIND_MACHINE || !n) {
 		verbose("--unwind eh_frame: no table in %s (%s): frame "
 			"pointers",
-			path, n ? "another machine" : strerror(errno));
+			name, n ? "another machine" : strerror(errno));
 		u->without++;
 	} else if (n > u->cap - u->used) {
 		verbose("--unwind eh_frame: no room for the %zu rows of %s: "
 			"frame pointers",
-			n, path);
+			n, name);
 		u->full++;
 	} else {
 		rows = xmalloc(n * sizeof(*rows));
 		for (size_t i = 0; i < n; i++)
 			k += pack_row(&c[i], &rows[k]);
 		if (put_rows(u, rows, k)) {
-			perror_msg("--unwind eh_frame: loading %s", path);
+			perror_msg("--unwind eh_frame: loading %s", name);
 			u->full++;
 		} else {
 			f = (struct sb_unwind_file){u->used, k};
 			u->used += k;
 			u->files++;
 			verbose("--unwind eh_frame: %zu rows for %s (%.1f ms)",
-				k, path, ms_since(&t0));
+				k, name, ms_since(&t0));
 		}
 	}
 	bpf_map_update_elem(u->files_fd, key, &f, BPF_ANY);
@@ -212,7 +214,7 @@ static void add_mapping(const struct proc_map *m, void *arg)
 	if (!m->path) /* [vdso], JIT code: known, walked by frame pointer */
 		key = (struct sb_unwind_file_key){0};
 	else if (bpf_map_lookup_elem(pm->u->files_fd, &key, &f))
-		load_file(pm->u, &key, m->path);
+		load_file(pm->u, &key, m);
 	pm->p.maps[pm->p.n++] =
 		(struct sb_unwind_map){m->start, m->end, m->pgoff, key};
 }

@@ -4,6 +4,8 @@
  *   - a root with links that point out of it (absolute, "..", loops, a
  *     FIFO, a chain of 41 links): rootfs_open, both by openat2 and by our
  *     own walk, must stay inside and never block;
+ *   - the same root as a process's /proc/PID/root: each mapping the
+ *     collectors read (eh_frame tables, uprobe sites) is opened inside it;
  *   - crafted ELF files (huge section counts, offsets and sizes out of
  *     the file, overlapping sections, bad links and names, notes that lie,
  *     debuglinks to themselves, to each other and to a FIFO, a .eh_frame
@@ -144,6 +146,58 @@ static int by_kernel(const char *path)
 static int by_walk(const char *path)
 {
 	return rootfs_open_walk(root_fd, path);
+}
+
+/* ---- mappings of a process in that root ---- */
+
+struct seen {
+	const char *want; /* the file's content, or "(refused)" */
+	int n;
+};
+
+static void mapped(const struct proc_map *m, void *arg)
+{
+	struct seen *seen = arg;
+	char name[128];
+
+	snprintf(name, sizeof(name), "maps in a container's root: %s", m->name);
+	CHECK_STR(name,
+		  content(m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1),
+		  seen->want);
+	seen->n++;
+}
+
+/* A procfs of one process (7) whose root is the one built above: what
+ * proc_maps_each_exec gives to open is the file inside it, or nothing
+ * (the eh_frame tables and uprobe sites are read from there). */
+static void check_maps(void)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{"/lib/good", "inside\n"},  {"/lib/abs", "inside\n"},
+		{"/lib/host", "(refused)"}, /* the host's path of outside */
+		{"/lib/up", "(refused)"},   {"/lib/fifo", "(refused)"},
+	};
+	char procfs[PATH_MAX], p[3 * PATH_MAX + 64], line[256];
+
+	snprintf(procfs, sizeof(procfs), "%s/proc", dir);
+	snprintf(p, sizeof(p), "mkdir -p %s/7 && ln -sfn %s/root %s/7/root",
+		 procfs, dir, procfs);
+	if (system(p))
+		error_exit("cannot build %s", procfs);
+	snprintf(p, sizeof(p), "%s/7/maps", procfs);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct seen seen = {cases[i].want, 0};
+
+		snprintf(line, sizeof(line),
+			 "1000-2000 r-xp 00000000 00:00 0 %s\n", cases[i].path);
+		put(p, line, strlen(line));
+		alarm(5); /* the FIFO must not be opened */
+		proc_maps_each_exec(procfs, 7, mapped, &seen);
+		alarm(0);
+		CHECK_INT(cases[i].path, seen.n, 1); /* given once */
+	}
 }
 
 /* ---- crafted ELF files ---- */
@@ -412,6 +466,7 @@ int main(void)
 	check_root("openat2", by_kernel);
 	check_root("walk", by_walk);
 	close(root_fd);
+	check_maps();
 	check_crafted();
 	return 0;
 }
