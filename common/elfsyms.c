@@ -881,8 +881,17 @@ static void read_go_inline(struct elf_symtab *t, Elf *elf,
 	n = gopclntab_each_inline(g->p, g->len, g->text, t->msb, &fd, inl_add,
 				  t);
 	u64map_free(&t->inl_names);
-	if (n > 0)
-		verbose("%ld stretches of inlined Go code", n);
+	if (n <= 0 || !t->ninl)
+		return;
+	/* kept as long as the file is: no spare capacity */
+	t->inl = xrealloc(t->inl, t->ninl * sizeof(*t->inl));
+	t->inl_chain =
+		xrealloc(t->inl_chain, t->nchain * sizeof(*t->inl_chain));
+	t->inl_pool = xrealloc(t->inl_pool, t->inl_pool_len);
+	t->inl_cap = t->ninl;
+	t->chain_cap = t->nchain;
+	t->inl_pool_cap = t->inl_pool_len;
+	verbose("%ld stretches of inlined Go code", n);
 }
 
 /* ---- the table ---- */
