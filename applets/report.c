@@ -378,31 +378,41 @@ static const struct rec_map *map_of(const struct rec_map *m, size_t n,
 }
 
 /* Frames of one stack, leaf first, with addresses when the names line up
- * with the recorded stack one to one. */
+ * with the recorded stack one to one, calls inlined at an address (per
+ * name in inlined[], or NULL) counting as its one. */
 static unsigned add_frames(struct report *rp, struct pprof_frame *out,
-			   const char **names, unsigned n, __u64 ref,
-			   const struct rec_map *maps, size_t nmaps)
+			   const char **names, const bool *inlined, unsigned n,
+			   __u64 ref, const struct rec_map *maps, size_t nmaps)
 {
 	const struct bin_stack *st =
 		rp->st && ref >= BIN_REF0 && ref - BIN_REF0 < rp->st->nstacks
 			? &rp->st->stacks[ref - BIN_REF0]
 			: NULL;
+	unsigned addrs = 0, at = 0;
 
+	for (unsigned i = 0; i < n; i++)
+		addrs += !(inlined && inlined[i]);
 	for (unsigned i = 0; i < n; i++) {
+		bool inl = inlined && inlined[i];
 		/* names are root first and may stop early (kernel stacks
-		 * end at our own programs): name i is address depth-1-i */
-		uint64_t ip = st && n <= st->n ? st->ip[st->n - 1 - i] : 0;
+		 * end at our own programs): address k is st->ip[st->n-1-k] */
+		uint64_t ip = st && addrs <= st->n ? st->ip[st->n - 1 - at] : 0;
 
+		/* the function comes before the calls inlined into it */
+		at += i + 1 < n && !(inlined && inlined[i + 1]);
 		out[n - 1 - i] = (struct pprof_frame){
 			names[i], ip,
-			ip && maps ? map_of(maps, nmaps, ip) : NULL};
+			ip && maps ? map_of(maps, nmaps, ip) : NULL, inl};
 	}
 	return n;
 }
 
 static void add_pprof(struct report *rp, const struct snapshot *s)
 {
-	struct pprof_frame *f = xmalloc(2 * (SB_MAX_DEPTH + 2) * sizeof(*f));
+	/* kernel frames, user frames with the calls inlined at each, the
+	 * hot/cold marker */
+	struct pprof_frame *f = xmalloc((SB_MAX_DEPTH + 2) *
+					(2 + USYM_INLINE_MAX) * sizeof(*f));
 	struct proc_syms *ps = output_procs(rp->out);
 	uint64_t ns = 0;
 	unsigned hm = 0;
@@ -424,10 +434,10 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 		unsigned n = 0, nl = 2, nv = 0;
 		char tid[16], nspid[16];
 
-		n += add_frames(rp, f, r->kstack, r->nk, r->key.kern_stack,
-				NULL, 0);
-		n += add_frames(rp, f + n, r->ustack, r->nu, r->key.user_stack,
-				maps, nmaps);
+		n += add_frames(rp, f, r->kstack, NULL, r->nk,
+				r->key.kern_stack, NULL, 0);
+		n += add_frames(rp, f + n, r->ustack, r->uinlined, r->nu,
+				r->key.user_stack, maps, nmaps);
 		if (rp->a->hotcold) {
 			/* the side's root frame, as in folded and SVG; time,
 			 * on-CPU time, off-CPU time */

@@ -46,4 +46,48 @@ long gopclntab_each(const uint8_t *data, size_t len, uint64_t text, bool msb,
  * function table parse; -1 when there is none. */
 long gopclntab_find(const uint8_t *buf, size_t len, bool msb);
 
+/* ---- inline trees (Go 1.16+) ---- */
+
+/* The deepest chain of inlined calls given for one pc. */
+#define GOPCLNTAB_INLINE_MAX 16
+
+struct gopclntab_str {
+	const char *p; /* in the table's buffer, not NUL-terminated */
+	size_t len;
+};
+
+/* Where the inline trees are: the bytes of the segment holding them (a
+ * file's PT_LOAD), at virtual address vaddr. gofunc is
+ * moduledata.gofunc (the go:func.* symbol), which Go 1.18+ funcdata
+ * offsets are from; 0 when unknown (then 1.18+ trees are not read). */
+struct gopclntab_funcdata {
+	const uint8_t *p;
+	size_t len;
+	uint64_t vaddr, gofunc;
+};
+
+/* [start, end) runs n functions inlined into the function holding it:
+ * names[0] the innermost, names[n - 1] the one called by that
+ * function itself. */
+typedef void (*gopclntab_inline_fn)(uint64_t start, uint64_t end,
+				    const struct gopclntab_str *names,
+				    unsigned n, void *arg);
+
+/* fn for each stretch of inlined code in the table (as for
+ * gopclntab_each). Ranges of one function are in order and do not
+ * overlap; chains that leave the buffers or loop are skipped. Returns
+ * how many were given, or -1 when the table is not one we read (Go
+ * 1.2-1.15 included). */
+long gopclntab_each_inline(const uint8_t *data, size_t len, uint64_t text,
+			   bool msb, const struct gopclntab_funcdata *fd,
+			   gopclntab_inline_fn fn, void *arg);
+
+/* moduledata.gofunc for a Go 1.18+ table at tab_vaddr (tab_len bytes
+ * at tab), found in seg (a data segment of the same file) as the
+ * runtime's moduledata, whose first words point at the table and its
+ * parts; 0 when there is none. */
+uint64_t gopclntab_gofunc(const uint8_t *seg, size_t seg_len,
+			  const uint8_t *tab, size_t tab_len,
+			  uint64_t tab_vaddr, bool msb);
+
 #endif

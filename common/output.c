@@ -242,20 +242,43 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 			  xasprintf("[kernel 0x%llx]", (unsigned long long)ip));
 }
 
-static const char *user_frame(struct output *out, __u32 tgid, __u64 ip)
+/*
+ * The names of one user address into f, root first: its function, then
+ * the calls inlined into it there, outermost first. A return address
+ * (ret) is looked up one byte back, in its call instruction: the next
+ * instruction may be another inlined call's. Returns how many, each
+ * marked in inlined[] when it is a call inlined into the one before.
+ */
+static unsigned user_frame(struct output *out, __u32 tgid, __u64 ip, bool ret,
+			   const char **f, bool *inlined)
 {
 	struct usym u = {0};
+	unsigned n = 0;
 
 	if (ENABLE_SYMBOLIZE && out->procs) {
-		if (!proc_syms_lookup(out->procs, tgid, ip, &u))
-			return keep(out, xstrdup(u.sym));
-		if (u.module)
-			return keep(
+		if (!proc_syms_lookup(out->procs, tgid, ip - ret, &u)) {
+			inlined[n] = false;
+			f[n++] = keep(out, xstrdup(u.sym));
+			while (u.ninlined) {
+				inlined[n] = true;
+				f[n++] = keep(out,
+					      xstrdup(u.inlined[--u.ninlined]));
+			}
+			return n;
+		}
+		if (u.module) {
+			f[0] = keep(
 				out,
 				xasprintf("[%s+0x%llx]", u.module,
-					  (unsigned long long)u.module_off));
+					  (unsigned long long)(u.module_off +
+							       ret)));
+			inlined[0] = false;
+			return 1;
+		}
 	}
-	return keep(out, xasprintf("[0x%llx]", (unsigned long long)ip));
+	f[0] = keep(out, xasprintf("[0x%llx]", (unsigned long long)ip));
+	inlined[0] = false;
+	return 1;
 }
 
 /*
@@ -279,17 +302,22 @@ static unsigned user_depth(struct output *out, __u32 tgid, const __u64 *ip,
 	return depth;
 }
 
-/* Frames root to leaf for one stack id; *n = 0 when there is none. */
+/* Frames root to leaf for one stack id; *n = 0 when there is none. A
+ * user stack's inlined calls are marked in *inlined (NULL when it has
+ * none; inlined may be NULL when that is not wanted). */
 static const char **frames(struct output *out, __u64 id, __u32 tgid,
-			   bool kernel, unsigned *n, __u64 *lost)
+			   bool kernel, unsigned *n, __u64 *lost,
+			   const bool **inlined)
 {
 	const __u64 *ip;
 	const char **f;
-	unsigned depth;
+	unsigned depth, max;
 	uint64_t caller;
-	bool repair;
+	bool repair, *inl;
 
 	*n = 0;
+	if (inlined)
+		*inlined = NULL;
 	if (id == SB_STACK_NONE)
 		return NULL;
 	ip = id == SB_STACK_LOST ? NULL
@@ -308,18 +336,35 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	repair =
 		ENABLE_SYMBOLIZE && !kernel && out->procs && depth >= 2 &&
 		!proc_syms_lost_caller(out->procs, tgid, ip[0], ip[1], &caller);
-	f = xmalloc((depth + 1) * sizeof(*f));
-	keep(out, (char *)f);
+	/* a user address may name several frames (inlined calls) */
+	max = (depth + 1) * (kernel ? 1 : 1 + USYM_INLINE_MAX);
+	f = xmalloc(max * sizeof(*f));
+	inl = kernel ? NULL : xmalloc(max * sizeof(*inl));
 	/* ip[] is leaf first; frames are root first */
 	for (unsigned i = 0; i < depth; i++) {
-		const char *name =
-			kernel ? kernel_frame(out, ip[depth - 1 - i])
-			       : user_frame(out, tgid, ip[depth - 1 - i]);
-		if (kernel && own_frame(name))
-			break;
+		__u64 at = ip[depth - 1 - i];
+
+		if (kernel) {
+			f[*n] = kernel_frame(out, at);
+			if (own_frame(f[*n]))
+				break;
+			++*n;
+			continue;
+		}
 		if (repair && i == depth - 1)
-			f[(*n)++] = user_frame(out, tgid, caller);
-		f[(*n)++] = name;
+			*n += user_frame(out, tgid, caller, false, f + *n,
+					 inl + *n);
+		*n += user_frame(out, tgid, at, i < depth - 1, f + *n,
+				 inl + *n);
+	}
+	/* kept as long as the snapshot, so no bigger than it needs */
+	f = xrealloc(f, (*n ? *n : 1) * sizeof(*f));
+	keep(out, (char *)f);
+	if (inl && inlined && memchr(inl, true, *n)) {
+		*inlined = xrealloc(inl, *n * sizeof(*inl));
+		keep(out, (char *)*inlined);
+	} else {
+		free(inl);
 	}
 	return f;
 }
@@ -567,15 +612,15 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		if (s->resolved)
 			continue;
 		r->ustack = frames(out, r->key.user_stack, r->key.tgid, false,
-				   &r->nu, &s->lost_ustacks);
+				   &r->nu, &s->lost_ustacks, &r->uinlined);
 		r->kstack = frames(out, r->key.kern_stack, r->key.tgid, true,
-				   &r->nk, &s->lost_kstacks);
+				   &r->nk, &s->lost_kstacks, NULL);
 		r->other_ustack =
 			frames(out, r->key.other_user_stack, r->key.other_tgid,
-			       false, &r->other_nu, &s->lost_ustacks);
+			       false, &r->other_nu, &s->lost_ustacks, NULL);
 		r->other_kstack =
 			frames(out, r->key.other_kern_stack, r->key.other_tgid,
-			       true, &r->other_nk, &s->lost_kstacks);
+			       true, &r->other_nk, &s->lost_kstacks, NULL);
 		r->cgroup = out->cgroup_name(r->key.cgroup);
 		r->nspid = nspid(out, r->key.tgid);
 	}

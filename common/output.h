@@ -13,6 +13,9 @@ struct row {
 	/* frames root to leaf; NULL when that stack was not collected */
 	const char **ustack, **kstack;
 	unsigned nu, nk;
+	/* per ustack frame, true for a call inlined into the frame before
+	 * it (at the same address); NULL when none is */
+	const bool *uinlined;
 	/* the key's other task (offcpu -w: the waker), root to leaf */
 	const char **other_ustack, **other_kstack;
 	unsigned other_nu, other_nk;

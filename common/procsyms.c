@@ -526,6 +526,9 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		return -1;
 	vaddr = elf_symtab_offset_to_vaddr(m->file->t, u->module_off);
 	u->sym = elf_symtab_lookup(m->file->t, vaddr, &u->sym_off);
+	if (u->sym)
+		u->ninlined = elf_symtab_inlined(m->file->t, vaddr, u->inlined,
+						 USYM_INLINE_MAX);
 	return u->sym ? 0 : -1;
 }
 

@@ -34,6 +34,11 @@ struct elf_symtab;
 struct elf_symtab *elf_symtab_open(const char *path, const char *root);
 const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
 			      uint64_t *offset);
+/* Up to max functions inlined at vaddr (Go's inline trees), innermost
+ * first, into names; how many. The function holding them is the one
+ * elf_symtab_lookup gives. */
+unsigned elf_symtab_inlined(const struct elf_symtab *t, uint64_t vaddr,
+			    const char **names, unsigned max);
 /* Hex build-id, or "" when the file has none. */
 const char *elf_symtab_build_id(const struct elf_symtab *t);
 /* Its ELF e_machine (EM_X86_64, EM_AARCH64). */
@@ -73,9 +78,14 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			void *arg);
 
 struct proc_syms;
+/* The deepest chain of inlined calls one address expands to. */
+#define USYM_INLINE_MAX 16
 struct usym {
 	const char *sym; /* NULL when no symbol covers the address */
 	uint64_t sym_off;
+	/* calls inlined into sym at the address, innermost first */
+	const char *inlined[USYM_INLINE_MAX];
+	unsigned ninlined;
 	const char *module;  /* basename of the mapped file, or NULL */
 	uint64_t module_off; /* file offset of the address */
 };

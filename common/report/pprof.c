@@ -14,6 +14,9 @@
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
+/* Lines in one Location: a function and the calls inlined into it */
+#define PPROF_LINES_MAX (1 + USYM_INLINE_MAX)
+
 static void pb_key(struct bbuf *b, unsigned field, unsigned wire)
 {
 	bb_varint(b, (uint64_t)field << 3 | wire);
@@ -194,21 +197,31 @@ static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 	return id;
 }
 
-static uint64_t location_id(struct pprof *p, const struct pprof_frame *f)
+/* The Location of n frames at one address: f[0 .. n - 2] inlined into
+ * f[n - 1], which holds the address and mapping. */
+static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
+			    unsigned n)
 {
-	uint64_t key[3] = {function_id(p, f->name),
-			   f->map ? mapping_id(p, f->map) : 0, f->addr};
+	const struct pprof_frame *at = &f[n - 1];
+	uint64_t key[2 + PPROF_LINES_MAX];
 	size_t before = p->locations.n;
-	uint64_t id = intern(&p->locations, key, sizeof(key)) + 1;
+	uint64_t id;
 
+	key[0] = at->map ? mapping_id(p, at->map) : 0;
+	key[1] = at->addr;
+	for (unsigned i = 0; i < n; i++)
+		key[2 + i] = function_id(p, f[i].name);
+	id = intern(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
 	if (p->locations.n != before) {
 		struct bbuf m = {0}, line = {0};
 
 		pb_int(&m, 1, id);
-		pb_int(&m, 2, key[1]);
-		pb_int(&m, 3, key[2]);
-		pb_int(&line, 1, key[0]);
-		pb_msg(&m, 4, &line);
+		pb_int(&m, 2, key[0]);
+		pb_int(&m, 3, key[1]);
+		for (unsigned i = 0; i < n; i++) {
+			pb_int(&line, 1, key[2 + i]);
+			pb_msg(&m, 4, &line);
+		}
 		pb_msg(&p->location_msgs, 4, &m);
 		free(m.p);
 		free(line.p);
@@ -222,8 +235,14 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	struct bbuf s = {0}, packed = {0}, label = {0};
 	size_t before = p->samples.n, i;
 
-	for (unsigned i = 0; i < n; i++)
-		bb_varint(&packed, location_id(p, &frames[i]));
+	for (unsigned i = 0, k; i < n; i += k) {
+		/* a frame and the calls inlined into it */
+		for (k = 1; i + k < n && k < PPROF_LINES_MAX &&
+			    frames[i + k - 1].inlined;
+		     k++)
+			;
+		bb_varint(&packed, location_id(p, &frames[i], k));
+	}
 	pb_msg(&s, 1, &packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
 		pb_int(&label, 1, str(p, labels[i]));

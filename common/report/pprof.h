@@ -3,11 +3,13 @@
  * pprof output for report: a gzip-compressed profile.proto
  * (github.com/google/pprof, proto/profile.proto) from our own small
  * protobuf encoder. Locations carry their address and mapping (with
- * build-id) when known, functions their names; frames leaf first.
+ * build-id) when known, functions their names, a Line per function
+ * (calls inlined there first, as pprof orders them); frames leaf first.
  */
 #ifndef STACKBOX_PPROF_H
 #define STACKBOX_PPROF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +29,8 @@ struct pprof_frame {
 	const char *name;
 	uint64_t addr;		   /* 0: unknown */
 	const struct rec_map *map; /* NULL: none */
+	bool inlined; /* a call inlined into the next frame: one Location
+		       * holds both, a Line each */
 };
 /* One sample: frames leaf first; labels are NULL-terminated key/value
  * string pairs ("comm", "burn", ...); pid a numeric label when > 0. */
