@@ -318,7 +318,8 @@ static bool decode_runs(const struct pcln *t, uint64_t off, uint64_t entry,
 			return false; /* cut short */
 		if (!uv && !first)
 			break;
-		val += (int32_t)(-(uv & 1) ^ (uv >> 1));
+		/* wrapping, as Go's int32 does: a crafted delta overflows */
+		val = (int32_t)((uint32_t)val + (-(uv & 1) ^ (uv >> 1)));
 		if (!varint(t, &off, &dpc) || c->nruns == RUNS_MAX)
 			return false;
 		if (c->nruns == c->cap) {
