@@ -2,7 +2,8 @@
 # tests/unit/fuzz_NAME.c with the sources it tests, seeded from
 # tests/unit/fuzz/NAME/. make check runs each a few seconds
 # (tests/unit/fuzz.sh); `make fuzz` runs every one, bin's too (bin.mk),
-# for FUZZ_SECONDS each, keeping what it finds in obj/tests/fuzz/NAME/.
+# for FUZZ_SECONDS each, keeping what it finds in obj/tests/fuzz/NAME/
+# (and a crash or leak as obj/tests/fuzz/NAME-crash-..., not in the tree).
 FUZZ_NAMES := elf ehframe ksyms maps opts perf_script gopclntab
 FUZZ_TARGETS := $(patsubst %,$(TESTS_O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -46,6 +47,7 @@ fuzz: $(FUZZ_TARGETS) $(FUZZ_BIN)
 		echo "== fuzz_$$n: $(FUZZ_SECONDS) s"; \
 		$(TESTS_O)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
 			-rss_limit_mb=1024 -print_final_stats=1 \
+			-artifact_prefix=$(TESTS_O)/fuzz/$$n- \
 			$(TESTS_O)/fuzz/$$n $$seeds 2>&1 | \
 			grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|ERROR|SUMMARY' \
 			|| true; \

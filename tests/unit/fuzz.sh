@@ -11,7 +11,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/corpus"
 [ -f "$TESTS_O/bin-seed.bin" ] && cp "$TESTS_O/bin-seed.bin" "$T/corpus/seed"
-if "$F" -seed=1 -max_total_time=10 -rss_limit_mb=1024 "$T/corpus" >"$T/log" 2>&1; then
+if "$F" -seed=1 -max_total_time=10 -rss_limit_mb=1024 -artifact_prefix="$T/" "$T/corpus" >"$T/log" 2>&1; then
 	pass "bin reader: 10 s of libFuzzer (ASan, UBSan), no crash ($(grep -o 'cov: [0-9]*' "$T/log" | tail -1))"
 else
 	fail "bin reader fuzzing" "$(grep -E 'ERROR|SUMMARY' "$T/log" | head -3 | tr '\n' ' ')"
