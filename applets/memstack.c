@@ -530,8 +530,8 @@ static void choose_uprobes(struct ms_state *st, const char *prefix,
 	if (session && uprobe_session_kfuncs(s->progs.ms_session,
 					     MS_CALL_SESSION_IS_RETURN,
 					     MS_CALL_SESSION_COOKIE))
-		error_exit("-s: the session program's kfuncs are not in "
-			   "kernel BTF");
+		error_exit("-s: the session program cannot call the uprobe "
+			   "session kfuncs");
 	st->uprobes = (struct uprobes){
 		.fns = alloc_fns,
 		.nfns = ARRAY_SIZE(alloc_fns),

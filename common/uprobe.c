@@ -303,7 +303,7 @@ int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
 	size_t n = bpf_program__insn_cnt(p);
 	struct bpf_insn *copy = xmalloc(n * sizeof(*copy));
 	int is_ret = kernel_kfunc("bpf_session_is_return"),
-	    cookie = kernel_kfunc("bpf_session_cookie"), err;
+	    cookie = kernel_kfunc("bpf_session_cookie"), err, patched = 0;
 
 	if (is_ret < 0 || cookie < 0) {
 		free(copy);
@@ -318,8 +318,10 @@ int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
 			continue;
 		in->imm = in->imm == is_return_call ? is_ret : cookie;
 		in->src_reg = BPF_PSEUDO_KFUNC_CALL;
+		patched++;
 	}
-	err = bpf_program__set_insns(p, copy, n);
+	/* none: a program without them (the legacy build's) */
+	err = patched ? bpf_program__set_insns(p, copy, n) : -ENOENT;
 	free(copy);
 	return err;
 }

@@ -95,7 +95,7 @@ static inline int uprobe_session_attach_type(void)
 #endif
 /* Before load: p's calls of the helper numbers is_return_call and
  * cookie_call become calls of those kfuncs, by the kernel's BTF ids.
- * 0, or -errno (no such kfunc). */
+ * 0, or -ENOENT (no such kfunc, or no such call in p). */
 int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
 			  int32_t cookie_call);
 
