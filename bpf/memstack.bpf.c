@@ -357,10 +357,11 @@ static __always_inline void bad_free(__u32 tgid, __u32 gen, __u64 ustack)
  * The entry of an allocating call. True when its return has work to do;
  * with uprobe sessions (session) only those run their return, and a
  * nested call never does: the outer call's return ends the call, so
- * depth stays 1. An unsampled malloc is the call that skips its return:
- * it is the one that calls no other allocator function (musl's calloc,
+ * depth stays 1. Only an unsampled malloc skips its return: malloc calls
+ * no other allocator function, so no call inside it can take itself for
+ * an outer one. The others keep theirs, sampled or not: musl's calloc,
  * aligned_alloc and realloc call malloc, glibc's realloc calls malloc
- * and free), so nothing nested would go unseen as nested.
+ * and free, and realloc's return moves a sampled old pointer.
  */
 static __always_inline bool alloc_entry(void *ctx, __u8 kind, __u64 size,
 					__u64 arg, bool session)

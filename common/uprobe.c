@@ -248,10 +248,9 @@ static int kernel_kfunc(const char *name)
 
 /* BPF_TRACE_UPROBE_SESSION from the kernel's BTF, when a program of it
  * that calls both kfuncs loads and a link of it can be made (EBADF, as
- * for uprobe_multi); 0 when not. Probed once. */
-int uprobe_session_attach_type(void)
+ * for uprobe_multi); 0 when not. */
+static int probe_session(void)
 {
-	static int known = -1;
 	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
 					      BTF_KIND_ENUM)
@@ -272,9 +271,6 @@ int uprobe_session_attach_type(void)
 	__u64 off = 0;
 	int type = 0, prog, link;
 
-	if (known >= 0)
-		return known;
-	known = 0;
 	for (int i = 0; t && i < btf_vlen(t); i++)
 		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
 			    "BPF_TRACE_UPROBE_SESSION"))
@@ -292,7 +288,15 @@ int uprobe_session_attach_type(void)
 	else
 		link = -errno;
 	close(prog);
-	known = link == -EBADF ? type : 0;
+	return link == -EBADF ? type : 0;
+}
+
+int uprobe_session_attach_type(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_session();
 	return known;
 }
 
