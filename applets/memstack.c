@@ -44,7 +44,8 @@
 //usage:                   faults: faulted_space (default), faults
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=uprobe (perf event uprobes, not uprobe_multi), raw_tp
+//usage:STACKBOX_ATTACH=uprobe (perf event uprobes, not uprobe_multi),
+//usage:uprobe_multi (-s: entry and return probes, not uprobe sessions), raw_tp
 //usage:(--mode mmap: not the syscalls tracepoints) forces a way to attach.
  */
 #include <bpf/bpf.h>
@@ -472,9 +473,12 @@ static void autoload_mode(struct ms_state *st, int mode)
 		if (!strcmp(n, "ms_exit") || !strcmp(n, "ms_exec"))
 			want = mode == MS_MODE_USER || mode == MS_MODE_MMAP;
 		else if (!strcmp(n, "ms_alloc_return"))
-			want = mode == MS_MODE_USER;
+			want = mode == MS_MODE_USER && !st->uprobes.session;
+		else if (!strcmp(n, "ms_session"))
+			want = mode == MS_MODE_USER && st->uprobes.session;
 		else if (!strcmp(n, "ms_entry_multi"))
-			want = mode == MS_MODE_USER && st->uprobes.multi;
+			want = mode == MS_MODE_USER && st->uprobes.multi &&
+			       !st->uprobes.session;
 		else if (!strncmp(sec, "uprobe", 6))
 			want = mode == MS_MODE_USER && !st->uprobes.multi;
 		else if (!strcmp(sec, "perf_event"))
@@ -485,7 +489,10 @@ static void autoload_mode(struct ms_state *st, int mode)
 			want = mode == MS_MODE_MMAP;
 		bpf_program__set_autoload(p, want);
 	}
-	if (st->uprobes.multi) {
+	if (st->uprobes.session)
+		bpf_program__set_expected_attach_type(
+			st->skel->progs.ms_session, st->uprobes.session);
+	else if (st->uprobes.multi) {
 		bpf_program__set_expected_attach_type(
 			st->skel->progs.ms_entry_multi, st->uprobes.multi);
 		bpf_program__set_expected_attach_type(
@@ -493,17 +500,46 @@ static void autoload_mode(struct ms_state *st, int mode)
 	}
 }
 
-/* uprobe_multi where the kernel has it, unless STACKBOX_ATTACH=uprobe */
-static void choose_uprobes(struct ms_state *st, const char *prefix)
+/* -s: uprobe sessions where the kernel has them and uprobe_multi is
+ * used, unless STACKBOX_ATTACH names a way (uprobe, uprobe_multi). -v
+ * says which, in one line. */
+static int choose_session(int multi)
+{
+	bool forced =
+		collect_forced("uprobe") || collect_forced("uprobe_multi");
+	int type = forced || !multi ? 0 : uprobe_session_attach_type();
+
+	verbose("-s: %s",
+		type	 ? "uprobe sessions: a call not sampled costs one "
+			   "trap, no return probe"
+		: forced ? "entry and return probes (STACKBOX_ATTACH)"
+			 : "entry and return probes (no uprobe sessions: "
+			   "Linux < 6.13, or no kernel BTF)");
+	return type;
+}
+
+/* uprobe_multi where the kernel has it, unless STACKBOX_ATTACH=uprobe;
+ * sampled: sessions where they can be */
+static void choose_uprobes(struct ms_state *st, const char *prefix,
+			   bool sampled)
 {
 	struct memstack_bpf *s = st->skel;
+	int multi = uprobe_multi_type();
+	int session = sampled ? choose_session(multi) : 0;
 
+	if (session && uprobe_session_kfuncs(s->progs.ms_session,
+					     MS_CALL_SESSION_IS_RETURN,
+					     MS_CALL_SESSION_COOKIE))
+		error_exit("-s: the session program cannot call the uprobe "
+			   "session kfuncs");
 	st->uprobes = (struct uprobes){
 		.fns = alloc_fns,
 		.nfns = ARRAY_SIZE(alloc_fns),
 		.prefix = prefix,
-		.multi = uprobe_multi_type(),
-		.multi_entry = s->progs.ms_entry_multi,
+		.multi = multi,
+		.session = session,
+		.multi_entry =
+			session ? s->progs.ms_session : s->progs.ms_entry_multi,
 		.ret = s->progs.ms_alloc_return,
 		.perf_entry = entry_prog,
 		.ctx = s,
@@ -551,7 +587,7 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		s->rodata->sb_cfg.kern_stacks = 0;
 	if (a->mode == MS_MODE_USER)
-		choose_uprobes(st, a->prefix);
+		choose_uprobes(st, a->prefix, a->sample != 0);
 	autoload_mode(st, a->mode);
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		probe_exit_layout(s);
@@ -952,7 +988,8 @@ static const char *const kernel_stats[] = {
 };
 
 static const struct collector_ops memstack_ops = {
-	.features = (const enum sb_feature[]){SB_F_UPROBE_MULTI, SB_F_BTF,
+	.features = (const enum sb_feature[]){SB_F_UPROBE_MULTI,
+					      SB_F_UPROBE_SESSION, SB_F_BTF,
 					      SB_F_END},
 	.metrics = held_metrics,
 	.nmetrics = V_BAD_FREES,

@@ -3,7 +3,9 @@
 # Benchmark of memstack, every figure measured in this run: the slowdown
 # of an allocation-heavy loop (tests/workloads/memstack loop: N pairs of
 # malloc(64) and free, timed by the loop itself) under memstack exact,
-# memstack -s 512k (sampled), and a bpftrace script that traces malloc
+# memstack -s 512k (sampled: with uprobe sessions where the kernel has
+# them, and forced to entry and return probes with
+# STACKBOX_ATTACH=uprobe_multi: sampled-classic), and a bpftrace script that traces malloc
 # and free with stacks the way memleak does (a record per allocation
 # with its size and user stack, deleted at free); and what each call
 # costs: BPF time per program run (run_time_ns / run_cnt) and wall time
@@ -60,7 +62,8 @@ prog_stat() {
 # run LABEL WORKLOAD PROFILER...: one run of the loop under PROFILER
 # (nothing for "alone"), held at its end (--wait) while the profiler's
 # BPF time is read; appends "LABEL NS_PER_PAIR ENTRY_NS ENTRY_RUNS
-# RETURN_NS RETURN_RUNS" to $T/res.
+# RETURN_NS RETURN_RUNS CPU_NS_PER_PAIR" to $T/res (CPU: the loop
+# thread's, traps included, without the waits of a shared machine).
 run() {
 	label=$1 w=$2
 	shift 2
@@ -69,6 +72,7 @@ run() {
 	case $label in
 	alone*) "$w" loop $N 64 --wait <"$T/in" >"$T/out" & ;;
 	bpftrace*) "$BPFTRACE" "$T/memleak.bt" -c "$w loop $N 64 --wait" <"$T/in" >"$T/out" 2>/dev/null & ;;
+	sampled-classic*) STACKBOX_ATTACH=uprobe_multi "$SB" memstack "$@" -f folded -o /dev/null -- "$w" loop $N 64 --wait <"$T/in" >"$T/out" 2>/dev/null & ;;
 	*) "$SB" memstack "$@" -f folded -o /dev/null -- "$w" loop $N 64 --wait <"$T/in" >"$T/out" 2>/dev/null & ;;
 	esac
 	pid=$!
@@ -82,17 +86,23 @@ run() {
 	e=$(prog_stat $pid ms_entry_multi)
 	[ "$e" != "0 0" ] || e=$(prog_stat $pid ms_malloc)
 	r=$(prog_stat $pid ms_alloc_return)
+	# sessions: one program for entries and returns, its runs per pair
+	[ "$e" != "0 0" ] || { e=$(prog_stat $pid ms_session) r="0 0"; }
 	echo go >&3
 	exec 3>&-
 	wait $pid || :
-	echo "$label $(awk '/ns per malloc\/free pair/ { print $1 }' "$T/out") $e $r" >>"$T/res"
+	echo "$label $(awk '/ns per malloc\/free pair/ { print $1 }' "$T/out") $e $r $(awk '/ns of CPU per pair/ { print $1 }' "$T/out")" >>"$T/res"
 }
 
 echo "memstack: malloc(64)/free loop, $N pairs per traced run, $REPS rounds, $(nproc) CPUs, $(uname -r)"
+# which way sampled runs took here (memstack -v says it in one line)
+"$SB" memstack -v -s 512k -- true 2>&1 | sed -n 's/^memstack: -s: /sampled: /p'
+echo "sampled-classic: STACKBOX_ATTACH=uprobe_multi (entry and return probes)"
 for r in $(seq 1 "$REPS"); do
 	run alone "$GLIBC"
 	run exact "$GLIBC"
 	run sampled "$GLIBC" -s 512k
+	run sampled-classic "$GLIBC" -s 512k
 	[ -z "$BPFTRACE" ] || run bpftrace "$GLIBC"
 	if [ -n "$MUSL" ]; then
 		run alone-musl "$MUSL"
@@ -108,7 +118,7 @@ printf "\nglibc (dynamic), median of %s (min..max)\n" "$REPS"
 printf "%-22s %12s %20s %10s %12s\n" "" "ns per pair" "spread" slowdown "vs bpftrace"
 bt=$(median "$T/res" 2 bpftrace)
 bts=$(calc ratio "$bt" "$alone")
-for l in alone exact sampled bpftrace; do
+for l in alone exact sampled sampled-classic bpftrace; do
 	v=$(median "$T/res" 2 $l)
 	s=$(calc ratio "$v" "$alone")
 	s2=$(calc ratio "$s" "$bts")
@@ -117,11 +127,32 @@ for l in alone exact sampled bpftrace; do
 		"${s}x" "$s2"
 done
 printf "%-22s %12s\n" "untraced runs vary" "$(spread_pct "$T/res" 2)"
-printf "\nper call, memstack (BPF run_time_ns / run_cnt, medians)\n"
-for l in exact sampled; do
-	awk -v l=$l '$1 == l && $4 { print $3 / $4, ($6 ? $5 / $6 : 0) }' "$T/res" >"$T/pc.$l"
-	printf "%-22s entry (malloc or free) %6s ns, return %6s ns, wall above alone %7s ns per pair\n" \
+printf "\nCPU of the loop's thread per pair (traps included), median of %s\n" "$REPS"
+printf "%-22s %12s %20s\n" "" "ns per pair" "spread"
+for l in alone exact sampled sampled-classic; do
+	printf "%-22s %12s %20s\n" "$l" "$(median "$T/res" 7 $l)" "$(spread "$T/res" 7 $l %.1f)"
+done
+# sampled / exact per round (the same round's runs), then the median:
+# CPU (column 7) and wall time (2)
+for c in 7 2; do
+	for l in sampled sampled-classic; do
+		awk -v l=$l -v c=$c '$1 == "exact" { e[++ne] = $c } $1 == l { s[++ns] = $c }
+			END { for (i = 1; i <= ns && i <= ne; i++) if (e[i] > 0) print s[i] / e[i] }' "$T/res" >"$T/ratio.$l.$c"
+	done
+done
+printf "\nsampled / exact per pair (each round's own runs; median, min..max; target <= 0.5)\n"
+printf "%-22s %14s %14s %14s %14s\n" "" "CPU" "spread" "wall" "spread"
+for l in sampled sampled-classic; do
+	printf "%-22s %14s %14s %14s %14s\n" "$l" "$(median "$T/ratio.$l.7" 1 "" %.2f)" "$(spread "$T/ratio.$l.7" 1 "" %.2f)" \
+		"$(median "$T/ratio.$l.2" 1 "" %.2f)" "$(spread "$T/ratio.$l.2" 1 "" %.2f)"
+done
+printf "\nper call, memstack (BPF run_time_ns / run_cnt, medians; sessions: one\n"
+printf "program at entries and the returns it keeps, its runs per pair)\n"
+for l in exact sampled sampled-classic; do
+	awk -v l=$l -v n=$N '$1 == l && $4 { print $3 / $4, ($6 ? $5 / $6 : 0), $4 / n }' "$T/res" >"$T/pc.$l"
+	printf "%-22s entry (malloc or free) %6s ns, return %6s ns, %5s entry runs per pair, wall above alone %7s ns per pair\n" \
 		"$l" "$(median "$T/pc.$l" 1 "" %.0f)" "$(median "$T/pc.$l" 2 "" %.0f)" \
+		"$(median "$T/pc.$l" 3 "" %.3f)" \
 		"$(awk -v a="$(median "$T/res" 2 $l)" -v b="$alone" 'BEGIN { printf "%.0f", a - b }')"
 done
 if [ -n "$MUSL" ]; then

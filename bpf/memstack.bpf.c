@@ -353,26 +353,50 @@ static __always_inline void bad_free(__u32 tgid, __u32 gen, __u64 ustack)
 
 /* ---- the allocator's functions (uprobes) ---- */
 
-static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
-				       __u64 arg)
+/*
+ * The entry of an allocating call. True when its return has work to do;
+ * with uprobe sessions (session) only those run their return, and a
+ * nested call never does: the outer call's return ends the call, so
+ * depth stays 1. Only an unsampled malloc skips its return: malloc calls
+ * no other allocator function, so no call inside it can take itself for
+ * an outer one. The others keep theirs, sampled or not: musl's calloc,
+ * aligned_alloc and realloc call malloc, glibc's realloc calls malloc
+ * and free, and realloc's return moves a sampled old pointer.
+ */
+static __always_inline bool alloc_entry(void *ctx, __u8 kind, __u64 size,
+					__u64 arg, bool session)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sp = SB_REG(ctx, SB_REG_SP);
 	__u64 now = bpf_ktime_get_ns();
 	struct ms_thread *t;
+	__u8 sampled = 1;
 
 	if (!wanted(id) || !(t = thread_get(id)))
-		return 0;
+		return false;
 	/* called by another allocator function (glibc's realloc calls
 	 * malloc, musl's calloc too), or tail-called by it (same stack
 	 * pointer): the outer call counts. One that began long ago has
 	 * lost its return (a uretprobe that could not be set up). */
 	if (t->depth && sp <= t->sp && now - t->since < STALE_NS) {
-		t->depth++;
-		return 0;
+		if (!session)
+			t->depth++;
+		return false;
 	}
 	if (t->depth) {
 		sb_stat_add(MS_STAT_NO_RETURN, 1);
 		ms_untracked = 1;
+	}
+	if (sample_mean) {
+		if (size < t->countdown) {
+			t->countdown -= size;
+			sampled = 0;
+		} else {
+			t->countdown = draw_interval();
+		}
+	}
+	if (session && !sampled && kind == MS_MALLOC) {
+		t->depth = 0;
+		return false;
 	}
 	t->since = now;
 	t->depth = 1;
@@ -380,15 +404,7 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 	t->kind = kind;
 	t->size = size;
 	t->arg = arg;
-	t->sampled = 1;
-	if (sample_mean) {
-		if (size < t->countdown) {
-			t->countdown -= size;
-			t->sampled = 0;
-		} else {
-			t->countdown = draw_interval();
-		}
-	}
+	t->sampled = sampled;
 	t->stack = t->sampled ? user_stack(ctx, true) : SB_STACK_NONE;
 	/* realloc of a pointer not held: counted now, since an allocator
 	 * that catches it (glibc aborts) never returns */
@@ -400,7 +416,7 @@ static __always_inline int alloc_entry(void *ctx, __u8 kind, __u64 size,
 		if (!bpf_map_lookup_elem(&ms_allocs, &k))
 			bad_free(k.tgid, k.gen, t->stack);
 	}
-	return 0;
+	return true;
 }
 
 static __always_inline __u64 times(__u64 n, __u64 size)
@@ -431,35 +447,39 @@ static __always_inline int free_entry(void *ctx)
 	return 0;
 }
 
-/* The entry of each function by its kind: size and pointer argument. */
-static __always_inline int entry(void *ctx, __u64 kind)
+/* The entry of each function by its kind: size and pointer argument.
+ * True when the call's return has work to do (alloc_entry()). */
+static __always_inline bool entry(void *ctx, __u64 kind, bool session)
 {
 	__u64 a0 = SB_REG(ctx, SB_REG_ARG0), a1 = SB_REG(ctx, SB_REG_ARG1);
 
 	switch (kind) {
 	case MS_MALLOC:
 	case MS_VALLOC:
-		return alloc_entry(ctx, kind, a0, 0);
+		return alloc_entry(ctx, kind, a0, 0, session);
 	case MS_CALLOC:
-		return alloc_entry(ctx, kind, times(a0, a1), 0);
+		return alloc_entry(ctx, kind, times(a0, a1), 0, session);
 	case MS_REALLOC:
-		return alloc_entry(ctx, kind, a1, a0);
+		return alloc_entry(ctx, kind, a1, a0, session);
 	case MS_REALLOCARRAY:
 		return alloc_entry(ctx, kind,
-				   times(a1, SB_REG(ctx, SB_REG_ARG2)), a0);
+				   times(a1, SB_REG(ctx, SB_REG_ARG2)), a0,
+				   session);
 	case MS_POSIX_MEMALIGN: /* (&ptr, align, size) */
-		return alloc_entry(ctx, kind, SB_REG(ctx, SB_REG_ARG2), a0);
+		return alloc_entry(ctx, kind, SB_REG(ctx, SB_REG_ARG2), a0,
+				   session);
 	case MS_MEMALIGN: /* (align, size) */
-		return alloc_entry(ctx, kind, a1, 0);
+		return alloc_entry(ctx, kind, a1, 0, session);
 	case MS_PVALLOC: /* whole pages, and pvalloc(0) one page */
 		return alloc_entry(ctx, kind,
 				   a0 ? (a0 + page_size - 1) & ~(page_size - 1)
 				      : page_size,
-				   0);
+				   0, session);
 	case MS_FREE:
-		return free_entry(ctx);
+		free_entry(ctx);
+		return false;
 	}
-	return 0;
+	return false;
 }
 
 /* One program per function: uprobes through perf events, which any
@@ -467,55 +487,64 @@ static __always_inline int entry(void *ctx, __u64 kind)
 SEC("uprobe")
 int ms_malloc(void *ctx)
 {
-	return entry(ctx, MS_MALLOC);
+	entry(ctx, MS_MALLOC, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_calloc(void *ctx)
 {
-	return entry(ctx, MS_CALLOC);
+	entry(ctx, MS_CALLOC, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_realloc(void *ctx)
 {
-	return entry(ctx, MS_REALLOC);
+	entry(ctx, MS_REALLOC, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_reallocarray(void *ctx)
 {
-	return entry(ctx, MS_REALLOCARRAY);
+	entry(ctx, MS_REALLOCARRAY, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_posix_memalign(void *ctx)
 {
-	return entry(ctx, MS_POSIX_MEMALIGN);
+	entry(ctx, MS_POSIX_MEMALIGN, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_memalign(void *ctx)
 {
-	return entry(ctx, MS_MEMALIGN);
+	entry(ctx, MS_MEMALIGN, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_valloc(void *ctx)
 {
-	return entry(ctx, MS_VALLOC);
+	entry(ctx, MS_VALLOC, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_pvalloc(void *ctx)
 {
-	return entry(ctx, MS_PVALLOC);
+	entry(ctx, MS_PVALLOC, false);
+	return 0;
 }
 
 SEC("uprobe")
 int ms_free(void *ctx)
 {
-	return entry(ctx, MS_FREE);
+	entry(ctx, MS_FREE, false);
+	return 0;
 }
 
 /* All of them in one uprobe_multi link (6.6+), the kind in each
@@ -523,20 +552,23 @@ int ms_free(void *ctx)
 SEC("uprobe")
 int ms_entry_multi(void *ctx)
 {
-	return entry(ctx, bpf_get_attach_cookie(ctx));
+	entry(ctx, bpf_get_attach_cookie(ctx), false);
+	return 0;
 }
 
-/* Every allocating function's return. */
-SEC("uretprobe")
-int ms_alloc_return(void *ctx)
+/* An allocating call's return; entry_sp: its entry's stack pointer,
+ * where known (sessions), so it ends no other call's state. */
+static __always_inline void alloc_return(void *ctx, __u64 entry_sp)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ptr = SB_REG(ctx, SB_REG_RET);
 	__u32 tid = id;
 	struct ms_thread *t = bpf_map_lookup_elem(&ms_threads, &tid);
 	struct ms_alloc_key k = {.tgid = id >> 32};
 
-	if (!t || !t->depth || --t->depth)
-		return 0; /* not seen entering, or a nested call */
+	if (!t || !t->depth || (entry_sp && entry_sp != t->sp))
+		return; /* not seen entering, or another call's state */
+	if (--t->depth)
+		return; /* a nested call */
 	k.gen = t->gen;
 	if (t->kind == MS_POSIX_MEMALIGN) {
 		if ((int)ptr ||
@@ -551,9 +583,48 @@ int ms_alloc_return(void *ctx)
 		release(&k, MS_STAT_FREE_MISS); /* a miss: counted at entry */
 	}
 	if (!ptr || !t->sampled)
-		return 0;
+		return;
 	k.addr = ptr;
 	hold_user(&k, t->size, t->stack);
+}
+
+/* Every allocating function's return. */
+SEC("uretprobe")
+int ms_alloc_return(void *ctx)
+{
+	alloc_return(ctx, 0);
+	return 0;
+}
+
+#if SB_MODERN
+static bool (*const session_is_return)(void) = (void *)
+	MS_CALL_SESSION_IS_RETURN;
+static __u64 *(*const session_cookie)(void) = (void *)MS_CALL_SESSION_COOKIE;
+#endif
+
+/*
+ * -s with uprobe sessions (6.13+), one uprobe_multi link of them all:
+ * run at each entry, and at the return only where the entry returns 0.
+ * A call not sampled costs one trap, no return probe. The cookie keeps
+ * the entry's stack pointer for its return. Never loaded elsewhere, but
+ * in every object (the skeleton).
+ */
+SEC("uprobe")
+int ms_session(void *ctx)
+{
+#if SB_MODERN
+	__u64 *cookie = session_cookie(), sp = SB_REG(ctx, SB_REG_SP);
+
+	/* read now: the verifier refuses ctx + offset kept for later */
+	asm volatile("" : "+r"(sp));
+	if (session_is_return()) {
+		alloc_return(ctx, *cookie);
+		return 0;
+	}
+	if (!entry(ctx, bpf_get_attach_cookie(ctx), true))
+		return 1; /* no return probe */
+	*cookie = sp;
+#endif
 	return 0;
 }
 

@@ -39,6 +39,14 @@ struct ms_alloc_key {
 };
 #define MS_BRK_SEGMENT (1ULL << 63) /* addr: the end of a brk growth */
 
+/* The session program calls the kfuncs bpf_session_is_return() and
+ * bpf_session_cookie() as these helper numbers, which user space turns
+ * into kfunc calls before loading it (uprobe_session_kfuncs()): as
+ * extern kfuncs, libbpf 1.1 would want kernel BTF for the whole object
+ * even where that program is not loaded. */
+#define MS_CALL_SESSION_IS_RETURN 0x7ffff001
+#define MS_CALL_SESSION_COOKIE	  0x7ffff002
+
 struct ms_alloc {
 	__u64 bytes; /* exact, or the sampled estimate */
 	__u64 objs;  /* 1, or the sampled estimate */

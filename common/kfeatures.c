@@ -148,6 +148,11 @@ static enum feature_answer probe_uprobe_multi(void)
 	return answer(uprobe_multi_attach_type() > 0);
 }
 
+static enum feature_answer probe_uprobe_session(void)
+{
+	return answer(uprobe_session_attach_type() > 0);
+}
+
 static enum feature_answer probe_kprobes(void)
 {
 	return kprobes_answer();
@@ -272,6 +277,14 @@ static const struct feature {
 			       probe_uprobe_multi, ENABLE_MEMSTACK,
 			       .loads = true, "allocator uprobes",
 			       "uprobe_multi", "perf uprobes"},
+	[SB_F_UPROBE_SESSION] = {"uprobe sessions",
+				 "Linux 6.13+ (CONFIG_UPROBES=y) and kernel "
+				 "BTF",
+				 "memstack -s probes every allocating call's "
+				 "return, sampled or not",
+				 probe_uprobe_session, ENABLE_MEMSTACK,
+				 .loads = true, "allocator returns (-s)",
+				 "session", "uretprobe"},
 	[SB_F_KPROBES] = {"kprobes", "CONFIG_KPROBES=y, CONFIG_KPROBE_EVENTS=y",
 			  "rastack attaches with its tracepoints (Linux "
 			  "6.10+) or fentry",

@@ -3,8 +3,8 @@
  * Uprobes on the functions of the files processes map. A file is read
  * once, by (dev, inode), however many processes map it; its probes go
  * where the kernel can take them cheaply; they attach as two
- * uprobe_multi links per file where the kernel has them, else as a perf
- * event per probe.
+ * uprobe_multi links per file where the kernel has them (one of uprobe
+ * sessions where the applet asks), else as a perf event per probe.
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -236,6 +236,100 @@ int uprobe_multi_attach_type(void)
 	return link == -EBADF ? type : 0;
 }
 
+/* The BTF id of a kfunc in the kernel's own BTF (the kernel resolves
+ * calls against it, not a --btf file's), or -1. */
+static int kernel_kfunc(const char *name)
+{
+	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
+	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+
+	return id > 0 ? id : -1;
+}
+
+/* BPF_TRACE_UPROBE_SESSION from the kernel's BTF, when a program of it
+ * that calls both kfuncs loads and a link of it can be made (EBADF, as
+ * for uprobe_multi); 0 when not. */
+static int probe_session(void)
+{
+	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
+	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
+					      BTF_KIND_ENUM)
+		     : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	int is_ret = kernel_kfunc("bpf_session_is_return"),
+	    cookie = kernel_kfunc("bpf_session_cookie");
+	struct bpf_insn insns[] = {
+		{.code = BPF_JMP | BPF_CALL,
+		 .src_reg = BPF_PSEUDO_KFUNC_CALL,
+		 .imm = is_ret},
+		{.code = BPF_JMP | BPF_CALL,
+		 .src_reg = BPF_PSEUDO_KFUNC_CALL,
+		 .imm = cookie},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	__u64 off = 0;
+	int type = 0, prog, link;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
+			    "BPF_TRACE_UPROBE_SESSION"))
+			type = btf_enum(t)[i].val;
+	if (!type || is_ret < 0 || cookie < 0)
+		return 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
+			     ARRAY_SIZE(insns), &opts);
+	if (prog < 0)
+		return 0;
+	link = link_uprobe_multi(prog, type, "/", &off, NULL, 1, false, 0);
+	if (link >= 0)
+		close(link);
+	else
+		link = -errno;
+	close(prog);
+	return link == -EBADF ? type : 0;
+}
+
+int uprobe_session_attach_type(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_session();
+	return known;
+}
+
+int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
+			  int32_t cookie_call)
+{
+	const struct bpf_insn *insns = bpf_program__insns(p);
+	size_t n = bpf_program__insn_cnt(p);
+	struct bpf_insn *copy = xmalloc(n * sizeof(*copy));
+	int is_ret = kernel_kfunc("bpf_session_is_return"),
+	    cookie = kernel_kfunc("bpf_session_cookie"), err, patched = 0;
+
+	if (is_ret < 0 || cookie < 0) {
+		free(copy);
+		return -ENOENT;
+	}
+	memcpy(copy, insns, n * sizeof(*copy));
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_insn *in = &copy[i];
+
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg ||
+		    (in->imm != is_return_call && in->imm != cookie_call))
+			continue;
+		in->imm = in->imm == is_return_call ? is_ret : cookie;
+		in->src_reg = BPF_PSEUDO_KFUNC_CALL;
+		patched++;
+	}
+	/* none: a program without them (the legacy build's) */
+	err = patched ? bpf_program__set_insns(p, copy, n) : -ENOENT;
+	free(copy);
+	return err;
+}
+
 int uprobe_multi_type(void)
 {
 	static bool said;
@@ -262,7 +356,8 @@ static void keep_link(struct uprobes *u, struct bpf_link *l, int fd)
 	u->links[u->nlinks++] = (struct uprobe_link){l, fd};
 }
 
-/* One uprobe_multi link for the entries, one for the returns. */
+/* One uprobe_multi link for the entries, one for the returns; with
+ * sessions, one link whose program also runs at the returns. */
 static int attach_multi(struct uprobes *u, struct uprobe_file *f,
 			const char *open_path, pid_t pid)
 {
@@ -277,12 +372,13 @@ static int attach_multi(struct uprobes *u, struct uprobe_file *f,
 		if (u->fns[f->sites[i].fn].ret)
 			ret_off[nret++] = f->sites[i].off;
 	}
-	fd = link_uprobe_multi(bpf_program__fd(u->multi_entry), u->multi,
-			       open_path, off, cookie, f->nsites, false, pid);
+	fd = link_uprobe_multi(bpf_program__fd(u->multi_entry),
+			       u->session ? u->session : u->multi, open_path,
+			       off, cookie, f->nsites, false, pid);
 	if (fd < 0)
 		return -errno;
 	keep_link(u, NULL, fd);
-	if (!nret)
+	if (!nret || u->session)
 		return 0;
 	fd = link_uprobe_multi(bpf_program__fd(u->ret), u->multi, open_path,
 			       ret_off, NULL, nret, true, pid);

@@ -52,6 +52,9 @@ struct uprobes {
 	unsigned nfns;
 	const char *prefix; /* the functions are PREFIXname; NULL: none */
 	int multi; /* BPF_TRACE_UPROBE_MULTI (uprobe_multi_type()); 0: perf */
+	/* BPF_TRACE_UPROBE_SESSION: multi_entry is a session program,
+	 * which runs at the returns too (where its entry returns 0) */
+	int session;
 	struct bpf_program *multi_entry; /* every entry, by cookie */
 	struct bpf_program *ret;	 /* every return probe */
 	/* with perf events: the entry program of fns[fn] */
@@ -78,6 +81,23 @@ static inline int uprobe_multi_attach_type(void)
  * unless STACKBOX_ATTACH=uprobe; 0: a perf event per probe. -v says
  * which, once. */
 int uprobe_multi_type(void);
+/* Uprobe sessions (Linux 6.13): BPF_TRACE_UPROBE_SESSION's value where
+ * a session program that calls bpf_session_is_return() and
+ * bpf_session_cookie() loads and links here, 0 where not. Probed once
+ * a run (kfeatures.c and applets ask). */
+#if ENABLE_MEMSTACK
+int uprobe_session_attach_type(void);
+#else
+static inline int uprobe_session_attach_type(void)
+{
+	return 0; /* not built: nothing asks */
+}
+#endif
+/* Before load: p's calls of the helper numbers is_return_call and
+ * cookie_call become calls of those kfuncs, by the kernel's BTF ids.
+ * 0, or -ENOENT (no such kfunc, or no such call in p). */
+int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
+			  int32_t cookie_call);
 
 /* The cached file of (dev, inode); its symbols are read from open_path
  * the first time. */

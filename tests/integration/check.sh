@@ -74,6 +74,15 @@ if has memstack; then
 	check "check: memstack's uprobes as memstack -v says ($multi)" \
 		[ "$(way memstack "allocator uprobes" "$T/tsv")" = \
 		  "$([ "$multi" = yes ] && echo uprobe_multi || echo "perf uprobes")" ]
+	sessions=no
+	[ "$btf" = yes ] && [ "$multi" = yes ] && at_least 6 13 && sessions=yes
+	check "check: uprobe sessions $sessions (6.13+, kernel BTF)" \
+		[ "$(feature "uprobe sessions" "$T/tsv")" = "$sessions" ]
+	"$STACKBOX" memstack -s 512k -v -d 1 -f folded >/dev/null 2>"$T/mss.err"
+	said=$(yes_if grep -q -- '-s: uprobe sessions' "$T/mss.err")
+	check "check: memstack -s's returns as memstack -v says ($said)" \
+		[ "$(way memstack "allocator returns (-s)" "$T/tsv")" = \
+		  "$([ "$said" = yes ] && echo session || echo uretprobe)" ]
 fi
 if has offcpu; then
 	check "check: offcpu's sched_switch takes $([ "$btf" = yes ] && echo tp_btf || echo tracepoint)" \
@@ -127,6 +136,14 @@ for a in iostack memstack; do
 	has $a && check "check without BTF: $a says kernel BTF is missing" \
 		[ "$(way $a "kernel BTF" "$T/nobtf")" = no ]
 done
+if has memstack; then
+	check "check without BTF: no uprobe sessions (their kfuncs need it)" \
+		[ "$(feature "uprobe sessions" "$T/nobtf")" = no ]
+	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
+		'$STACKBOX' memstack -s 512k -v -d 1 -f folded" >/dev/null 2>"$T/nobtf-ms.err"
+	check "check without BTF: memstack -s runs (exit 0), with entry and return probes" \
+		grep -q -- '-s: entry and return probes (no uprobe sessions' "$T/nobtf-ms.err"
+fi
 has rastack && check "check without BTF: rastack's fentry lacks kernel BTF" \
 	grep -q "^attach	rastack	readahead	.*fentry (no kernel BTF)" "$T/nobtf"
 

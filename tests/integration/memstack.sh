@@ -134,6 +134,49 @@ check "-s 16k: the header says values are estimates" grep -q 'estimates: allocat
 set -- "$(awk '/^ *[0-9.]+ [KMG]iB +[0-9]+ .*memstack pid/ { print $3; exit }' "$T/s.text")"
 check "-s 16k: 200000 allocations estimated within 10 % ($1)" fcmp "$1 >= 180000 && $1 <= 220000"
 
+# ---- sampled, by the way -s takes: uprobe sessions (6.13+ with kernel
+# BTF; a call not sampled traps once, at its entry), and entry and
+# return probes (forced with STACKBOX_ATTACH=uprobe_multi) ----
+sessions=no
+uname -r | awk -F. '{ exit !($1 > 6 || ($1 == 6 && $2 >= 13)) }' &&
+	[ -r /sys/kernel/btf/vmlinux ] && sessions=yes
+for way in sessions classic; do
+	if [ $way = sessions ] && [ $sessions = no ]; then
+		skip "-s with uprobe sessions" "Linux $(uname -r) < 6.13, or no kernel BTF"
+		continue
+	fi
+	force=
+	[ $way = classic ] && force=uprobe_multi
+	STACKBOX_ATTACH=$force STACKBOX_BIN_TEE=$T/sw.bin "$STACKBOX" memstack -s 16k -v -i 0 -- "$MS" sample 200000 256 >"$T/sw.text" 2>"$T/sw.err"
+	if [ $way = sessions ]; then
+		check "-s $way: -v names the path (uprobe sessions)" grep -q -- '-s: uprobe sessions' "$T/sw.err"
+	else
+		check "-s $way: -v names the path (entry and return probes)" grep -q -- '-s: entry and return probes (STACKBOX_ATTACH)' "$T/sw.err"
+	fi
+	sb_report -f folded "$T/sw.bin" >"$T/sw" 2>&1
+	set -- "$(sum "$T/sw" ';sample_keep;malloc ')"
+	check "-s 16k $way: sample_keep's 51.2 MB estimated within 10 % ($1)" fcmp "$1 >= 0.9 * 51200000 && $1 <= 1.1 * 51200000"
+	is "-s 16k $way: sampled allocations freed leave nothing" "$T/sw" ';sample_churn;' 0
+	set -- "$(awk '/^ *[0-9.]+ [KMG]iB +[0-9]+ .*memstack pid/ { print $3; exit }' "$T/sw.text")"
+	check "-s 16k $way: 200000 allocations estimated within 10 % ($1)" fcmp "$1 >= 180000 && $1 <= 220000"
+	# -s 1 samples every allocation of 23 bytes or more, weighed as
+	# its size: exact bytes, through each kind's return (realloc's
+	# nested malloc, which sessions leave to the outer call's return)
+	STACKBOX_ATTACH=$force ms "$T/s1" -s 1 -- "$MS" realloc 1000
+	is "-s 1 $way: realloc growth (1000 x 1000 - shrunk - freed)" "$T/s1" ';realloc_grow;realloc ' 250000
+	is "-s 1 $way: realloc(NULL, 64) counted once (1000 x 64)" "$T/s1" ';realloc_null;realloc ' 64000
+	is "-s 1 $way: ... and not as a malloc of its own" "$T/s1" ';realloc_null;realloc;' 0
+	is "-s 1 $way: what realloc moved is gone from malloc's stack" "$T/s1" ';base_alloc;' 0
+	STACKBOX_ATTACH=$force ms "$T/s1c" -s 1 -- "$MS" calloc 1000 400
+	is "-s 1 $way: calloc (1000 x 4 x 100)" "$T/s1c" ';calloc_keep;calloc ' 400000
+	# musl's calloc calls malloc: counted once, as calloc
+	if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL/memstack" ]; then
+		STACKBOX_ATTACH=$force ms "$T/s1m" -s 1 -- "$MUSL/memstack" calloc 1000 400
+		is "-s 1 $way, musl-static: calloc (1000 x 4 x 100)" "$T/s1m" ';calloc_keep;calloc ' 400000
+		is "-s 1 $way, musl-static: ... not as its nested malloc" "$T/s1m" ';calloc_keep;calloc;' 0
+	fi
+done
+
 # ---- -p on a process already running ----
 # prewait: 1000 x 100 bytes allocated before memstack starts, freed by a
 # thread started before it too, which then keeps 500 x 100 bytes.
@@ -268,4 +311,4 @@ check "-s outside --mode user is refused" grep -q "memstack: -s samples the allo
 check "--bad-frees with -s is refused" grep -q "memstack: --bad-frees: every allocation must be seen" "$T/e5"
 
 check "no memstack program left loaded" \
-	sh -c "! bpftool prog show 2>/dev/null | grep -q 'ms_alloc_return\|ms_entry_multi'"
+	sh -c "! bpftool prog show 2>/dev/null | grep -q 'ms_alloc_return\|ms_entry_multi\|ms_session'"

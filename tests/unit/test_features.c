@@ -111,6 +111,15 @@ static void answers_as_root(void)
 		  feature_answer(SB_F_BTF),
 		  access("/sys/kernel/btf/vmlinux", R_OK) ? FEATURE_NO
 							  : FEATURE_YES);
+	if (feature_built(SB_F_UPROBE_SESSION))
+		CHECK_INT(
+			"as root: uprobe sessions from 6.13, with kernel BTF "
+			"(their kfuncs)",
+			feature_answer(SB_F_UPROBE_SESSION),
+			(major > 6 || (major == 6 && minor >= 13)) &&
+					!access("/sys/kernel/btf/vmlinux", R_OK)
+				? FEATURE_YES
+				: FEATURE_NO);
 	CHECK_INT("as root: PSI as /proc/pressure says",
 		  feature_answer(SB_F_PSI),
 		  access("/proc/pressure/memory", R_OK) ? FEATURE_NO
