@@ -197,43 +197,59 @@ static int link_uprobe_multi(int prog_fd, int type, const char *path,
 	return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF (without BTF, the
- * UAPI's), when a link of it
- * can be made here (the way libbpf 1.3 probes it: a path that is not
- * a file gives EBADF); 0 when not. */
-int uprobe_multi_attach_type(void)
+/* The value of enum bpf_attach_type's name in btf; 0 when the enum has
+ * no such name, -1 when btf has no such enum (or no btf). */
+static int attach_type_named(const struct btf *btf, const char *name)
 {
-	const struct btf *btf = kbtf();
 	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
 					      BTF_KIND_ENUM)
 		     : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	struct bpf_insn ret0[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
-		{.code = BPF_JMP | BPF_EXIT},
-	};
-	__u64 off = 0;
-	int type = 0, prog, link;
 
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
-			    "BPF_TRACE_UPROBE_MULTI"))
-			type = btf_enum(t)[i].val;
 	if (!t)
-		type = 48; /* no BTF to ask: its UAPI value, never renumbered */
-	if (!type)
-		return 0;
+		return -1;
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
+			    name))
+			return btf_enum(t)[i].val;
+	return 0;
+}
+
+/* Do insns load as a uprobe_multi program of attach type, and can a
+ * link of it be made here? As libbpf 1.3 probes it: a path that is not
+ * a file gives EBADF, after every other check passed. */
+static bool links_here(const struct bpf_insn *insns, size_t n, int type)
+{
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
+	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, n,
+				 &opts),
+	    link;
+	__u64 off = 0;
+
 	if (prog < 0)
-		return 0;
+		return false;
 	link = link_uprobe_multi(prog, type, "/", &off, NULL, 1, false, 0);
 	if (link >= 0)
 		close(link);
 	else
 		link = -errno;
 	close(prog);
-	return link == -EBADF ? type : 0;
+	return link == -EBADF;
+}
+
+/* BPF_TRACE_UPROBE_MULTI's value from kernel BTF (without BTF, the
+ * UAPI's), when a link of it can be made here; 0 when not. */
+int uprobe_multi_attach_type(void)
+{
+	struct bpf_insn ret0[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int type = attach_type_named(kbtf(), "BPF_TRACE_UPROBE_MULTI");
+
+	if (type < 0)
+		type = 48; /* no BTF to ask: its UAPI value, never renumbered */
+	return type > 0 && links_here(ret0, ARRAY_SIZE(ret0), type) ? type : 0;
 }
 
 /* The BTF id of a kfunc in the kernel's own BTF (the kernel resolves
@@ -247,16 +263,13 @@ static int kernel_kfunc(const char *name)
 }
 
 /* BPF_TRACE_UPROBE_SESSION from the kernel's BTF, when a program of it
- * that calls both kfuncs loads and a link of it can be made (EBADF, as
- * for uprobe_multi); 0 when not. */
+ * that calls both kfuncs loads and a link of it can be made; 0 when
+ * not. */
 static int probe_session(void)
 {
-	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
-	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
-					      BTF_KIND_ENUM)
-		     : -1;
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	int is_ret = kernel_kfunc("bpf_session_is_return"),
+	int type = attach_type_named(kbtf_available() ? kbtf() : NULL,
+				     "BPF_TRACE_UPROBE_SESSION"),
+	    is_ret = kernel_kfunc("bpf_session_is_return"),
 	    cookie = kernel_kfunc("bpf_session_cookie");
 	struct bpf_insn insns[] = {
 		{.code = BPF_JMP | BPF_CALL,
@@ -268,27 +281,10 @@ static int probe_session(void)
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	__u64 off = 0;
-	int type = 0, prog, link;
 
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
-			    "BPF_TRACE_UPROBE_SESSION"))
-			type = btf_enum(t)[i].val;
-	if (!type || is_ret < 0 || cookie < 0)
+	if (type <= 0 || is_ret < 0 || cookie < 0)
 		return 0;
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
-			     ARRAY_SIZE(insns), &opts);
-	if (prog < 0)
-		return 0;
-	link = link_uprobe_multi(prog, type, "/", &off, NULL, 1, false, 0);
-	if (link >= 0)
-		close(link);
-	else
-		link = -errno;
-	close(prog);
-	return link == -EBADF ? type : 0;
+	return links_here(insns, ARRAY_SIZE(insns), type) ? type : 0;
 }
 
 int uprobe_session_attach_type(void)
