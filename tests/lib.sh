@@ -44,6 +44,25 @@ sb_report() {
 # Floating point comparison: fcmp "$a >= 0.6"
 fcmp() { awk "BEGIN { exit !($1) }"; }
 
+# attached FILE: an applet's -v standard error, in FILE, says it has
+# attached: the capabilities it keeps then (privs.c) are the last step
+# before it collects. Tests wait for this, not a guessed time.
+attached() { grep -q 'capabilities kept after attach' "$1"; }
+
+# wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds
+# (0) or SECONDS have passed (1). Tests wait for what a process says
+# (attached, ready, a file written) rather than sleep a guessed time: the
+# wait ends as soon as that happens, so SECONDS can be generous (a BPF
+# load takes 0.1 s idle and over 2 s on a loaded 2-CPU machine).
+wait_for() {
+	_wf_end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wf_end" ] || return 1
+		sleep 0.1
+	done
+}
+
 # board_list: every board tests/boards.sh boots by default, slowest
 # first so that two at a time end together: the three kernels on both
 # arches with BTF, and 5.10 and 6.1 with it hidden (vendor kernels built

@@ -4,8 +4,13 @@
  * The far end of a serial line, for the serial sink test: opens a
  * pseudo-terminal pair, prints the slave's path (where the collector
  * writes, as to /dev/ttyS0), copies what arrives on the master to FILE
- * for SECONDS, then closes the master (the cable is pulled) and waits
- * LINGER more seconds before exiting.
+ * for SECONDS from the first byte, then closes the master (the cable is
+ * pulled) and waits LINGER more seconds before exiting. It stops
+ * copying early when the writer closes the slave after the first byte
+ * (the collector is done), so nothing it wrote is lost to a test that
+ * ends it. SECONDS count from the first byte, not the start: a loaded
+ * machine may take seconds to load the collector's BPF. A minute
+ * without any byte ends it all the same.
  *
  *   ptyread FILE SECONDS [LINGER]
  */
@@ -40,8 +45,8 @@ int main(int argc, char **argv)
 		return perror(argv[1]), 1;
 	printf("%s\n", ptsname(m));
 	fflush(stdout);
-	end = now() + atof(argv[2]);
-	while (now() < end) {
+	end = now() + 60; /* for the first byte */
+	for (int first = 1; now() < end;) {
 		struct pollfd p = {m, POLLIN, 0};
 		ssize_t n;
 
@@ -51,6 +56,12 @@ int main(int argc, char **argv)
 		n = read(m, buf, sizeof(buf));
 		if (n > 0 && write(out, buf, n) != n)
 			return 1;
+		if (n > 0 && first) {
+			first = 0;
+			end = now() + atof(argv[2]);
+		}
+		if (n <= 0 && !first)
+			break; /* EIO: the writer is done */
 		if (n <= 0)
 			usleep(10000);
 	}
