@@ -17,9 +17,11 @@ record() {
 	"$STACKBOX" oncpu -F 999 -f bin -i 500ms -o "$T/$1-on.bin" -- \
 		"$PHASES" run $SECONDS_RUN "$2" "$T/$1.pid" >"$T/$1.out" 2>"$T/$1-on.err" &
 	on=$!
-	n=0
-	while [ ! -s "$T/$1.pid" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-	# -M: not main's join, one block from before the start to the end
+	wait_for 60 test -s "$T/$1.pid"
+	# -M: not main's join, one block from before the start to the end.
+	# A loaded machine attaches offcpu seconds after phases starts: of
+	# the 6.5 s before the change, 4 s or more (8 snapshots) remain, and
+	# -d counts from the attach, so the end is seen whatever the delay.
 	"$STACKBOX" offcpu --state S -M 1s -f bin -i 500ms -p "$(cat "$T/$1.pid")" \
 		-d $((SECONDS_RUN - 1)) -o "$T/$1-off.bin" 2>"$T/$1-off.err"
 	wait $on
@@ -47,7 +49,9 @@ sb_report --anomalies "$T/phase-on.bin" "$T/phase-off.bin" >"$T/phase.txt" 2>&1
 cat "$T/phase.txt"
 echo "change at $change"
 
-# every anomaly: a changed function, its kind, its interval (+-1)
+# every anomaly: a changed function, its kind, its interval (+-1). The
+# change's time is phases' own clock read when it changed, and the
+# stream's times are the collectors' own; load moves neither apart.
 bad=
 while read -r line; do
 	kind=$(echo "$line" | field kind)

@@ -39,7 +39,7 @@ for a in oncpu offcpu memstack iostack rastack; do
 	fi
 	"$W/httprecv" "$T/h-$a" >"$T/h-$a.port" &
 	recv=$!
-	for i in $(seq 50); do [ -s "$T/h-$a.port" ] && break; sleep 0.1; done
+	wait_for 30 test -s "$T/h-$a.port"
 	sb_report --push "http://127.0.0.1:$(cat "$T/h-$a.port")" "$T/$a.bin" >/dev/null 2>"$T/push-$a.err"
 	check "report --push of $a exits 0" [ $? = 0 ]
 	wait $recv

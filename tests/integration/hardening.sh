@@ -57,19 +57,16 @@ in_container() {
 		pivot_root . .old && exec /bin/burn $2 1" &
 	CPID=$!
 	# until it is burn, in its root (a loaded machine may take a while)
-	n=0
-	until [ "$(readlink /proc/$CPID/exe 2>/dev/null)" = /bin/burn ]; do
-		n=$((n + 1))
-		[ $n -lt 200 ] || break
-		sleep 0.05
-	done
+	wait_for 60 sh -c "[ \"\$(readlink /proc/$CPID/exe 2>/dev/null)\" = /bin/burn ]"
 }
 
+# (burn outlives the BPF load and -d 4 on any load, and is killed then)
 container_profile() {
-	in_container "$1" 6
+	in_container "$1" 60
 	"$STACKBOX" oncpu -p "$CPID" -d 4 -f folded -o "$T/$1.folded" \
 		2>"$T/$1.err"
 	echo $? >"$T/$1.rc"
+	kill "$CPID" 2>/dev/null
 	wait "$CPID" 2>/dev/null
 }
 
@@ -135,6 +132,8 @@ cap_names() {
 	echo "${out:-none}"
 }
 
+# (read while it runs on any load: -d 6 counts from the attach, after
+# the line waited for, and the wait ends 0.1 s after the line)
 caps_after_attach() {
 	"$STACKBOX" "$1" -v -d 6 -o /dev/null 2>"$T/$1.caps.err" &
 	p=$!

@@ -9,16 +9,14 @@ need_bpf "report --hotcold"
 # SIGUSR1 until both are ready, so each sees all of both phases.
 "$WORKLOADS/hotcold" 1 2 "$T/pid" &
 wl=$!
-for i in $(seq 100); do [ -s "$T/pid" ] && break; sleep 0.05; done
+wait_for 60 test -s "$T/pid"
 pid=$(cat "$T/pid")
 "$STACKBOX" oncpu -F 999 -p "$pid" -v -f bin -o "$T/on.bin" 2>"$T/on.err" &
 on=$!
 "$STACKBOX" offcpu -p "$pid" -v -f bin -o "$T/off.bin" 2>"$T/off.err" &
 off=$!
-for i in $(seq 300); do
-	grep -q '^oncpu: sampling' "$T/on.err" && grep -q 'attached with' "$T/off.err" && break
-	sleep 0.1
-done
+both_ready() { attached "$T/on.err" && attached "$T/off.err"; }
+wait_for 60 both_ready
 kill -USR1 "$pid"
 wait "$wl"
 kill -INT "$on" "$off"

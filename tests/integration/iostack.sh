@@ -170,9 +170,11 @@ if [ -z "$why" ]; then
 		check "iostack --disk $p: buffered_writer submitted nothing" test -z "$(grep buffered_writer "$T/df.$p")"
 	done
 	# writeback: the writer submits nothing, the flusher all of it
-	"$STACKBOX" iostack --disk -f folded -o "$T/wb" &
+	# (the writes start once it says it is attached: the load takes 0.1 s
+	# idle, seconds on a loaded machine)
+	"$STACKBOX" iostack --disk -v -f folded -o "$T/wb" 2>"$T/wb.err" &
 	pid=$!
-	sleep 1 # attached well within it: it loads in 0.1 s
+	wait_for 60 attached "$T/wb.err"
 	"$IO" buffered "$T/mnt/wb" 64 4096 && sync
 	kill -INT $pid
 	wait $pid

@@ -184,20 +184,25 @@ mkfifo "$T/in"
 "$MS" prewait 1000 100 500 --wait <"$T/in" >"$T/pw.out" &
 wl=$!
 exec 3>"$T/in"
-n=0
-until grep -q ready "$T/pw.out" || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
-"$STACKBOX" memstack -p $wl -i 400ms -d 3 -v --bad-frees >"$T/p.text" 2>"$T/p.err" &
+wait_for 60 grep -q ready "$T/pw.out"
+"$STACKBOX" memstack -p $wl -i 400ms -v --bad-frees >"$T/p.text" 2>"$T/p.err" &
 prof=$!
-n=0
-until grep -q 'uprobes in' "$T/p.err" 2>/dev/null || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 60 attached "$T/p.err"
 sleep 0.3
 echo go >&3
-n=0
-until grep -q done "$T/pw.out" || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 60 grep -q done "$T/pw.out"
 sleep 1
 echo end >&3
 exec 3>&-
 wait $wl
+# stopped once a snapshot has said it exited and one more has followed:
+# counted, not a guessed -d, which a loaded machine's BPF load and slow
+# steps here could outlast
+snaps() { grep -c '^=== memstack snapshot' "$T/p.text"; }
+more_snaps() { [ "$(snaps)" -gt "$1" ]; }
+wait_for 60 grep -q 'held at exit' "$T/p.text"
+wait_for 60 more_snaps "$(snaps)"
+kill -INT $prof
 wait $prof
 check "-p: memstack exits 0" [ $? = 0 ]
 check "-p: probes for that process only (-v)" grep -q "uprobes in .*libc.so.6 for pid $wl:" "$T/p.err"
@@ -228,13 +233,18 @@ check "-p: snapshots after that one do not show it" \
 # reads its maps again)
 rm -f "$T/in"
 mkfifo "$T/in"
-"$STACKBOX" memstack -i 500ms -d 4 -f folded >"$T/sw" 2>"$T/sw.err" &
+# (started once memstack says it is attached, stopped with SIGINT once
+# it has exited: both seconds late on a loaded machine)
+"$STACKBOX" memstack -v -i 500ms -f folded >"$T/sw" 2>"$T/sw.err" &
 prof=$!
-sleep 1.5
+wait_for 60 attached "$T/sw.err"
 "$MS" leak 2000 100 0 --wait <"$T/in" >/dev/null &
+lpid=$!
 exec 3>"$T/in"
 sleep 1.2
 exec 3>&-
+wait $lpid
+kill -INT $prof
 wait $prof
 check "system-wide: exits 0" [ $? = 0 ]
 is "system-wide: a process started later: leak_keep held at its exit" "$T/sw" "^memstack;.held at exit.;.*;leak_keep;malloc " 200000
@@ -242,6 +252,9 @@ is "system-wide: a process started later: leak_keep held at its exit" "$T/sw" "^
 check "system-wide, --rows 64: the row map under pressure, to the end (exit 0)" [ $? = 0 ]
 
 # ---- --age: only what is older than the age ----
+# (old_keep's are 1.5 s old or more: a nap never ends early; young_keep's
+# are as old as the final snapshot is late after the exit, which leaves
+# 1 s for the collector's wake-up on a loaded machine)
 ms "$T/age" --age 1s -- "$MS" age 1000 100 1500
 is "--age 1s: old_keep's 1000 x 100 bytes are 1.5 s old" "$T/age" ';old_keep;malloc ' 100000
 is "--age 1s: young_keep's are not" "$T/age" 'young_keep' 0
@@ -253,7 +266,9 @@ check "--max-allocs 64: 64 allocations held, the 1936 that did not fit counted" 
 check "--max-allocs 64: and 64 held" grep -q '^total: 6.2 KiB inuse_space, 64 inuse_objects' "$T/full.text"
 
 # stacks that come and go in a long run: with room for 8 rows, 12 phases
-# each with a stack of its own are all counted (idle rows make room)
+# each with a stack of its own are all counted (idle rows make room).
+# A phase lasts 250 ms or more, a snapshot comes every 100 ms: 8 phases
+# in one interval would need the collector asleep 2 s.
 ms "$T/ph" --rows 8 -i 100ms --value alloc_objects -- "$MS" phases 12 250
 # (a stack BPF could not capture, another profiler's on this CPU, is
 # counted under [user stack lost])
@@ -283,6 +298,8 @@ sb_report -f pprof -o "$T/ms.pb.gz" "$T/rtt.bin" 2>/dev/null
 # memory held is a level: a profile of several snapshots holds the last
 # one's (age keeps 2 x 2000 x 100 bytes at the end), allocations add up
 n=$(grep -c '^=== memstack snapshot' "$T/rt.text")
+# (the run naps 600 ms: 3 interval ends at -i 200ms and the final one; a
+# wake-up 200 ms late skips one)
 check "the round trip has several snapshots ($n), so a sum would differ" [ "$n" -ge 3 ]
 if command -v go >/dev/null; then
 	check "pprof: memory sample types" sh -c "go tool pprof -raw '$T/ms.pb.gz' 2>/dev/null | grep -q 'inuse_space/bytes'"

@@ -10,13 +10,15 @@ if ! unshare -p -f --mount-proc true 2>/dev/null; then
 	skip "NSpid" "unshare -p -f --mount-proc fails here (no CLONE_NEWPID?)"
 	exit 0
 fi
-unshare -p -f --mount-proc "$BURN" 4 &
+# (burn outlives the BPF load and -d 1 on any load, and is killed then)
+unshare -p -f --mount-proc "$BURN" 60 &
 u=$!
-n=0
-until pid=$(pgrep -P $u) || [ $n -gt 100 ]; do sleep 0.05; n=$((n + 1)); done
+child() { pid=$(pgrep -P $u); }
+wait_for 60 child
 check "burn runs as pid 1 of its namespace (host pid $pid)" \
 	grep -q "^NSpid:[[:space:]]*$pid[[:space:]]*1$" /proc/$pid/status
 STACKBOX_BIN_TEE=$T/ns.bin "$STACKBOX" oncpu -p "$pid" -d 1 >"$T/ns.text" 2>&1
+kill "$pid"
 wait $u
 check "text: burn pid $pid nspid 1" grep -q "burn pid $pid nspid 1 " "$T/ns.text"
 check "text: every row of it says so" test -z "$(grep " pid $pid " "$T/ns.text" | grep -v ' nspid 1 ')"

@@ -7,6 +7,10 @@
 need_bpf "report integration"
 BURN=$WORKLOADS/burn
 BLOCK=$WORKLOADS/block
+# burn SECONDS in its own CPU time (burn.c): at 199 Hz about 200 samples
+# a second of it however loaded the machine is, where wall-clock seconds
+# gave a third of that at load 16 on 2 CPUs
+CPU_BURN="1 2 cpu"
 
 # share FILE: burn_two_thirds samples / (those + burn_one_third samples)
 share() {
@@ -24,17 +28,21 @@ same() {
 # 1. round trip, one run: folded and text identical to the collector's
 for fmt in folded text; do
 	STACKBOX_BIN_TEE=$T/on-$fmt.bin "$STACKBOX" oncpu -F 199 -i 500ms \
-		-f $fmt -- "$BURN" 3 >"$T/on.$fmt" 2>"$T/on.$fmt.err"
+		-f $fmt -- "$BURN" 3 $CPU_BURN >"$T/on.$fmt" 2>"$T/on.$fmt.err"
 	check "oncpu -f $fmt with the bin tee exits 0" [ $? = 0 ]
 	sb_report -f $fmt "$T/on-$fmt.bin" >"$T/on-r.$fmt" 2>"$T/on-r.$fmt.err"
 	check "report -f $fmt of oncpu exits 0" [ $? = 0 ]
 	same "report -f $fmt is byte for byte oncpu's -f $fmt" "$T/on.$fmt" "$T/on-r.$fmt"
 	echo "size oncpu: bin $(size "$T/on-$fmt.bin") bytes, $fmt $(size "$T/on.$fmt") bytes"
 done
-# the ratio itself is oncpu.sh's to assert; here only that it survives
+# the ratio itself is oncpu.sh's to assert; here only that it survives:
+# ~600 samples of CPU time, and at 100 the share's standard error is
+# 0.047, so > 0.5 is 3.5 of them below 2/3
 set -- $(share "$T/on-r.folded")
 check "report: burn_two_thirds has most of burn's $2 samples ($1)" \
 	fcmp "$1 > 0.5 && $2 >= 100"
+# 6 or more at -i 500ms (a wake-up would have to be 500 ms late to skip
+# one: collect.c takes a late snapshot, then keeps the schedule)
 check "report: several snapshots in the stream" \
 	[ "$(grep -c '^=== oncpu snapshot' "$T/on-r.text")" -ge 3 ]
 ratio=$(awk -v b="$(size "$T/on-text.bin")" -v t="$(size "$T/on.text")" 'BEGIN { printf "%.3f", b / t }')
@@ -50,7 +58,9 @@ STACKBOX_BIN_TEE=$T/offf.bin "$STACKBOX" offcpu -f folded -- "$BLOCK" >"$T/off.f
 sb_report -f folded "$T/offf.bin" >"$T/off-r.folded" 2>&1
 same "report -f folded of offcpu is byte for byte offcpu's folded" "$T/off.folded" "$T/off-r.folded"
 
-# across key frames (one every 16 snapshots): 30 snapshots
+# across key frames (one every 16 snapshots): 30 snapshots, the 3 s of
+# burn's wall clock at -i 100ms; 17 needed, each skipped one a wake-up
+# 100 ms late
 STACKBOX_BIN_TEE=$T/keys.bin "$STACKBOX" oncpu -F 199 -i 100ms -- "$BURN" 3 >"$T/keys.text" 2>&1
 sb_report "$T/keys.bin" >"$T/keys-r.text" 2>&1
 check "30 snapshots, across key frames: more than 16 in the text" \
@@ -70,10 +80,11 @@ if [ -x "$WORKLOADS/libcall-nofp" ]; then
 fi
 
 # 2. -f bin -o FILE, filters and time slices
-"$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 2>"$T/b.err"
+"$STACKBOX" oncpu -F 199 -i 500ms -f bin -o "$T/b.bin" -- "$BURN" 3 $CPU_BURN 2>"$T/b.err"
 check "oncpu -f bin -o FILE exits 0" [ $? = 0 ]
 sb_report -f folded "$T/b.bin" >"$T/b.folded"
 set -- $(share "$T/b.folded")
+# (as above: ~600 samples of CPU time, > 0.5 is 3.5 standard errors at 100)
 check "oncpu -f bin, report: burn_two_thirds has most of $2 samples ($1)" \
 	fcmp "$1 > 0.5 && $2 >= 100"
 pid=$(awk '/^=== /{ next } / pid [0-9]+/ { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$T/on-r.text")
@@ -87,6 +98,7 @@ all=$(grep -c '^=== ' "$T/on-r.text")
 sb_report --from +1s "$T/on-text.bin" >"$T/from" 2>&1
 sb_report --to +1s "$T/on-text.bin" >"$T/to" 2>&1
 nf=$(grep -c '^=== ' "$T/from"); nt=$(grep -c '^=== ' "$T/to")
+# (snapshots' own times: burn's 3 s give some on each side of 1 s)
 check "report --from +1s and --to +1s split the $all snapshots ($nf, $nt)" \
 	[ "$nf" -lt "$all" -a "$nt" -lt "$all" -a $((nf + nt)) -ge "$all" ]
 cat "$T/b.bin" "$T/b.bin" | sb_report -f folded - >"$T/twice" 2>&1
@@ -133,43 +145,48 @@ fi
 rc=$?
 check "oncpu -o /dev/full: collection runs to the end of CMD (its status, 0)" [ $rc = 0 ]
 check "oncpu -o /dev/full: says the write failed" grep -q 'writing /dev/full' "$T/full.err"
+# 1 s of burn at -i 200ms: 5 snapshots and the final one; 4 needed, each
+# skipped one a wake-up 200 ms late
 check "oncpu -o /dev/full: counts the snapshots not written" \
 	grep -qE 'the last [4-9][0-9]* snapshots were not written|the last [1-9][0-9]+ snapshots were not written' "$T/full.err"
 
 # 6. a serial line: a pseudo-terminal pair stands in for /dev/ttyS0.
 # In cooked mode the tty would turn every 0x0a into 0x0d 0x0a.
-"$WORKLOADS/ptyread" "$T/serial.bin" 6 >"$T/pty" &
+# (ptyread copies from the first byte until the collector closes the tty)
+"$WORKLOADS/ptyread" "$T/serial.bin" 60 >"$T/pty" &
 far=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty" ] && break; sleep 0.1; done
+wait_for 30 test -s "$T/pty"
 pty=$(cat "$T/pty")
-"$STACKBOX" oncpu -F 199 -i 250ms -f bin -o "$pty" --baud 115200 -- "$BURN" 2 2>"$T/serial.err"
+"$STACKBOX" oncpu -F 199 -i 250ms -f bin -o "$pty" --baud 115200 -- "$BURN" 2 $CPU_BURN 2>"$T/serial.err"
 check "oncpu -o PTY --baud 115200 exits 0" [ $? = 0 ]
-sleep 0.5
-kill $far 2>/dev/null; wait $far 2>/dev/null
+wait $far
 sb_report -f folded "$T/serial.bin" >"$T/serial.folded" 2>"$T/serial.rerr"
 check "the stream through the tty decodes intact (nothing skipped)" \
 	test -s "$T/serial.folded" -a ! -s "$T/serial.rerr"
 set -- $(share "$T/serial.folded")
-# 2 s at 199 Hz is ~400 samples alone; 60 leaves room for a busy host
+# 2 s of CPU time at 199 Hz is ~400 samples on any load; at 60 the
+# share's standard error is 0.061, so > 0.5 is 2.7 of them below 2/3
 check "through the tty: burn_two_thirds has most of $2 samples ($1)" \
 	fcmp "$1 > 0.5 && $2 >= 60"
 "$STACKBOX" oncpu -F 49 -o "$T/tty-check" --baud 9600 -d 100ms >/dev/null 2>"$T/baud.err"
 check "--baud on a file that is not a terminal is refused" grep -q 'is not a terminal' "$T/baud.err"
 
 # text on a serial console keeps its line ends readable there: \r\n
-"$WORKLOADS/ptyread" "$T/serial-text" 4 >"$T/pty3" &
+"$WORKLOADS/ptyread" "$T/serial-text" 60 >"$T/pty3" &
 far=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty3" ] && break; sleep 0.1; done
+wait_for 30 test -s "$T/pty3"
 "$STACKBOX" oncpu -F 99 -o "$(cat "$T/pty3")" -- "$BURN" 1 2>/dev/null
-sleep 0.5
-kill $far 2>/dev/null; wait $far 2>/dev/null
+wait $far
 check "text to a tty: lines end in CR LF, the rest untouched" \
 	sh -c "grep -q \"\$(printf '^=== oncpu snapshot.*\r\$')\" '$T/serial-text'"
 
-# the far end goes away mid-run: collection goes on, losses counted
+# the far end goes away mid-run: collection goes on, losses counted.
+# ptyread closes 1 s after the first snapshot arrives, however late the
+# BPF load makes that; burn's 3 s leave about 9 snapshots at -i 200ms
+# to fail after it.
 "$WORKLOADS/ptyread" "$T/serial2.bin" 1 3 >"$T/pty2" &
 far=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/pty2" ] && break; sleep 0.1; done
+wait_for 30 test -s "$T/pty2"
 "$STACKBOX" oncpu -F 199 -i 200ms -f bin -o "$(cat "$T/pty2")" -- "$BURN" 3 2>"$T/pulled.err"
 rc=$?
 wait $far 2>/dev/null
@@ -181,6 +198,7 @@ check "serial far end closed mid-run: what arrived before decodes" \
 
 # 7. rotation: sizes and counts respected, the newest file decodes alone
 mkdir "$T/rot"
+# (30 snapshots of 3 s of burn at -i 100ms, a few hundred bytes each)
 "$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/rot/r.bin" --rotate 1k,2 -- "$BURN" 3 2>/dev/null
 check "--rotate 1k,2: FILE, FILE.1 and FILE.2, no more" \
 	[ -f "$T/rot/r.bin" -a -f "$T/rot/r.bin.1" -a -f "$T/rot/r.bin.2" -a ! -e "$T/rot/r.bin.3" ]
@@ -193,6 +211,8 @@ check "--rotate 1k,2: no file is over 1 KiB but for a lone bigger snapshot" [ "$
 sb_report "$T/rot/r.bin" >"$T/rot.text" 2>"$T/rot.err"
 check "--rotate: the newest file decodes on its own, nothing skipped" \
 	test -s "$T/rot.text" -a ! -s "$T/rot.err"
+# (20 text snapshots of 2 s of burn, 260 bytes each with no sample at
+# all: over 4 KiB unless 5 wake-ups come 100 ms late)
 "$STACKBOX" oncpu -F 199 -i 100ms -o "$T/rot/t.txt" --rotate 4k,1 -- "$BURN" 2 2>/dev/null
 check "--rotate 4k,1 on text: FILE and FILE.1, each under 4 KiB" \
 	[ -f "$T/rot/t.txt.1" -a ! -e "$T/rot/t.txt.2" -a "$(wc -c <"$T/rot/t.txt.1")" -le 4096 ]
@@ -239,7 +259,7 @@ check "differential SVG: titled so, burn_one_third grew against the base" \
 # Pyroscope 1.x): a receiver here checks the request
 "$WORKLOADS/httprecv" "$T/h" >"$T/h.port" &
 recv=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h.port" ] && break; sleep 0.1; done
+wait_for 30 test -s "$T/h.port"
 sb_report --push "http://127.0.0.1:$(cat "$T/h.port")" "$T/b.bin" >/dev/null 2>"$T/push.err"
 check "report --push exits 0 on 200" [ $? = 0 ]
 wait $recv
@@ -254,7 +274,7 @@ if command -v go >/dev/null; then
 fi
 "$WORKLOADS/httprecv" "$T/h2" "400 Bad Request" >"$T/h2.port" &
 recv=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/h2.port" ] && break; sleep 0.1; done
+wait_for 30 test -s "$T/h2.port"
 sb_report --push "http://127.0.0.1:$(cat "$T/h2.port")" "$T/b.bin" >/dev/null 2>"$T/push2.err"
 rc=$?
 wait $recv
@@ -267,11 +287,11 @@ sb=$!
 wait $sb
 if dmesg >/dev/null 2>&1; then
 	# records reach the log buffer a moment later on a busy machine
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	kmsg_stopped() {
 		dmesg | grep "stackbox oncpu\[$sb\]:" >"$T/kmsg"
-		grep -q 'stopped after' "$T/kmsg" && break
-		sleep 0.5
-	done
+		grep -q 'stopped after' "$T/kmsg"
+	}
+	wait_for 30 kmsg_stopped
 	check "--status kmsg: start, sink and stop records" \
 		sh -c "grep -q 'writing text to /dev/null' '$T/kmsg' && grep -q 'started' '$T/kmsg' && grep -q 'stopped after [0-9]* snapshots' '$T/kmsg'"
 else
@@ -285,7 +305,11 @@ mkdir "$T/small"
 if mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null; then
 	head -c 250k /dev/zero >"$T/small/filler" 2>/dev/null
 	head -c 8k /dev/zero >>"$T/small/filler" 2>/dev/null # to the last block
-	( sleep 1.2; rm -f "$T/small/filler" ) &
+	# freed once the collector has said a write failed (not after a
+	# guessed time: a loaded machine's BPF load can outlast it); burn's
+	# 3 s leave over 20 snapshots at -i 100ms to find the room
+	( wait_for 60 grep -q 'collection goes on' "$T/small.err"
+	  rm -f "$T/small/filler" ) &
 	"$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/small/s.bin" -- "$BURN" 3 2>"$T/small.err"
 	rc=$?
 	wait
@@ -304,7 +328,8 @@ fi
 # 13. a stream without one sample (a process that only sleeps): every
 # format still writes a profile (pprof's empty pieces were memcpy(NULL)
 # until the sanitized report caught it)
-sleep 3 &
+# (it sleeps past the BPF load and -d 1 on any load, and is killed then)
+sleep 60 &
 "$STACKBOX" oncpu -F 99 -p $! -d 1 -f bin -o "$T/none.bin" 2>/dev/null
 kill $! 2>/dev/null
 for fmt in text folded pprof svg; do

@@ -58,10 +58,12 @@ in_cgroup() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
 psi_test() {
 	applet=$1
 	out=$T/psi-$applet.txt
-	STACKBOX_PRESSURE_DIR=$CG "$STACKBOX" $applet -i 1 -T cpu:some:100ms/2s \
+	STACKBOX_PRESSURE_DIR=$CG "$STACKBOX" $applet -v -i 1 -T cpu:some:100ms/2s \
 		--hold 2s -d 16 -o "$out" 2>"$T/psi-$applet.err" &
 	pid=$!
-	sleep 4 # attached: BPF loads in under a second, 4 s on a busy machine
+	# the burst once it has attached (a second idle, more when busy);
+	# -d counts from there
+	wait_for 60 attached "$T/psi-$applet.err"
 	burst=$(in_cgroup "$STALL" cpu 4 3)
 	wait $pid
 	set -- $burst
@@ -102,10 +104,10 @@ fi
 
 # ---- no PSI: one line, and the load trigger instead ----
 mkdir "$T/nopsi"
-STACKBOX_PRESSURE_DIR=$T/nopsi "$STACKBOX" oncpu -i 1 -T cpu:some:100ms/2s \
+STACKBOX_PRESSURE_DIR=$T/nopsi "$STACKBOX" oncpu -v -i 1 -T cpu:some:100ms/2s \
 	--hold 1s -d 6 -o "$T/nopsi.txt" 2>"$T/nopsi.err" &
 pid=$!
-sleep 2
+wait_for 60 attached "$T/nopsi.err"
 "$STALL" cpu $(($(nproc) + 8)) 2 >/dev/null
 wait $pid
 check "no PSI: one line says so" \
@@ -124,9 +126,9 @@ for i in $(seq 40); do
 	sleep 0.05
 done
 N=$((most + 6))
-"$STACKBOX" oncpu -i 1 -T load:$N --hold 1s -d 12 -o "$T/load.txt" 2>"$T/load.err" &
+"$STACKBOX" oncpu -v -i 1 -T load:$N --hold 1s -d 12 -o "$T/load.txt" 2>"$T/load.err" &
 pid=$!
-sleep 4
+wait_for 60 attached "$T/load.err"
 set -- $("$STALL" cpu $((N + 16)) 3)
 bs=$2 be=$3
 wait $pid
@@ -153,9 +155,9 @@ elif ! echo "$dev 5" >"$blk/blkio.throttle.read_iops_device" 2>/dev/null; then
 	skip "dstate trigger" "cannot throttle $dev (a partition?)"
 	rmdir "$blk"
 else
-	"$STACKBOX" offcpu -i 1 -T dstate:2 --hold 1s -d 12 -o "$T/dstate.txt" 2>"$T/dstate.err" &
+	"$STACKBOX" offcpu -v -i 1 -T dstate:2 --hold 1s -d 12 -o "$T/dstate.txt" 2>"$T/dstate.err" &
 	pid=$!
-	sleep 4
+	wait_for 60 attached "$T/dstate.err"
 	set -- $(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$blk" "$STALL" io 4 3 "$T/disk")
 	bs=$2 be=$3
 	wait $pid
@@ -174,9 +176,10 @@ else
 fi
 
 # ---- signal: SIGUSR1 fires, --hold says how long it writes ----
-"$STACKBOX" oncpu -i 1 -T signal --hold 2s -d 8 -o "$T/sig.txt" 2>"$T/sig.err" &
+"$STACKBOX" oncpu -v -i 1 -T signal --hold 2s -d 8 -o "$T/sig.txt" 2>"$T/sig.err" &
 pid=$!
-sleep 3
+wait_for 60 attached "$T/sig.err"
+sleep 1
 check "signal: nothing written while waiting" test ! -s "$T/sig.txt"
 t0=$(date +%s.%3N)
 kill -USR1 $pid
