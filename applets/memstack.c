@@ -625,10 +625,14 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 /* ---- snapshots: the rows as BPF keeps them ---- */
 
 /* Processes gone since the last snapshot, taken from BPF: sorted
- * (tgid << 32 | gen). */
+ * (tgid << 32 | gen). CMD's exit waits for the final snapshot (cmd, not
+ * yet reaped): BPF sees it before SIGCHLD, which brings that snapshot
+ * at once, and an interval's snapshot between the two would leave the
+ * final one without what CMD held at its exit. */
 struct gone {
 	uint64_t *id;
 	size_t n, cap;
+	pid_t cmd;
 };
 
 static void take_gone(const void *k, const void *v, void *arg)
@@ -636,6 +640,8 @@ static void take_gone(const void *k, const void *v, void *arg)
 	const struct ms_exit_key *e = k;
 	struct gone *g = arg;
 
+	if (g->cmd && (pid_t)e->tgid == g->cmd)
+		return;
 	g->id = grow_array(g->id, &g->cap, g->n + 1, sizeof(*g->id));
 	g->id[g->n++] = (uint64_t)e->tgid << 32 | e->gen;
 }
@@ -823,7 +829,8 @@ static size_t ms_state_rows(struct collector *c, void *skel, void *args,
 {
 	struct memstack_bpf *s = skel;
 	struct memstack_args *a = args;
-	struct walk w = {.st = a->st,
+	struct walk w = {.gone = {.cmd = collect_cmd_pid(c)},
+			 .st = a->st,
 			 .age = a->age != 0,
 			 .bad_aux = a->st->all_seen && !s->bss->ms_untracked
 					    ? AUX_BAD_FREE

@@ -43,6 +43,11 @@ int collect_ncpus(struct collector *c, int **cpus)
 	return c->ncpus;
 }
 
+pid_t collect_cmd_pid(struct collector *c)
+{
+	return c->child > 0 ? c->child : 0;
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct collector *c = ctx;
@@ -208,6 +213,11 @@ static int run_loop(struct collector *c)
 		}
 	}
 done:
+	/* CMD gone, its SIGCHLD not read (-d or a signal ended the run):
+	 * this is its final snapshot too (collect_cmd_pid) */
+	if (c->child > 0 &&
+	    waitpid(c->child, &c->child_status, WNOHANG) == c->child)
+		c->child = -1;
 	if (c->events)
 		ring_buffer__consume(c->events);
 	failed |= snapshot(c, true);

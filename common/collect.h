@@ -263,5 +263,8 @@ const void *sb_elf_inflate(const unsigned char *gz, size_t len, size_t size,
 void sb_elf_release(void);
 /* Online CPUs, for per-CPU perf events. */
 int collect_ncpus(struct collector *c, int **cpus);
+/* -- CMD's pid until it is reaped (its exit brings the final
+ * snapshot), else 0. */
+pid_t collect_cmd_pid(struct collector *c);
 
 #endif
