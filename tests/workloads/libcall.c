@@ -16,7 +16,11 @@
  *
  * With LIBCALL_NAPPED=FILE, nap writes there how long its naps took,
  * in us, wake-up and run-queue wait included: a bound for what offcpu
- * may count on a loaded machine.
+ * may count on a loaded machine. With LIBCALL_CPU=1, spin and burn
+ * count their S seconds in the process's CPU time: a profile at F Hz
+ * then takes F x S samples however loaded the machine is (that clock
+ * is a system call, read every 16 MiB of memset or 16 mu_work calls,
+ * so its kernel frames stay far below a percent).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,13 +35,22 @@
 static volatile long sink; /* what keeps each result alive */
 static int fds[2];
 
-static double now(void)
+static double clock_s(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* spin's and burn's clock, and how many rounds between its reads */
+static clockid_t spin_clock = CLOCK_MONOTONIC;
+static int rounds = 1;
 
 NAMED void zeta_nap(long ms)
 {
@@ -127,10 +140,11 @@ NAMED void outer_read(long ms)
 NAMED void outer_spin(double seconds)
 {
 	static char buf[1 << 20];
-	double end = now() + seconds;
+	double end = clock_s(spin_clock) + seconds;
 
-	while (now() < end)
-		iota_spin(buf, sizeof(buf));
+	while (clock_s(spin_clock) < end)
+		for (int i = 0; i < rounds; i++)
+			iota_spin(buf, sizeof(buf));
 	sink++;
 }
 
@@ -156,10 +170,11 @@ NAMED void outer_write(long n, size_t size)
 
 NAMED void outer_burn(double seconds)
 {
-	double end = now() + seconds;
+	double end = clock_s(spin_clock) + seconds;
 
-	while (now() < end)
-		mu_work(1000000);
+	while (clock_s(spin_clock) < end)
+		for (int i = 0; i < rounds; i++)
+			mu_work(1000000);
 	sink++;
 }
 
@@ -167,6 +182,11 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+
+	if (getenv("LIBCALL_CPU")) {
+		spin_clock = CLOCK_PROCESS_CPUTIME_ID;
+		rounds = 16;
+	}
 
 	if (!strcmp(mode, "nap"))
 		outer_nap(a, b);
