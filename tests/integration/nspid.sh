@@ -18,7 +18,7 @@ wait_for 60 child
 check "burn runs as pid 1 of its namespace (host pid $pid)" \
 	grep -q "^NSpid:[[:space:]]*$pid[[:space:]]*1$" /proc/$pid/status
 STACKBOX_BIN_TEE=$T/ns.bin "$STACKBOX" oncpu -p "$pid" -d 1 >"$T/ns.text" 2>&1
-kill "$pid"
+kill -KILL "$pid" # (pid 1 of its namespace: SIGTERM from outside is ignored)
 wait $u
 check "text: burn pid $pid nspid 1" grep -q "burn pid $pid nspid 1 " "$T/ns.text"
 check "text: every row of it says so" test -z "$(grep " pid $pid " "$T/ns.text" | grep -v ' nspid 1 ')"

@@ -150,13 +150,13 @@ check_no_leftover "no BPF program left after all runs"
 
 # 10. a process that exits inside the interval is still resolved: it
 # starts once oncpu has attached (-v) and has exited when SIGINT asks for
-# the snapshot
+# the snapshot; 1 s of its own CPU time is ~200 samples on any load
 "$STACKBOX" oncpu -v -F 199 -i 0 -f folded >"$T/exited" 2>"$T/exited.err" & spid=$!
 wait_for 60 attached "$T/exited.err"
-"$BURN" 1
+"$BURN" 1 1 2 cpu
 kill -INT $spid
 wait $spid
-check "oncpu resolves a process that exited before the snapshot" \
+check "oncpu resolves a process that exited before the snapshot ($(grep -c '^burn;' "$T/exited") burn rows)" \
 	grep -qE '^burn;.*burn_two_thirds' "$T/exited"
 
 # 11. -c: only the tasks of one cgroup v2
