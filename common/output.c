@@ -649,10 +649,12 @@ int output_snapshot(struct output *out, struct snapshot *s)
 
 int output_close(struct output *out)
 {
+	/* the sink's name goes with the sink: a copy for what is said */
+	char *path = xstrdup(out->path);
 	int err = 0;
 
 	if (sink_close(out->sink)) {
-		perror_msg("writing %s", out->path);
+		perror_msg("writing %s", path);
 		err = -1;
 	}
 	if (ENABLE_SYMBOLIZE) {
@@ -664,10 +666,10 @@ int output_close(struct output *out)
 		err = -1;
 	}
 	if (out->unwritten) {
-		error_msg("%s: the last %llu snapshots were not written",
-			  out->path, (unsigned long long)out->unwritten);
-		status_say("%s: the last %llu snapshots were not written",
-			   out->path, (unsigned long long)out->unwritten);
+		error_msg("%s: the last %llu snapshots were not written", path,
+			  (unsigned long long)out->unwritten);
+		status_say("%s: the last %llu snapshots were not written", path,
+			   (unsigned long long)out->unwritten);
 		err = -1;
 	}
 	if (ENABLE_FORMAT_BIN) {
@@ -677,5 +679,6 @@ int output_close(struct output *out)
 	u64map_free(&out->nspids);
 	free(out->strings);
 	free(out);
+	free(path);
 	return err;
 }
