@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --unwind eh_frame: tables into the BPF maps (see unwind.h). */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <elf.h>
 #include <errno.h>
