@@ -147,14 +147,23 @@ static void read_sites(struct uprobes *u, struct uprobe_file *f,
 	qsort(f->sites, f->nsites, sizeof(*f->sites), by_fn);
 }
 
-struct uprobe_file *uprobes_file(struct uprobes *u, uint64_t dev, uint64_t ino,
-				 const char *name, const char *open_path)
+/* The cached file of (dev, inode), or NULL when it was not seen. */
+static struct uprobe_file *file_known(struct uprobes *u, uint64_t dev,
+				      uint64_t ino)
 {
-	struct uprobe_file *f;
-
 	for (size_t i = 0; i < u->nfiles; i++)
 		if (u->files[i].ino == ino && u->files[i].dev == dev)
 			return &u->files[i];
+	return NULL;
+}
+
+struct uprobe_file *uprobes_file(struct uprobes *u, uint64_t dev, uint64_t ino,
+				 const char *name, const char *open_path)
+{
+	struct uprobe_file *f = file_known(u, dev, ino);
+
+	if (f)
+		return f;
 	u->files = grow_array(u->files, &u->files_cap, u->nfiles + 1,
 			      sizeof(*u->files));
 	f = &u->files[u->nfiles++];
@@ -435,18 +444,25 @@ static void attach_mapping(const struct proc_map *m, void *arg)
 {
 	struct maps_walk *w = arg;
 	struct uprobe_file *f;
+	const char *path;
 	int err;
 
-	if (!m->path)
+	/* most mappings of a new process are of files seen before: those
+	 * are not opened again */
+	f = m->has_file ? file_known(w->u, m->dev, m->ino) : NULL;
+	if (!f && (!m->has_file || !(path = proc_map_path(m))))
 		return;
-	f = uprobes_file(w->u, m->dev, m->ino, m->name, m->path);
+	if (!f)
+		f = uprobes_file(w->u, m->dev, m->ino, m->name, path);
 	if (!f->target)
 		return;
 	if (uprobes_attached_for(f, w->pid)) {
 		w->n++;
 		return;
 	}
-	if ((err = uprobes_attach(w->u, f, m->path, w->pid)))
+	if (!(path = proc_map_path(m)))
+		return;
+	if ((err = uprobes_attach(w->u, f, path, w->pid)))
 		verbose("uprobes in %s (pid %d): %s", m->name, w->tgid,
 			strerror(-err));
 	else
