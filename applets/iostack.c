@@ -39,7 +39,6 @@
 //usage:STACKBOX_ATTACH=raw_tp|tracepoint forces the syscall path,
 //usage:io_start|bio_queue the --disk one.
  */
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <string.h>
@@ -145,33 +144,30 @@ static const struct attach_hook syscall_hooks[] = {
  */
 static bool probe_file_layout(struct iostack_layout *l)
 {
-	const struct btf *btf = kbtf();
 	int path_dentry, f_path;
 	bool ok;
 
-	if (!btf)
+	if (!kbtf_layouts())
 		return false;
-	f_path = kbtf_member(btf, "file", "f_path", NULL);
-	path_dentry = kbtf_member(btf, "path", "dentry", NULL);
+	f_path = kbtf_member("file", "f_path", NULL);
+	path_dentry = kbtf_member("path", "dentry", NULL);
 	struct {
 		__u32 *dst;
 		int off;
 	} m[] = {
-		{&l->task_files,
-		 kbtf_member(btf, "task_struct", "files", NULL)},
-		{&l->files_fdt, kbtf_member(btf, "files_struct", "fdt", NULL)},
-		{&l->fdt_max_fds, kbtf_member(btf, "fdtable", "max_fds", NULL)},
-		{&l->fdt_fd, kbtf_member(btf, "fdtable", "fd", NULL)},
-		{&l->file_inode, kbtf_member(btf, "file", "f_inode", NULL)},
+		{&l->task_files, kbtf_member("task_struct", "files", NULL)},
+		{&l->files_fdt, kbtf_member("files_struct", "fdt", NULL)},
+		{&l->fdt_max_fds, kbtf_member("fdtable", "max_fds", NULL)},
+		{&l->fdt_fd, kbtf_member("fdtable", "fd", NULL)},
+		{&l->file_inode, kbtf_member("file", "f_inode", NULL)},
 		{&l->file_dentry,
 		 f_path < 0 || path_dentry < 0 ? -1 : f_path + path_dentry},
-		{&l->inode_mode, kbtf_member(btf, "inode", "i_mode", NULL)},
-		{&l->inode_ino, kbtf_member(btf, "inode", "i_ino", NULL)},
-		{&l->inode_sb, kbtf_member(btf, "inode", "i_sb", NULL)},
-		{&l->sb_dev, kbtf_member(btf, "super_block", "s_dev", NULL)},
-		{&l->dentry_inode, kbtf_member(btf, "dentry", "d_inode", NULL)},
-		{&l->dentry_parent,
-		 kbtf_member(btf, "dentry", "d_parent", NULL)},
+		{&l->inode_mode, kbtf_member("inode", "i_mode", NULL)},
+		{&l->inode_ino, kbtf_member("inode", "i_ino", NULL)},
+		{&l->inode_sb, kbtf_member("inode", "i_sb", NULL)},
+		{&l->sb_dev, kbtf_member("super_block", "s_dev", NULL)},
+		{&l->dentry_inode, kbtf_member("dentry", "d_inode", NULL)},
+		{&l->dentry_parent, kbtf_member("dentry", "d_parent", NULL)},
 	};
 
 	ok = true;

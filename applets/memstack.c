@@ -49,7 +49,6 @@
 //usage:(--mode mmap: not the syscalls tracepoints) forces a way to attach.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -442,16 +441,15 @@ SB_SKELETON(memstack)
  * process to exit, when kernel BTF says where they are */
 static void probe_exit_layout(struct memstack_bpf *s)
 {
-	const struct btf *btf = kbtf();
 	int sig, live;
 
-	if (!btf) {
+	if (!kbtf_layouts()) {
 		verbose("no kernel BTF (" KBTF_HOW "): a process ends when "
 			"its main thread exits");
 		return;
 	}
-	sig = kbtf_member(btf, "task_struct", "signal", NULL);
-	live = kbtf_member(btf, "signal_struct", "live", NULL);
+	sig = kbtf_member("task_struct", "signal", NULL);
+	live = kbtf_member("signal_struct", "live", NULL);
 	if (sig > 0 && live >= 0) {
 		s->rodata->task_signal_off = sig;
 		s->rodata->signal_live_off = live;

@@ -26,7 +26,6 @@
 //usage:STACKBOX_ATTACH=tracepoint|fentry|kprobe forces the way to attach.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
@@ -105,18 +104,15 @@ _Static_assert(sizeof(struct ra_kernel_layout) == 13 * sizeof(__u16),
 
 static int *kernel_layout(struct rastack_args *a)
 {
-	const struct btf *btf;
-
 	if (a->layout.done)
 		return a->layout.off;
 	a->layout.done = true;
-	btf = kbtf();
 	for (size_t i = 0; i < NLAYOUT; i++) {
-		a->layout.off[i] = kbtf_member(btf, layout_fields[i].type,
+		a->layout.off[i] = kbtf_member(layout_fields[i].type,
 					       layout_fields[i].member, NULL);
 		if (a->layout.off[i] < 0 && layout_fields[i].alt_type)
 			a->layout.off[i] =
-				kbtf_member(btf, layout_fields[i].alt_type,
+				kbtf_member(layout_fields[i].alt_type,
 					    layout_fields[i].member, NULL);
 	}
 	return a->layout.off;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the running kernel has, probed at run time: tracefs and its
- * tracepoints, kernel BTF (parsed once per run), kernel functions
+ * tracepoints, kernel BTF (indexed once per run), kernel functions
  * (BTF for fentry, /proc/kallsyms for kprobes), the CPU list, and which
  * ways to attach work. The attach plan asks here for each alternative
  * (struct attach_alt carries what it needs); applets ask for layouts.
@@ -13,13 +13,11 @@
 
 #include "kfeatures.h"
 
-struct btf;
-
 /* What an attach alternative needs of the kernel. */
 enum kernel_feature {
 	KF_NONE,       /* nothing: raw_tp, perf events */
 	KF_BTF,	       /* the kernel's own BTF (tp_btf) */
-	KF_LAYOUT,     /* struct layouts from any BTF source (kbtf()) */
+	KF_LAYOUT,     /* struct layouts from any BTF source (kbtf_layouts()) */
 	KF_TRACEPOINT, /* tracefs lists category:name */
 	KF_FENTRY,     /* kernel BTF has the function name */
 	KF_KPROBE,     /* kprobes work and kallsyms has the function name */
@@ -28,31 +26,41 @@ enum kernel_feature {
 /* Does the kernel have BTF of its own (/sys/kernel/btf/vmlinux there,
  * readable and not empty)? tp_btf, fentry and bpf_task_pt_regs need it. */
 bool kbtf_available(void);
-/* --btf FILE: where kbtf() reads kernel types, before any other. */
+/* --btf FILE: where kernel types are read from, before any other. */
 void kbtf_use(const char *path);
-/* Kernel types for struct layouts, parsed on the first call and kept
- * until kbtf_release(); NULL without any. From --btf FILE, else the
- * kernel's own (or a vmlinux of this release where libbpf looks), else
- * the minimal BTF built in (CONFIG_BTF_EMBED). Parsing the kernel's
- * costs some 18 ms and 6 MB here: one parse a run, shared by every
- * layout and function lookup. */
-const struct btf *kbtf(void);
+/*
+ * Kernel types for struct layouts and names (common/kbtf.c): from --btf
+ * FILE, else the kernel's own (or a vmlinux of this release), else the
+ * minimal BTF built in (CONFIG_BTF_EMBED). Indexed on the first question
+ * (8 bytes a type, some 1 MB for a kernel's, not a parse of its 5.5 MB)
+ * and kept until kbtf_release(); records and names are read from the
+ * file when asked.
+ */
 /* How a run without kernel types gets them, for messages. */
 #define KBTF_HOW "CONFIG_DEBUG_INFO_BTF, or --btf FILE"
-/* Is there a source of struct layouts (kbtf() not NULL)? */
+/* Is there a source of kernel types? */
 bool kbtf_layouts(void);
-/* After the last load: the parsed BTF goes (a later kbtf() parses it
- * again, and counts it). */
+/* After the last load: the index goes (a later question indexes again,
+ * and counts it). */
 void kbtf_release(void);
-/* How many times this process parsed kernel BTF (-v, bench/startup.sh). */
+/* How many times this process indexed kernel types (-v,
+ * bench/startup.sh). */
 unsigned kbtf_parses(void);
 /* Byte offset of member in struct type, looking into anonymous structs
  * and unions as C does; *size is the member's size when size is not
  * NULL. -1 when there is no such member. */
-int kbtf_member(const struct btf *btf, const char *type, const char *member,
-		unsigned *size);
-/* Does kernel BTF have a function of this name (an fentry target)? */
+int kbtf_member(const char *type, const char *member, unsigned *size);
+/* The type id of function name, or -1. */
+int kbtf_func_id(const char *name);
+/* Does the kernel's own BTF have a function of this name (an fentry
+ * target)? */
 bool kbtf_has_func(const char *name);
+/* The value of name in enum type; 0 when the enum has no such name, -1
+ * when there is no such enum (or no types). */
+long long kbtf_enum_value(const char *type, const char *name);
+/* How many parameters the function-pointer typedef type takes (a
+ * tracepoint's btf_trace_NAME), or -1. */
+int kbtf_proto_params(const char *type);
 
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
 bool collect_tracepoint_exists(const char *category, const char *name);

@@ -33,7 +33,7 @@ static enum feature_answer probe_ringbuf(void)
 		      1);
 }
 
-/* kernel types for layouts, from any source (kbtf()); tp_btf and
+/* kernel types for layouts, from any source (kbtf_layouts()); tp_btf and
  * fentry ask for the kernel's own (KF_BTF, SB_F_FENTRY) */
 static enum feature_answer probe_btf(void)
 {
@@ -165,10 +165,8 @@ static enum feature_answer probe_kprobes(void)
  */
 static enum feature_answer probe_fentry(void)
 {
-	const struct btf *btf = kbtf();
-	int id = btf ? btf__find_by_name_kind(btf, "bpf_fentry_test1",
-					      BTF_KIND_FUNC)
-		     : -1;
+	bool btf = kbtf_layouts();
+	int id = btf ? kbtf_func_id("bpf_fentry_test1") : -1;
 	const struct bpf_insn insns[] = {RETURN_0};
 	int prog, link;
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Errors that name the applet, and allocation that cannot fail. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -136,6 +139,24 @@ void *grow_array(void *arr, size_t *cap, size_t n, size_t elem)
 	*cap = c;
 	return xrealloc(arr, c * elem);
 }
+
+/*
+ * Pages freed while a snapshot was emitted go back to the kernel: glibc
+ * keeps them (fragments below its heap's top: the symbol tables of
+ * processes gone, an interval's rows), so a profiler left running grew
+ * to its busiest interval and stayed there. musl's allocator returns
+ * them itself.
+ */
+#ifdef __GLIBC__
+void release_free_memory(void)
+{
+	malloc_trim(0);
+}
+#else
+void release_free_memory(void)
+{
+}
+#endif
 
 /* /proc files report size 0, so read until EOF rather than stat. */
 char *read_file(const char *path, size_t *len)

@@ -246,6 +246,29 @@ static bool parse_maps_line(char *line, struct mline *m)
 	return m->start < m->end;
 }
 
+/* A mapping's file during proc_maps_each_exec's call: opened when asked. */
+struct mapped_file {
+	const char *procfs;
+	uint32_t tgid;
+	const struct mline *m;
+	bool tried;
+	int fd;
+	char *path;
+};
+
+const char *proc_map_path(const struct proc_map *pm)
+{
+	struct mapped_file *f = pm->file;
+
+	if (!f || f->tried)
+		return f ? f->path : NULL;
+	f->tried = true;
+	f->fd = open_mapped(f->procfs, f->tgid, f->m);
+	if (f->fd >= 0)
+		f->path = xasprintf("/proc/self/fd/%d", f->fd);
+	return f->path;
+}
+
 int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			void (*fn)(const struct proc_map *m, void *arg),
 			void *arg)
@@ -253,7 +276,7 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 	char *path = xasprintf("%s/%u/maps", procfs, tgid);
 	char *buf = read_file(path, NULL), *line, *nl;
 	struct mline m;
-	int err = errno, fd;
+	int err = errno;
 
 	free(path);
 	if (!buf) {
@@ -262,6 +285,7 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 	}
 	for (line = buf; *line; line = nl) {
 		struct proc_map pm;
+		struct mapped_file file;
 
 		nl = strchr(line, '\n');
 		if (nl)
@@ -270,15 +294,15 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			nl = line + strlen(line);
 		if (!parse_maps_line(line, &m) || !m.exec)
 			continue;
+		file = (struct mapped_file){procfs, tgid, &m, false, -1, NULL};
 		pm = (struct proc_map){m.start, m.end, m.pgoff, m.dev, m.ino};
-		fd = m.path[0] == '/' ? open_mapped(procfs, tgid, &m) : -1;
-		path = fd >= 0 ? xasprintf("/proc/self/fd/%d", fd) : NULL;
-		pm.path = path;
 		pm.name = m.path;
+		pm.has_file = m.path[0] == '/';
+		pm.file = pm.has_file ? &file : NULL;
 		fn(&pm, arg);
-		free(path);
-		if (fd >= 0)
-			close(fd);
+		free(file.path);
+		if (file.fd >= 0)
+			close(file.fd);
 	}
 	free(buf);
 	return 0;

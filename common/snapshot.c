@@ -203,5 +203,6 @@ int snapshot(struct collector *c, bool final)
 			(unsigned long long)s.dropped_events);
 	stack_cache_expire(c->stacks, STACK_KEEP_INTERVALS);
 	free(s.rows);
+	release_free_memory();
 	return err;
 }

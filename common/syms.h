@@ -62,20 +62,24 @@ bool callsite_target(unsigned machine, const uint8_t *code, size_t n,
 
 /* ---- processes ---- */
 /* An executable mapping, as /proc/PID/maps lists it. */
+struct mapped_file;
 struct proc_map {
 	uint64_t start, end, pgoff;
 	uint64_t dev; /* major << 32 | minor */
 	uint64_t ino;
-	const char *path; /* opens it from here: /proc/self/fd/N, the file
-			   * opened inside the process's root (rootfs.h),
-			   * valid during the call; NULL when no file is
-			   * mapped ([vdso], JIT code) or none opens */
-	const char *name; /* as maps names it: /usr/lib/libc.so.6 */
+	const char *name;	  /* as maps names it: /usr/lib/libc.so.6 */
+	bool has_file;		  /* a file is mapped (not [vdso], JIT code) */
+	struct mapped_file *file; /* proc_map_path() opens it */
 };
 /* fn for each executable mapping of tgid; 0, or -1 with errno. */
 int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			void (*fn)(const struct proc_map *m, void *arg),
 			void *arg);
+/* Where m's file opens from, inside fn: /proc/self/fd/N of the file
+ * opened inside the process's root (rootfs.h) on the first call, not
+ * before (most mappings of a new process are of files already known);
+ * NULL when no file is mapped or none opens. */
+const char *proc_map_path(const struct proc_map *m);
 
 struct proc_syms;
 /* The deepest chain of inlined calls one address expands to. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --unwind eh_frame: tables into the BPF maps (see unwind.h). */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <elf.h>
 #include <errno.h>
@@ -137,7 +136,8 @@ static double ms_since(const struct timespec *t0)
 }
 
 /* Read the table of m's file into the rows map; the file's entry says
- * how. (m->path is the file opened inside the process's root.) */
+ * how. (proc_map_path(m) is the file opened inside the process's
+ * root.) */
 static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 		      const struct proc_map *m)
 {
@@ -150,7 +150,8 @@ static void load_file(struct unwind *u, const struct sb_unwind_file_key *key,
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ehframe_read(m->path, true, u->cap - u->used, &c, &n, &machine) &&
+	if (ehframe_read(proc_map_path(m), true, u->cap - u->used, &c, &n,
+			 &machine) &&
 	    errno == EFBIG) {
 		verbose("--unwind eh_frame: no room for the table of %s: "
 			"frame pointers",
@@ -211,10 +212,16 @@ static void add_mapping(const struct proc_map *m, void *arg)
 		pm->more = true;
 		return;
 	}
-	if (!m->path) /* [vdso], JIT code: known, walked by frame pointer */
+	/* [vdso], JIT code, a file that does not open: known, walked by
+	 * frame pointer; a file seen before is not opened again */
+	if (!m->has_file)
 		key = (struct sb_unwind_file_key){0};
-	else if (bpf_map_lookup_elem(pm->u->files_fd, &key, &f))
-		load_file(pm->u, &key, m);
+	else if (bpf_map_lookup_elem(pm->u->files_fd, &key, &f)) {
+		if (proc_map_path(m))
+			load_file(pm->u, &key, m);
+		else
+			key = (struct sb_unwind_file_key){0};
+	}
 	pm->p.maps[pm->p.n++] =
 		(struct sb_unwind_map){m->start, m->end, m->pgoff, key};
 }

@@ -7,7 +7,6 @@
  * sessions where the applet asks), else as a perf event per probe.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <elf.h>
@@ -148,14 +147,23 @@ static void read_sites(struct uprobes *u, struct uprobe_file *f,
 	qsort(f->sites, f->nsites, sizeof(*f->sites), by_fn);
 }
 
-struct uprobe_file *uprobes_file(struct uprobes *u, uint64_t dev, uint64_t ino,
-				 const char *name, const char *open_path)
+/* The cached file of (dev, inode), or NULL when it was not seen. */
+static struct uprobe_file *file_known(struct uprobes *u, uint64_t dev,
+				      uint64_t ino)
 {
-	struct uprobe_file *f;
-
 	for (size_t i = 0; i < u->nfiles; i++)
 		if (u->files[i].ino == ino && u->files[i].dev == dev)
 			return &u->files[i];
+	return NULL;
+}
+
+struct uprobe_file *uprobes_file(struct uprobes *u, uint64_t dev, uint64_t ino,
+				 const char *name, const char *open_path)
+{
+	struct uprobe_file *f = file_known(u, dev, ino);
+
+	if (f)
+		return f;
 	u->files = grow_array(u->files, &u->files_cap, u->nfiles + 1,
 			      sizeof(*u->files));
 	f = &u->files[u->nfiles++];
@@ -197,24 +205,6 @@ static int link_uprobe_multi(int prog_fd, int type, const char *path,
 	return syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-/* The value of enum bpf_attach_type's name in btf; 0 when the enum has
- * no such name, -1 when btf has no such enum (or no btf). */
-static int attach_type_named(const struct btf *btf, const char *name)
-{
-	int id = btf ? btf__find_by_name_kind(btf, "bpf_attach_type",
-					      BTF_KIND_ENUM)
-		     : -1;
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-
-	if (!t)
-		return -1;
-	for (int i = 0; i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off),
-			    name))
-			return btf_enum(t)[i].val;
-	return 0;
-}
-
 /* Do insns load as a uprobe_multi program of attach type, and can a
  * link of it be made here? As libbpf 1.3 probes it: a path that is not
  * a file gives EBADF, after every other check passed. */
@@ -245,7 +235,7 @@ int uprobe_multi_attach_type(void)
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K}, /* r0 = 0 */
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	int type = attach_type_named(kbtf(), "BPF_TRACE_UPROBE_MULTI");
+	int type = kbtf_enum_value("bpf_attach_type", "BPF_TRACE_UPROBE_MULTI");
 
 	if (type < 0)
 		type = 48; /* no BTF to ask: its UAPI value, never renumbered */
@@ -256,10 +246,7 @@ int uprobe_multi_attach_type(void)
  * calls against it, not a --btf file's), or -1. */
 static int kernel_kfunc(const char *name)
 {
-	const struct btf *btf = kbtf_available() ? kbtf() : NULL;
-	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
-
-	return id > 0 ? id : -1;
+	return kbtf_available() ? kbtf_func_id(name) : -1;
 }
 
 /* BPF_TRACE_UPROBE_SESSION from the kernel's BTF, when a program of it
@@ -267,8 +254,10 @@ static int kernel_kfunc(const char *name)
  * not. */
 static int probe_session(void)
 {
-	int type = attach_type_named(kbtf_available() ? kbtf() : NULL,
-				     "BPF_TRACE_UPROBE_SESSION"),
+	int type = kbtf_available()
+			   ? kbtf_enum_value("bpf_attach_type",
+					     "BPF_TRACE_UPROBE_SESSION")
+			   : -1,
 	    is_ret = kernel_kfunc("bpf_session_is_return"),
 	    cookie = kernel_kfunc("bpf_session_cookie");
 	struct bpf_insn insns[] = {
@@ -455,18 +444,25 @@ static void attach_mapping(const struct proc_map *m, void *arg)
 {
 	struct maps_walk *w = arg;
 	struct uprobe_file *f;
+	const char *path;
 	int err;
 
-	if (!m->path)
+	/* most mappings of a new process are of files seen before: those
+	 * are not opened again */
+	f = m->has_file ? file_known(w->u, m->dev, m->ino) : NULL;
+	if (!f && (!m->has_file || !(path = proc_map_path(m))))
 		return;
-	f = uprobes_file(w->u, m->dev, m->ino, m->name, m->path);
+	if (!f)
+		f = uprobes_file(w->u, m->dev, m->ino, m->name, path);
 	if (!f->target)
 		return;
 	if (uprobes_attached_for(f, w->pid)) {
 		w->n++;
 		return;
 	}
-	if ((err = uprobes_attach(w->u, f, m->path, w->pid)))
+	if (!(path = proc_map_path(m)))
+		return;
+	if ((err = uprobes_attach(w->u, f, path, w->pid)))
 		verbose("uprobes in %s (pid %d): %s", m->name, w->tgid,
 			strerror(-err));
 	else

@@ -85,9 +85,9 @@ if has memstack; then
 		  "$([ "$said" = yes ] && echo session || echo uretprobe)" ]
 fi
 if has offcpu; then
-	check "check: offcpu's sched_switch takes $([ "$btf" = yes ] && echo tp_btf || echo tracepoint)" \
+	check "check: offcpu's sched_switch takes $([ "$btf" = yes ] && echo raw_tp || echo tracepoint)" \
 		[ "$(way offcpu sched_switch "$T/tsv")" = \
-		  "$([ "$btf" = yes ] && echo tp_btf || echo tracepoint)" ]
+		  "$([ "$btf" = yes ] && echo raw_tp || echo tracepoint)" ]
 	same_as_run "check as root" "$T/tsv" offcpu
 	same_as_run "check as root" "$T/tsv" offcpu -w
 fi
@@ -124,9 +124,9 @@ check "check without BTF: says how to provide BTF" \
 if has offcpu; then
 	check "check without BTF: offcpu's sched_switch takes the tracepoint" \
 		[ "$(way offcpu sched_switch "$T/nobtf")" = tracepoint ]
-	check "check without BTF: tp_btf and raw_tp lack kernel BTF" \
+	check "check without BTF: raw_tp and tp_btf lack kernel BTF" \
 		[ "$(notes offcpu sched_switch "$T/nobtf")" = \
-		  "no tp_btf: no kernel BTF; no raw_tp: no kernel types (--btf FILE)" ]
+		  "no raw_tp: no kernel types (--btf FILE); no tp_btf: no kernel BTF" ]
 	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
 	check "check without BTF: offcpu really takes the tracepoint" \
@@ -168,8 +168,8 @@ if has rastack && [ "$kprobes" = no ] && [ "$(feature fentry "$T/tsv")" = no ]; 
 else
 	skip "check without tracefs" "rastack has fentry or kprobes here"
 fi
-has offcpu && check "check without tracefs: offcpu keeps tp_btf" \
-	[ "$(way offcpu sched_switch "$T/notracefs")" = tp_btf ]
+has offcpu && check "check without tracefs: offcpu keeps raw_tp" \
+	[ "$(way offcpu sched_switch "$T/notracefs")" = raw_tp ]
 
 # 4. as nobody: what needs root says so, and the exit status is 1
 mkdir "$T/bin" && cp "$STACKBOX" "$T/bin/stackbox" && chmod -R a+rX "$T"
@@ -188,7 +188,7 @@ check "check as nobody: nothing on stderr" [ ! -s "$T/nobody.err" ]
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$T/bin/stackbox" check --tsv >"$T/nobody.tsv"
 check "check as nobody: --tsv verdict no" [ "$(verdict "$T/nobody.tsv")" = no ]
-has offcpu && check "check as nobody: offcpu's sched_switch still tp_btf (BTF is readable)" \
+has offcpu && check "check as nobody: offcpu's sched_switch still raw_tp (BTF is readable)" \
 	[ "$(way offcpu sched_switch "$T/nobody.tsv")" = "$(way offcpu sched_switch "$T/tsv")" ]
 has rastack && check "check as nobody: rastack's tracepoints need root to tell" \
 	[ "$(way rastack readahead "$T/nobody.tsv")" = "tracepoint?" ]

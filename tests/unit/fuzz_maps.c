@@ -15,8 +15,11 @@
 
 static void on_map(const struct proc_map *m, void *arg)
 {
+	const char *path = proc_map_path(m);
+
 	*(volatile size_t *)arg += m->end - m->start + m->pgoff + m->dev +
-				   m->ino + (m->path ? strlen(m->path) : 0);
+				   m->ino + strlen(m->name) +
+				   (path ? strlen(path) : 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

@@ -158,12 +158,14 @@ struct seen {
 static void mapped(const struct proc_map *m, void *arg)
 {
 	struct seen *seen = arg;
+	const char *path;
 	char name[128];
 
 	snprintf(name, sizeof(name), "maps in a container's root: %s", m->name);
-	CHECK_STR(name,
-		  content(m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1),
+	path = proc_map_path(m);
+	CHECK_STR(name, content(path ? open(path, O_RDONLY | O_CLOEXEC) : -1),
 		  seen->want);
+	CHECK(name, proc_map_path(m) == path, "a second call opened again");
 	seen->n++;
 }
 
