@@ -14,9 +14,9 @@
  *   libcall burn S       no libc: main -> outer_burn -> mu_work ->
  *                        nu_leaf, a loop on CPU for S seconds
  *
- * With LIBCALL_NAPPED=FILE, nap writes there how long its naps took,
- * in us, wake-up and run-queue wait included: a bound for what offcpu
- * may count on a loaded machine. With LIBCALL_CPU=1, spin and burn
+ * With LIBCALL_NAPPED=FILE, nap and read write there how long their
+ * naps or read took, in us, wake-up and run-queue wait included: a
+ * bound for what offcpu may count on a loaded machine. With LIBCALL_CPU=1, spin and burn
  * count their S seconds in the process's CPU time: a profile at F Hz
  * then takes F x S samples however loaded the machine is (that clock
  * is a system call, read every 16 MiB of memset or 16 mu_work calls,
@@ -34,6 +34,9 @@
 
 static volatile long sink; /* what keeps each result alive */
 static int fds[2];
+/* read: when the reader called read(), 0 before; the writer writes MS
+ * after that, so the read blocks MS however late the reader got there */
+static _Atomic double read_at;
 
 static double clock_s(clockid_t c)
 {
@@ -102,16 +105,32 @@ NAMED void mu_work(long n)
 
 static void *late_writer(void *arg)
 {
-	zeta_nap((long)arg);
+	double left;
+
+	while (!read_at)
+		zeta_nap(1);
+	left = read_at + (long)arg / 1e3 - now();
+	if (left > 0)
+		zeta_nap((long)(left * 1e3) + 1);
 	sink += write(fds[1], "x", 1);
 	return NULL;
 }
 
-NAMED void outer_nap(int n, long ms)
+/* LIBCALL_NAPPED: how long the blocking calls took, in us */
+static void say_napped(double seconds)
 {
 	const char *napped = getenv("LIBCALL_NAPPED");
-	double took = 0;
 	FILE *f;
+
+	if (napped && (f = fopen(napped, "w"))) {
+		fprintf(f, "%.0f\n", seconds * 1e6);
+		fclose(f);
+	}
+}
+
+NAMED void outer_nap(int n, long ms)
+{
+	double took = 0;
 
 	for (int i = 0; i < n; i++) {
 		double t0 = now();
@@ -119,20 +138,20 @@ NAMED void outer_nap(int n, long ms)
 		zeta_nap(ms);
 		took += now() - t0;
 	}
-	if (napped && (f = fopen(napped, "w"))) {
-		fprintf(f, "%.0f\n", took * 1e6);
-		fclose(f);
-	}
+	say_napped(took);
 	sink++;
 }
 
 NAMED void outer_read(long ms)
 {
 	pthread_t t;
+	double t0;
 
 	if (pipe(fds) || pthread_create(&t, NULL, late_writer, (void *)ms))
 		exit(1);
+	read_at = t0 = now();
 	kappa_read();
+	say_napped(now() - t0);
 	pthread_join(t, NULL);
 	sink++;
 }
