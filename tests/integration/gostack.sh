@@ -21,8 +21,9 @@ share() {
 	     END { if (a + b) printf "%.3f %d\n", a / (a + b), a + b; else print "0 0" }' "$1"
 }
 
-# 2:1 is a share of 2/3. -F 499 for 3 s gives 1500 samples, or 300 when
-# a loaded machine leaves goburn a fifth of a CPU (>= 200 required); the
+# 2:1 is a share of 2/3. -F 999 for 4 s gives 4000 samples, or 800 when
+# a loaded machine leaves goburn a fifth of a CPU, and 300 at a
+# fourteenth (>= 200 required); the
 # share's standard error is then at most sqrt(2/3 x 1/3 / 300) = 0.027,
 # and 0.08 is three of them (a share of 0.587 to 0.747, a ratio of 1.42
 # to 2.95). The work is counted in loop iterations, not time, so load
