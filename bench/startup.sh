@@ -83,7 +83,7 @@ btf_opens() {
 }
 
 : >"$T/runs"
-APPLETS=$("$SB" --list 2>/dev/null | grep -v report || echo "oncpu offcpu memstack iostack rastack")
+APPLETS=$("$SB" --list 2>/dev/null | grep -vxE "report|check" || echo "oncpu offcpu memstack iostack rastack")
 for i in $(seq "$REPS"); do
 	for a in $APPLETS; do
 		run "$a" "$SB" "$a" -i 0 -f folded -o /dev/null -- "$T/mark"
