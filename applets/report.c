@@ -625,9 +625,11 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 			  name, (unsigned long long)st->frames_headless,
 			  (unsigned long long)st->pieces_lost,
 			  (unsigned long long)st->rows_dropped);
-	if (st->frames_repaired)
-		verbose("%s: %llu damaged frames repaired", name,
-			(unsigned long long)st->frames_repaired);
+	if (st->frames_repaired || st->frames_rebuilt)
+		verbose("%s: %llu damaged frames repaired, %llu lost ones "
+			"rebuilt from parity",
+			name, (unsigned long long)st->frames_repaired,
+			(unsigned long long)st->frames_rebuilt);
 	if (st->unwritten)
 		error_msg("%s: the collector could not write %llu snapshots "
 			  "(its sink failed)",

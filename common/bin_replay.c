@@ -12,7 +12,7 @@
 struct bin_replay {
 	struct output *out;
 	struct output_sources saved; /* the live ones, while these stand in */
-	/* dictionary entries in the cache; version 2 fills gaps later */
+	/* dictionary entries in the cache; version 3 may fill gaps later */
 	bool *stack_put;
 	size_t stack_put_cap;
 	size_t ksyms_built;

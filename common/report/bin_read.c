@@ -2,20 +2,23 @@
 /*
  * The bin stream reader. Every byte of input is either part of a good
  * frame (sync, sane length, CRC; one flipped bit is repaired) or counted
- * as skipped. Version 2: a snapshot comes in pieces, each frame with the
- * dictionary entries it introduced and the stacks and names the piece
- * before introduced, at fixed indexes, so a lost frame costs its piece;
- * a row naming an entry that never arrived is dropped and counted, never
- * guessed. Pieces whose header was lost wait for its next copy. Version
- * 1: a frame that cannot be trusted to follow the one before makes the
- * reader wait for the next key frame.
+ * as skipped. Version 3: a lost frame is rebuilt from its group's parity
+ * (bin_parity.c) when it was the group's only loss; else it costs its
+ * piece of a snapshot, whose dictionary entries sit at fixed indexes, so
+ * later ones still land right, and a row naming an entry that never
+ * arrived is dropped and counted, never guessed. Pieces whose header was
+ * lost wait for its next copy. Version 1: a frame that cannot be trusted
+ * to follow the one before makes the reader wait for the next key frame.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "bin_parity.h"
 #include "bin_read.h"
 #include "binfmt.h"
+
+static bin_frame_fn on_frame;
 
 /* Snapshot frames held until their key period's header comes. */
 #define BIN_PENDING_MAX 64
@@ -36,7 +39,8 @@ struct bin_reader {
 		size_t len;
 	} pending[BIN_PENDING_MAX];
 	size_t npending;
-	/* version 2: the snapshot whose pieces are coming in */
+	struct bin_parity *parity; /* version 3: what rebuilds a lost frame */
+	/* version 3: the snapshot whose pieces are coming in */
 	struct snapshot acc;
 	bool acc_open;
 	uint64_t acc_next;   /* the piece expected next */
@@ -48,6 +52,7 @@ struct bin_reader *bin_reader_new(const struct bin_reader_ops *ops)
 	struct bin_reader *r = xzalloc(sizeof(*r));
 
 	r->ops = *ops;
+	r->parity = bin_parity_new(on_frame, r);
 	return r;
 }
 
@@ -98,7 +103,7 @@ static const char *str_at(const struct bin_state *st, struct bcur *c)
 	return st->str[i];
 }
 
-/* Version 2: a string reference, or NULL when it has not arrived (a
+/* Version 3: a string reference, or NULL when it has not arrived (a
  * gap: the frame that held it was lost). */
 static const char *str_known(const struct bin_state *st, struct bcur *c)
 {
@@ -351,9 +356,9 @@ static bool read_aux(struct bin_state *st, struct bcur *c)
 	return !c->bad;
 }
 
-/* ---- version 2: sections of a snapshot frame. Entries sit at the
- * index the section gives, and come again in the next frame: one already
- * known is kept, a gap left by a lost frame is filled. ---- */
+/* ---- version 3: sections of a snapshot frame. Entries sit at the
+ * index the section gives, so a lost frame leaves a gap, never a shift;
+ * one already known is kept (a stream pasted after itself). ---- */
 
 /* An index this far past what is known is damage, not a gap. */
 #define BIN_MAX_GAP (1u << 20)
@@ -365,7 +370,7 @@ static bool slot_ok(struct bcur *c, uint64_t at, size_t known)
 	return !c->bad;
 }
 
-static void v2_strings(struct bin_state *st, struct bcur *c, uint64_t first)
+static void snap_strings(struct bin_state *st, struct bcur *c, uint64_t first)
 {
 	size_t n = bc_count(c);
 
@@ -389,7 +394,7 @@ static void v2_strings(struct bin_state *st, struct bcur *c, uint64_t first)
 
 /* See put_stack() in format_bin.c. A stack whose base has not arrived
  * stays a gap. */
-static void v2_stacks(struct bin_state *st, struct bcur *c, uint64_t first)
+static void snap_stacks(struct bin_state *st, struct bcur *c, uint64_t first)
 {
 	size_t n = bc_count(c);
 	__u64 ip[SB_MAX_DEPTH];
@@ -430,7 +435,7 @@ static void v2_stacks(struct bin_state *st, struct bcur *c, uint64_t first)
 	}
 }
 
-static void v2_ksyms(struct bin_state *st, struct bcur *c)
+static void snap_ksyms(struct bin_state *st, struct bcur *c)
 {
 	size_t n = bc_count(c);
 	uint64_t addr = 0;
@@ -453,7 +458,7 @@ static void v2_ksyms(struct bin_state *st, struct bcur *c)
 }
 
 /* A process's mappings; kept only when every name they use arrived. */
-static void v2_maps(struct bin_reader *r, struct bcur *c)
+static void snap_maps(struct bin_reader *r, struct bcur *c)
 {
 	size_t n = bc_count(c);
 
@@ -478,7 +483,7 @@ static void v2_maps(struct bin_reader *r, struct bcur *c)
 }
 
 /* cgroup id or aux value -> name, each once */
-static void v2_named(struct bin_state *st, struct bcur *c, bool cgroups)
+static void snap_named(struct bin_state *st, struct bcur *c, bool cgroups)
 {
 	size_t n = bc_count(c);
 
@@ -514,7 +519,7 @@ static void v2_named(struct bin_state *st, struct bcur *c, bool cgroups)
 }
 
 /* The sections up to the 0 that ends them; unknown ones are skipped. */
-static void v2_sections(struct bin_reader *r, struct bcur *c)
+static void snap_sections(struct bin_reader *r, struct bcur *c)
 {
 	for (;;) {
 		uint64_t type = bc_varint(c), first;
@@ -529,20 +534,20 @@ static void v2_sections(struct bin_reader *r, struct bcur *c)
 		c->p += len;
 		switch (type) {
 		case BIN_STRINGS:
-			v2_strings(&r->st, &sec, first);
+			snap_strings(&r->st, &sec, first);
 			break;
 		case BIN_STACKS:
-			v2_stacks(&r->st, &sec, first);
+			snap_stacks(&r->st, &sec, first);
 			break;
 		case BIN_KSYMS:
-			v2_ksyms(&r->st, &sec);
+			snap_ksyms(&r->st, &sec);
 			break;
 		case BIN_MAPS:
-			v2_maps(r, &sec);
+			snap_maps(r, &sec);
 			break;
 		case BIN_CGROUPS:
 		case BIN_AUX:
-			v2_named(&r->st, &sec, type == BIN_CGROUPS);
+			snap_named(&r->st, &sec, type == BIN_CGROUPS);
 			break;
 		case BIN_NSPIDS:
 			read_nspids(&r->st, &sec);
@@ -567,17 +572,18 @@ static __u64 stack_ref(const struct bin_state *st, struct bcur *c, bool *gap)
 	return ref;
 }
 
+/* A row's command name: version 3 has it in the row, version 1 as a
+ * string reference. */
 static void comm_at(const struct bin_state *st, struct bcur *c,
-		    char comm[SB_COMM_LEN], bool *gap)
+		    char comm[SB_COMM_LEN])
 {
-	const char *s =
-		st->version == BIN_VERSION_1 ? str_at(st, c) : str_known(st, c);
+	char *s = st->version == BIN_VERSION_1 ? NULL : bc_str(c);
+	const char *name = s ? s : str_at(st, c);
 
 	memset(comm, 0, SB_COMM_LEN);
-	if (s)
-		strncpy(comm, s, SB_COMM_LEN - 1);
-	else
-		*gap = true;
+	if (name)
+		strncpy(comm, name, SB_COMM_LEN - 1);
+	free(s);
 }
 
 /* After the rows (added within version 1): the triggers' marks. */
@@ -626,7 +632,7 @@ static void deliver(struct bin_reader *r, struct snapshot *s)
 	free_snapshot(s);
 }
 
-/* Version 2: the snapshot gathered from its pieces, as far as they came. */
+/* Version 3: the snapshot gathered from its pieces, as far as they came. */
 static void close_pieces(struct bin_reader *r, bool last_came)
 {
 	if (!r->acc_open)
@@ -728,13 +734,13 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 		memset(&s.rows[kept], 0, sizeof(s.rows[kept]));
 		k->tgid = bc_varint(c);
 		k->pid = bc_varint(c);
-		comm_at(st, c, k->comm, &gap);
+		comm_at(st, c, k->comm);
 		k->aux = bc_varint(c);
 		k->cgroup = bc_varint(c);
 		k->user_stack = stack_ref(st, c, &gap);
 		k->kern_stack = stack_ref(st, c, &gap);
 		k->other_tgid = bc_varint(c);
-		comm_at(st, c, k->other_comm, &gap);
+		comm_at(st, c, k->other_comm);
 		k->other_user_stack = stack_ref(st, c, &gap);
 		k->other_kern_stack = stack_ref(st, c, &gap);
 		for (unsigned m = 0; m < st->nmetrics; m++)
@@ -765,6 +771,33 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 	return ok;
 }
 
+/* Raw deflate primed with bin_dict (version 3); NULL when it will not
+ * inflate to at most 4 * BIN_MAX_FRAME bytes. */
+static const unsigned char *inflate_dict(struct bin_reader *r,
+					 const unsigned char *p, size_t *len)
+{
+	z_stream zs = {.next_in = (Bytef *)p, .avail_in = *len};
+	int err = Z_DATA_ERROR;
+
+	if (inflateInit2(&zs, -15) != Z_OK)
+		return NULL;
+	if (inflateSetDictionary(&zs, bin_dict, bin_dict_len) == Z_OK)
+		do { /* Z_BUF_ERROR with no room left: give it more */
+			size_t have = zs.total_out;
+
+			if (have >= 4 * BIN_MAX_FRAME)
+				break;
+			r->plain = grow_array(r->plain, &r->plain_cap,
+					      have + *len * 4 + 256, 1);
+			zs.next_out = r->plain + have;
+			zs.avail_out = r->plain_cap - have;
+			err = inflate(&zs, Z_FINISH);
+		} while (err == Z_BUF_ERROR && !zs.avail_out);
+	*len = zs.total_out;
+	inflateEnd(&zs);
+	return err == Z_STREAM_END ? r->plain : NULL;
+}
+
 /* The payload, inflated when it is compressed; NULL when it will not. */
 static const unsigned char *payload(struct bin_reader *r, unsigned flags,
 				    const unsigned char *p, size_t *len)
@@ -772,6 +805,8 @@ static const unsigned char *payload(struct bin_reader *r, unsigned flags,
 	uLongf out;
 	int err;
 
+	if (flags & BIN_FLAG_DICT)
+		return inflate_dict(r, p, len);
 	if (!(flags & BIN_FLAG_ZLIB))
 		return p;
 	for (out = *len * 4 + 256; out <= 4 * BIN_MAX_FRAME; out *= 4) {
@@ -787,10 +822,10 @@ static const unsigned char *payload(struct bin_reader *r, unsigned flags,
 	return NULL;
 }
 
-/* Version 2: a snapshot frame of the current key period. */
-static void v2_snap(struct bin_reader *r, struct bcur *c)
+/* Version 3: a snapshot frame of the current key period. */
+static void read_snap(struct bin_reader *r, struct bcur *c)
 {
-	v2_sections(r, c);
+	snap_sections(r, c);
 	if (c->bad || !read_samples(r, c)) {
 		r->stats.snapshots_broken++;
 		verbose("bin: a snapshot frame whose CRC held does not decode");
@@ -835,7 +870,7 @@ static void release_held(struct bin_reader *r)
 
 		if (r->st.synced && r->st.version == BIN_VERSION &&
 		    f->key == r->st.key) {
-			v2_snap(r, &c);
+			read_snap(r, &c);
 			free(f->p);
 		} else {
 			headless(r, f);
@@ -886,7 +921,7 @@ static void frame(struct bin_reader *r, unsigned type, unsigned flags,
 		if (c.bad)
 			return;
 		if (st->synced && st->version == BIN_VERSION && key == st->key)
-			v2_snap(r, &c);
+			read_snap(r, &c);
 		else
 			hold(r, key, c.p, c.end - c.p);
 		return;
@@ -936,6 +971,40 @@ static void frame(struct bin_reader *r, unsigned type, unsigned flags,
 static uint32_t le32(const unsigned char *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A frame the parity layer hands on (bytes after the sync marker). */
+static void on_frame(void *ctx, const unsigned char *f, size_t n)
+{
+	frame(ctx, f[0], f[1], f + BIN_HEAD_LEN - BIN_SYNC_LEN,
+	      n - (BIN_HEAD_LEN - BIN_SYNC_LEN) - BIN_CRC_LEN);
+}
+
+/* Bytes that were not a good frame: version 3 holds the frames after
+ * them until their group's parity can say what was lost. */
+static void gap(struct bin_reader *r)
+{
+	if (r->st.version != BIN_VERSION_1)
+		bin_parity_gap(r->parity);
+}
+
+/* A good frame at buf[at], n bytes, through the parity layer. */
+static void good_frame(struct bin_reader *r, size_t at, size_t n)
+{
+	unsigned lost;
+
+	r->stats.frames++;
+	if (bin_parity_frame(r->parity, r->buf + at + BIN_SYNC_LEN,
+			     n - BIN_SYNC_LEN, &lost)) {
+		r->stats.frames_rebuilt++;
+		verbose("bin: byte %llu: a lost frame rebuilt from its "
+			"group's parity",
+			(unsigned long long)(r->offset + at));
+	}
+	if (lost)
+		verbose("bin: byte %llu: %u frames of a group lost: its parity "
+			"rebuilds one alone",
+			(unsigned long long)(r->offset + at), lost);
 }
 
 /* The frame at f (its sync marker) of n bytes: does its CRC hold? */
@@ -1027,6 +1096,8 @@ static void scan(struct bin_reader *r, bool at_end)
 					      : BIN_SYNC_LEN - 1;
 
 			r->stats.bytes_skipped += r->len - pos - keep;
+			if (r->len - pos > keep)
+				gap(r);
 			pos = r->len - keep;
 			break;
 		}
@@ -1045,6 +1116,7 @@ static void scan(struct bin_reader *r, bool at_end)
 			at = pos;
 		}
 		if (at > pos) {
+			gap(r);
 			r->stats.bytes_skipped += at - pos;
 			verbose("bin: byte %llu: resynchronised after "
 				"%zu bytes",
@@ -1056,6 +1128,7 @@ static void scan(struct bin_reader *r, bool at_end)
 				break;
 			r->stats.bad_frames++;
 			r->stats.bytes_skipped += r->len - at;
+			gap(r);
 			pos = r->len;
 			break;
 		}
@@ -1089,20 +1162,21 @@ static void scan(struct bin_reader *r, bool at_end)
 		flags = r->buf[at + 5];
 		/* a type above ours is a later writer's: read past it
 		 * (docs/bin-format.md) once its CRC holds */
-		if (!type || flags & ~BIN_FLAG_ZLIB)
+		if (!type ||
+		    (flags != BIN_FLAG_ZLIB && flags != BIN_FLAG_DICT && flags))
 			goto bad;
-		r->stats.frames++;
-		frame(r, type, flags, r->buf + at + BIN_HEAD_LEN, flen);
+		good_frame(r, at, need);
 		pos = at + need;
 		continue;
 	bad:
 		/* the frame we missed may have held anything: version 1
-		 * waits for a key frame, version 2 for nothing */
+		 * waits for a key frame, version 3 for the parity */
 		verbose("bin: byte %llu: a frame with a bad checksum skipped",
 			(unsigned long long)(r->offset + at));
 		r->stats.bad_frames++;
 		r->stats.bytes_skipped++;
 		r->st.synced &= r->st.version == BIN_VERSION;
+		gap(r);
 		pos = at + 1;
 	}
 	if (pos) /* r->buf is NULL until the first bytes come */
@@ -1122,6 +1196,7 @@ void bin_reader_feed(struct bin_reader *r, const void *data, size_t len)
 void bin_reader_end(struct bin_reader *r)
 {
 	scan(r, true);
+	bin_parity_flush(r->parity);
 	close_pieces(r, false);
 	for (size_t i = 0; i < r->npending; i++)
 		headless(r, &r->pending[i]);
@@ -1136,6 +1211,7 @@ const struct bin_stats *bin_reader_stats(const struct bin_reader *r)
 void bin_reader_free(struct bin_reader *r)
 {
 	free_snapshot(&r->acc);
+	bin_parity_free(r->parity);
 	reset_state(&r->st);
 	for (size_t i = 0; i < r->npending; i++)
 		free(r->pending[i].p);

@@ -3,9 +3,9 @@
  * Reading the bin stream (docs/bin-format.md): bytes in, snapshots out.
  * The reader finds frames by their sync marker and CRC, so it can start
  * anywhere; it repairs a frame with one flipped bit, and counts what it
- * could not read. Version 2 loses only the piece of a snapshot a bad
- * frame held (and rows that needed what it alone carried); version 1
- * waits for the next key frame.
+ * could not read. Version 3 rebuilds a lost frame from its group's
+ * parity, else loses only the piece of a snapshot it held (and rows that
+ * needed what it alone carried); version 1 waits for the next key frame.
  */
 #ifndef STACKBOX_BIN_READ_H
 #define STACKBOX_BIN_READ_H
@@ -39,7 +39,7 @@ struct bin_state {
 	const char **ksym_name;
 	size_t nksyms, ksyms_cap;
 	uint64_t ksym_prev;	  /* addresses come as deltas to the last one */
-	struct u64map ksym_known; /* version 2: addresses listed already */
+	struct u64map ksym_known; /* version 3: addresses listed already */
 	uint64_t *cgroup_id;
 	const char **cgroup_path;
 	size_t ncgroups, cgroups_cap;
@@ -60,6 +60,7 @@ struct bin_stats {
 	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
 	uint64_t snapshots_missing; /* gaps in the sequence numbers */
 	uint64_t frames_repaired;   /* one flipped bit, found by the CRC */
+	uint64_t frames_rebuilt;    /* lost, and rebuilt from parity */
 	uint64_t frames_headless; /* snapshot frames whose header never came */
 	uint64_t pieces_lost;	  /* pieces of delivered snapshots */
 	uint64_t rows_dropped;	  /* they named a stack or name not received */
@@ -74,7 +75,7 @@ struct bin_reader_ops {
 	void (*maps)(void *ctx, uint32_t tgid, const struct rec_map *m,
 		     size_t n);
 	/* a snapshot; rows' stack ids are dictionary references
-	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i; version 2
+	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i; version 3
 	 * leaves gaps, ip NULL, which no row delivered refers to) */
 	void (*snapshot)(void *ctx, const struct bin_state *st,
 			 struct snapshot *s);

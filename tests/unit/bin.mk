@@ -6,7 +6,8 @@ $(TESTS_O)/unit/test_bin $(SAN_O)/unit/test_bin: $(srctree)/common/format_bin.c
 endif
 # (the reader is in the core with either: report, the recorder's dump)
 ifeq ($(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),)
-$(TESTS_O)/unit/test_bin $(SAN_O)/unit/test_bin: $(srctree)/common/report/bin_read.c
+$(TESTS_O)/unit/test_bin $(SAN_O)/unit/test_bin: $(srctree)/common/report/bin_read.c \
+		$(srctree)/common/report/bin_parity.c $(srctree)/common/bin_dict.c
 endif
 
 # libFuzzer (clang): a short run in make check (tests/unit/fuzz.sh), a
@@ -14,6 +15,7 @@ endif
 FUZZ_BIN := $(TESTS_O)/fuzz/fuzz_bin
 FUZZ_SECONDS ?= 300
 $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.c \
+		$(srctree)/common/report/bin_parity.c $(srctree)/common/bin_dict.c \
 		$(srctree)/common/u64map.c \
 		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)
@@ -25,6 +27,7 @@ $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.
 TEST_BIN_ASAN := $(TESTS_O)/fuzz/test_bin_asan
 $(TEST_BIN_ASAN): $(srctree)/tests/unit/test_bin.c $(srctree)/tests/unit/bin_dump.h \
 		$(srctree)/common/format_bin.c $(srctree)/common/report/bin_read.c \
+		$(srctree)/common/report/bin_parity.c $(srctree)/common/bin_dict.c \
 		$(srctree)/common/u64map.c $(srctree)/common/lib.c \
 		$(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)

@@ -187,7 +187,7 @@ static bool stack_ok(const struct bin_state *st, __u64 ref, __u64 id)
 }
 
 /* Kernel names: none wrong; strict: none missing either (a damaged
- * version 2 stream may lack one whose frames were both lost). */
+ * version 3 stream may lack one whose frame parity could not rebuild). */
 static bool ksyms_ok(const struct bin_state *st, __u64 id, bool strict)
 {
 	for (unsigned j = 0; id >= 50 && j < depth_of(id); j++) {
@@ -589,7 +589,7 @@ int main(int argc, char **argv)
 	sn.strict = false;
 
 	/* 2. starting mid-stream: whole snapshots from the next key frame
-	 * on at the latest (a header copy and the repeated entries may
+	 * on at the latest (a header copy and a rebuilt frame may
 	 * bring them sooner), and every one after */
 	st = decode(b.p + b.len / 3, b.len - b.len / 3, 4096, &sn);
 	{
@@ -678,6 +678,33 @@ int main(int argc, char **argv)
 		printf("bin: shaped stream %zu bytes; one bit flipped: %.1f %% "
 		       "of samples kept, %u of 100 streams whole\n",
 		       sb.len, 100.0 * kept / (total * 100), flips_whole);
+		/* a whole frame damaged (bytes inserted in it, so neither
+		 * its CRC nor its length holds): parity rebuilds it */
+		{
+			unsigned frames = 0, whole = 0;
+
+			for (size_t at = 0; at + 16 < sb.len; at++) {
+				size_t len = sb.len + 5;
+				unsigned char *p;
+
+				if (memcmp(sb.p + at, BIN_SYNC, BIN_SYNC_LEN) ||
+				    sb.p[at + 4] == BIN_PARITY)
+					continue;
+				p = xmalloc(len);
+				memcpy(p, sb.p, at + 12);
+				memcpy(p + at + 12, "\x5a\xa5\x00\xff\x17", 5);
+				memcpy(p + at + 17, sb.p + at + 12,
+				       sb.len - at - 12);
+				ss = decode_shaped(p, len);
+				frames++;
+				whole += ss.samples == total && !ss.wrong;
+				free(p);
+			}
+			CHECK("bin: any one frame damaged beyond repair is "
+			      "rebuilt from its group's parity",
+			      frames > 10 && whole == frames,
+			      "%u of %u streams whole", whole, frames);
+		}
 		rnd_state = 1818;
 		kept = 0;
 		for (int i = 0; i < 200; i++) {
