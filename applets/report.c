@@ -610,11 +610,13 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	}
 	if (st->bytes_skipped || st->bad_frames || st->frames_unsynced ||
 	    st->snapshots_broken || st->snapshots_missing)
-		error_msg("%s: skipped %llu bytes (%llu bad frames) and %llu "
+		error_msg("%s: skipped %llu bytes (%llu bad frames; %llu lost "
+			  "frames rebuilt from parity) and %llu "
 			  "frames before a key frame; %llu snapshots "
 			  "incomplete, %llu missing",
 			  name, (unsigned long long)st->bytes_skipped,
 			  (unsigned long long)st->bad_frames,
+			  (unsigned long long)st->frames_rebuilt,
 			  (unsigned long long)st->frames_unsynced,
 			  (unsigned long long)st->snapshots_broken,
 			  (unsigned long long)st->snapshots_missing);
@@ -625,11 +627,9 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 			  name, (unsigned long long)st->frames_headless,
 			  (unsigned long long)st->pieces_lost,
 			  (unsigned long long)st->rows_dropped);
-	if (st->frames_repaired || st->frames_rebuilt)
-		verbose("%s: %llu damaged frames repaired, %llu lost ones "
-			"rebuilt from parity",
-			name, (unsigned long long)st->frames_repaired,
-			(unsigned long long)st->frames_rebuilt);
+	if (st->frames_repaired)
+		verbose("%s: %llu damaged frames repaired", name,
+			(unsigned long long)st->frames_repaired);
 	if (st->unwritten)
 		error_msg("%s: the collector could not write %llu snapshots "
 			  "(its sink failed)",
