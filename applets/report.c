@@ -14,8 +14,9 @@
 //usage:
 //usage:Read bin streams (stackbox APPLET -f bin) from FILEs or standard
 //usage:input ("-"), one after the other, and write their snapshots. A
-//usage:corrupt or cut stream is read up to the damage and again from the
-//usage:next key frame; what was skipped is counted on standard error.
+//usage:damaged or cut stream loses the snapshots (or their pieces) that
+//usage:were hit, repairs a flipped bit, and says on standard error what
+//usage:it lost (-v: where and why).
 //usage:A FILE may also be what `perf script` prints of a recording with
 //usage:callchains (perf record -g, any event): its value is samples, or
 //usage:the event's period where perf prints it.
@@ -609,14 +610,26 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	}
 	if (st->bytes_skipped || st->bad_frames || st->frames_unsynced ||
 	    st->snapshots_broken || st->snapshots_missing)
-		error_msg("%s: skipped %llu bytes (%llu bad frames) and %llu "
+		error_msg("%s: skipped %llu bytes (%llu bad frames; %llu lost "
+			  "frames rebuilt from parity) and %llu "
 			  "frames before a key frame; %llu snapshots "
 			  "incomplete, %llu missing",
 			  name, (unsigned long long)st->bytes_skipped,
 			  (unsigned long long)st->bad_frames,
+			  (unsigned long long)st->frames_rebuilt,
 			  (unsigned long long)st->frames_unsynced,
 			  (unsigned long long)st->snapshots_broken,
 			  (unsigned long long)st->snapshots_missing);
+	if (st->frames_headless || st->pieces_lost || st->rows_dropped)
+		error_msg("%s: lost %llu snapshot frames without their header, "
+			  "%llu pieces of snapshots, %llu rows whose stack or "
+			  "name was lost (-v: where and why)",
+			  name, (unsigned long long)st->frames_headless,
+			  (unsigned long long)st->pieces_lost,
+			  (unsigned long long)st->rows_dropped);
+	if (st->frames_repaired)
+		verbose("%s: %llu damaged frames repaired", name,
+			(unsigned long long)st->frames_repaired);
 	if (st->unwritten)
 		error_msg("%s: the collector could not write %llu snapshots "
 			  "(its sink failed)",

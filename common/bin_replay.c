@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Recorded snapshots through output.c; see bin_replay.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bin_replay.h"
 #include "binfmt.h"
@@ -11,7 +12,9 @@
 struct bin_replay {
 	struct output *out;
 	struct output_sources saved; /* the live ones, while these stand in */
-	size_t stacks_put;	     /* dictionary entries in the cache */
+	/* dictionary entries in the cache; version 3 may fill gaps later */
+	bool *stack_put;
+	size_t stack_put_cap;
 	size_t ksyms_built;
 };
 
@@ -62,7 +65,9 @@ void bin_replay_key(struct bin_replay *r)
 	/* dictionary indexes start again: so do the stack ids */
 	stack_cache_free(output_stacks(r->out));
 	output_set_stacks(r->out, stack_cache_new(-1));
-	r->stacks_put = 0;
+	free(r->stack_put);
+	r->stack_put = NULL;
+	r->stack_put_cap = 0;
 	r->ksyms_built = (size_t)-1;
 }
 
@@ -80,10 +85,19 @@ void bin_replay_sync(struct bin_replay *r, const struct bin_state *st,
 {
 	struct stack_cache *sc = output_stacks(r->out);
 
-	for (; r->stacks_put < st->nstacks; r->stacks_put++)
-		stack_cache_put(sc, BIN_REF0 + r->stacks_put,
-				st->stacks[r->stacks_put].ip,
-				st->stacks[r->stacks_put].n);
+	if (st->nstacks > r->stack_put_cap) {
+		size_t was = r->stack_put_cap;
+
+		r->stack_put = grow_array(r->stack_put, &r->stack_put_cap,
+					  st->nstacks, sizeof(bool));
+		memset(r->stack_put + was, 0, r->stack_put_cap - was);
+	}
+	for (size_t i = 0; i < st->nstacks; i++)
+		if (!r->stack_put[i] && st->stacks[i].ip) {
+			stack_cache_put(sc, BIN_REF0 + i, st->stacks[i].ip,
+					st->stacks[i].n);
+			r->stack_put[i] = true;
+		}
 	if (ENABLE_SYMBOLIZE && r->ksyms_built != st->nksyms) {
 		output_set_ksyms(r->out,
 				 ksyms_from_pairs(st->ksym_addr, st->ksym_name,
@@ -124,6 +138,7 @@ void bin_replay_free(struct bin_replay *r)
 		return;
 	output_swap_sources(r->out, &r->saved); /* now the recording's */
 	replaying = NULL;
+	free(r->stack_put);
 	stack_cache_free(r->saved.stacks);
 	if (ENABLE_SYMBOLIZE) {
 		ksyms_free(r->saved.ksyms);

@@ -15,26 +15,39 @@
 
 #include "stackbox.h"
 
-#define BIN_VERSION   1
-#define BIN_SYNC      "SBf\xa5"
-#define BIN_SYNC_LEN  4
-#define BIN_HEAD_LEN  (BIN_SYNC_LEN + 6) /* sync, type, flags, length */
-#define BIN_CRC_LEN   4
-#define BIN_MAX_FRAME (1u << 24) /* a longer length is corruption */
-#define BIN_FLAG_ZLIB 1		 /* payload is a zlib stream */
+#define BIN_VERSION	3
+#define BIN_VERSION_1	1	 /* still read: dictionary frames, no parity */
+#define BIN_KEY_ID_MASK 0x1fffff /* key period ids: 21 bits, not 0 */
+#define BIN_SYNC	"SBf\xa5"
+#define BIN_SYNC_LEN	4
+#define BIN_HEAD_LEN	(BIN_SYNC_LEN + 6) /* sync, type, flags, length */
+#define BIN_CRC_LEN	4
+#define BIN_MAX_FRAME	(1u << 24) /* a longer length is corruption */
+#define BIN_FLAG_ZLIB	1	   /* payload is a zlib stream (version 1) */
+#define BIN_FLAG_DICT	2	   /* raw deflate primed with bin_dict */
+#define BIN_GROUP_MAX	32	   /* frames a parity frame may cover */
 
 enum bin_frame_type {
 	BIN_HEADER = 1, /* a key frame: dictionaries start empty again */
-	BIN_STRINGS,	/* strings, numbered from 0 in order of appearance */
-	BIN_STACKS,	/* stacks: raw addresses, leaf first */
-	BIN_KSYMS,	/* kernel address -> function name */
-	BIN_MAPS,	/* one process's executable mappings */
-	BIN_CGROUPS,	/* cgroup id -> path */
-	BIN_AUX,	/* the applet's split value -> name (offcpu state) */
-	BIN_SAMPLES,	/* one snapshot's rows and counters */
-	BIN_NSPIDS,	/* tgid -> its pid in its own pid namespace */
+	/* version 1 frames; since, sections of a BIN_SNAP frame */
+	BIN_STRINGS, /* strings, numbered from 0 in order of appearance */
+	BIN_STACKS,  /* stacks: raw addresses, leaf first */
+	BIN_KSYMS,   /* kernel address -> function name */
+	BIN_MAPS,    /* one process's executable mappings */
+	BIN_CGROUPS, /* cgroup id -> path */
+	BIN_AUX,     /* the applet's split value -> name (offcpu state) */
+	BIN_SAMPLES, /* one snapshot's rows and counters (version 1) */
+	BIN_NSPIDS,  /* tgid -> its pid in its own pid namespace */
+	BIN_SNAP,    /* a snapshot's piece with its dictionary entries */
+	BIN_PARITY,  /* the XOR of the frames before it: rebuilds one */
 	BIN_FRAME_MAX,
 };
+
+/* What compressed payloads are primed with (bin_dict.c): the words
+ * nearly every stream holds, so that a small frame compresses too. A
+ * change is a new format version. */
+extern const unsigned char bin_dict[];
+extern const unsigned bin_dict_len;
 
 /* A metric's kind in the header; this bit set: the metric is a level. */
 #define BIN_KIND_LEVEL 0x10

@@ -34,8 +34,11 @@ struct bin_writer *bin_writer_new(unsigned key_every);
 /* The next snapshot starts with a key frame (a new file, a sink that
  * failed: the reader may have missed what was sent before). */
 void bin_writer_rekey(struct bin_writer *w);
+/* Tests: the same bytes on every machine (key ids from seed, no host
+ * name, kernel release or boot time). */
+void bin_writer_fix(struct bin_writer *w, uint64_t seed);
 /* Encode one snapshot (its rows unresolved, counters as BPF gave them)
- * into *out: dictionary frames for what is new, then the samples. */
+ * into *out: a header frame when one is due, then the snapshot's frame. */
 void bin_encode_snapshot(struct bin_writer *w, const struct snapshot *s,
 			 const struct bin_source *src, __u64 unwritten,
 			 struct bbuf *out);

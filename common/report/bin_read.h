@@ -2,8 +2,10 @@
 /*
  * Reading the bin stream (docs/bin-format.md): bytes in, snapshots out.
  * The reader finds frames by their sync marker and CRC, so it can start
- * anywhere; after a bad or missing frame it waits for the next key frame
- * and counts what it skipped.
+ * anywhere; it repairs a frame with one flipped bit, and counts what it
+ * could not read. Version 3 rebuilds a lost frame from its group's
+ * parity, else loses only the piece of a snapshot it held (and rows that
+ * needed what it alone carried); version 1 waits for the next key frame.
  */
 #ifndef STACKBOX_BIN_READ_H
 #define STACKBOX_BIN_READ_H
@@ -36,7 +38,8 @@ struct bin_state {
 	uint64_t *ksym_addr;
 	const char **ksym_name;
 	size_t nksyms, ksyms_cap;
-	uint64_t ksym_prev; /* addresses come as deltas to the last one */
+	uint64_t ksym_prev;	  /* addresses come as deltas to the last one */
+	struct u64map ksym_known; /* version 3: addresses listed already */
 	uint64_t *cgroup_id;
 	const char **cgroup_path;
 	size_t ncgroups, cgroups_cap;
@@ -56,7 +59,12 @@ struct bin_stats {
 	uint64_t snapshots;	    /* delivered */
 	uint64_t snapshots_broken;  /* their dictionaries were incomplete */
 	uint64_t snapshots_missing; /* gaps in the sequence numbers */
-	uint64_t unwritten;	    /* the writer's sink dropped these */
+	uint64_t frames_repaired;   /* one flipped bit, found by the CRC */
+	uint64_t frames_rebuilt;    /* lost, and rebuilt from parity */
+	uint64_t frames_headless; /* snapshot frames whose header never came */
+	uint64_t pieces_lost;	  /* pieces of delivered snapshots */
+	uint64_t rows_dropped;	  /* they named a stack or name not received */
+	uint64_t unwritten;	  /* the writer's sink dropped these */
 };
 
 struct bin_reader_ops {
@@ -66,8 +74,9 @@ struct bin_reader_ops {
 	/* a process's mappings (replace what was known of it) */
 	void (*maps)(void *ctx, uint32_t tgid, const struct rec_map *m,
 		     size_t n);
-	/* a whole snapshot; rows' stack ids are dictionary references
-	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i) */
+	/* a snapshot; rows' stack ids are dictionary references
+	 * (BIN_REF_*: index i of st->stacks is BIN_REF0 + i; version 3
+	 * leaves gaps, ip NULL, which no row delivered refers to) */
 	void (*snapshot)(void *ctx, const struct bin_state *st,
 			 struct snapshot *s);
 };
