@@ -386,50 +386,10 @@ static int attach_faults(struct collector *c, struct ms_state *st)
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
 		.sample_period = 1,
 	};
-	int *cpus, n = collect_ncpus(c, &cpus);
+	int n = collect_attach_per_cpu(c, st->skel->progs.ms_fault, &attr,
+				       "page-faults");
 
-	for (int i = 0; i < n; i++) {
-		int fd = syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1,
-				 PERF_FLAG_FD_CLOEXEC);
-		struct bpf_link *l;
-
-		if (fd < 0)
-			perror_exit("perf_event_open(page-faults) on CPU %d",
-				    cpus[i]);
-		l = bpf_program__attach_perf_event(st->skel->progs.ms_fault,
-						   fd);
-		if (!l)
-			perror_exit("attaching to the page-faults event of "
-				    "CPU %d",
-				    cpus[i]);
-		collect_keep_link(c, l);
-	}
 	verbose("page faults: a software perf event on %d CPUs", n);
-	return 0;
-}
-
-/* The mode's tracepoints and raw tracepoints, as their sections say. */
-static int attach_tracepoints(struct collector *c, struct bpf_object *obj)
-{
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, obj)
-	{
-		const char *sec = bpf_program__section_name(p);
-		struct bpf_link *l;
-
-		if (!bpf_program__autoload(p) ||
-		    strncmp(bpf_program__name(p), "ms_", 3) ||
-		    (strncmp(sec, "tracepoint/", 11) &&
-		     strncmp(sec, "raw_tp/", 7)))
-			continue;
-		l = bpf_program__attach(p);
-		if (!l) {
-			error_msg("attaching %s: %s", sec, strerror(errno));
-			return -errno;
-		}
-		collect_keep_link(c, l);
-	}
 	return 0;
 }
 
@@ -607,7 +567,7 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 
 	if (a->mode == MS_MODE_FAULTS)
 		return attach_faults(c, a->st);
-	if ((err = attach_tracepoints(c, s->obj)))
+	if ((err = collect_attach_tracepoints(c, s->obj, "ms_")))
 		return err;
 	if (a->mode == MS_MODE_MMAP)
 		verbose("mmap, munmap, brk: attached with %s", a->st->raw_way);

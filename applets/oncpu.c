@@ -55,10 +55,24 @@ static int oncpu_configure(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-static int open_sampler(struct perf_event_attr *attr, int cpu)
+/* Does the first CPU count cycles? Not without a PMU (most VMs say
+ * ENOENT, EOPNOTSUPP or ENODEV); another refusal is the attach's to say. */
+static bool cycles_here(struct collector *c, struct perf_event_attr *attr)
 {
-	return syscall(SYS_perf_event_open, attr, -1, cpu, -1,
-		       PERF_FLAG_FD_CLOEXEC);
+	int *cpus, fd;
+
+	collect_ncpus(c, &cpus);
+	fd = syscall(SYS_perf_event_open, attr, -1, cpus[0], -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	if (errno != ENOENT && errno != EOPNOTSUPP && errno != ENODEV)
+		return true;
+	verbose("no hardware cycles event (%s): sampling with cpu-clock",
+		strerror(errno));
+	return false;
 }
 
 static void check_rate(long long hz)
@@ -87,33 +101,16 @@ static int oncpu_attach(struct collector *c, void *skel, void *args)
 		.freq = 1,
 		.sample_freq = a->hz,
 	};
-	int *cpus, n = collect_ncpus(c, &cpus);
+	int n;
 
 	check_rate(a->hz);
 	a->event = "cycles";
-	for (int i = 0; i < n; i++) {
-		struct bpf_link *link;
-		int fd = open_sampler(&attr, cpus[i]);
-
-		if (fd < 0 && attr.type == PERF_TYPE_HARDWARE &&
-		    (errno == ENOENT || errno == EOPNOTSUPP ||
-		     errno == ENODEV)) {
-			verbose("no hardware cycles event (%s): sampling with "
-				"cpu-clock",
-				strerror(errno));
-			attr.type = PERF_TYPE_SOFTWARE;
-			attr.config = PERF_COUNT_SW_CPU_CLOCK;
-			a->event = "cpu-clock";
-			fd = open_sampler(&attr, cpus[i]);
-		}
-		if (fd < 0)
-			perror_exit("perf_event_open on CPU %d", cpus[i]);
-		link = bpf_program__attach_perf_event(prog, fd);
-		if (!link)
-			perror_exit("attaching to the perf event of CPU %d",
-				    cpus[i]);
-		collect_keep_link(c, link);
+	if (!cycles_here(c, &attr)) {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		a->event = "cpu-clock";
 	}
+	n = collect_attach_per_cpu(c, prog, &attr, a->event);
 	verbose("sampling %d CPUs at %lld Hz with %s", n, a->hz, a->event);
 	return 0;
 }

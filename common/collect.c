@@ -7,11 +7,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +43,53 @@ int collect_ncpus(struct collector *c, int **cpus)
 		c->ncpus = kernel_online_cpus(&c->cpus);
 	*cpus = c->cpus;
 	return c->ncpus;
+}
+
+int collect_attach_per_cpu(struct collector *c, struct bpf_program *prog,
+			   struct perf_event_attr *attr, const char *event)
+{
+	int *cpus, n = collect_ncpus(c, &cpus);
+
+	for (int i = 0; i < n; i++) {
+		int fd = syscall(SYS_perf_event_open, attr, -1, cpus[i], -1,
+				 PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *l;
+
+		if (fd < 0)
+			perror_exit("perf_event_open(%s) on CPU %d", event,
+				    cpus[i]);
+		l = bpf_program__attach_perf_event(prog, fd);
+		if (!l)
+			perror_exit("attaching to the %s event of CPU %d",
+				    event, cpus[i]);
+		collect_keep_link(c, l);
+	}
+	return n;
+}
+
+int collect_attach_tracepoints(struct collector *c, struct bpf_object *obj,
+			       const char *prefix)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+	{
+		const char *sec = bpf_program__section_name(p);
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p) ||
+		    strncmp(bpf_program__name(p), prefix, strlen(prefix)) ||
+		    (strncmp(sec, "tracepoint/", 11) &&
+		     strncmp(sec, "raw_tp/", 7)))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			error_msg("attaching %s: %s", sec, strerror(errno));
+			return -errno;
+		}
+		collect_keep_link(c, l);
+	}
+	return 0;
 }
 
 pid_t collect_cmd_pid(struct collector *c)

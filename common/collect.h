@@ -263,6 +263,18 @@ const void *sb_elf_inflate(const unsigned char *gz, size_t len, size_t size,
 void sb_elf_release(void);
 /* Online CPUs, for per-CPU perf events. */
 int collect_ncpus(struct collector *c, int **cpus);
+struct bpf_program;
+struct perf_event_attr;
+/* prog on a perf event of attr on every online CPU, kept until the end;
+ * a CPU that refuses ends the run with one line naming event. How many
+ * CPUs. */
+int collect_attach_per_cpu(struct collector *c, struct bpf_program *prog,
+			   struct perf_event_attr *attr, const char *event);
+/* Every loaded program whose name starts with prefix and whose section
+ * is a tracepoint's or a raw tracepoint's, attached as the section says
+ * and kept. 0, or -errno (said). */
+int collect_attach_tracepoints(struct collector *c, struct bpf_object *obj,
+			       const char *prefix);
 /* -- CMD's pid until it is reaped (its exit brings the final
  * snapshot), else 0. */
 pid_t collect_cmd_pid(struct collector *c);
