@@ -23,13 +23,13 @@ else
 	done
 fi
 
-# Every kbtf_member(btf, "TYPE", "MEMBER", ...) and rastack's layout
+# Every kbtf_member("TYPE", "MEMBER", ...) and rastack's layout
 # table entries {"TYPE", "MEMBER"[, "ALT"]} have NEED(struct TYPE, MEMBER)
 # (or the ALT type) in btf-needs.c.
 needs=$SRCTREE/bpf/btf-needs.c
 {
-	grep -ho 'kbtf_member(btf, "[a-z_]*", "[a-z_]*"' "$SRCTREE"/applets/*.c "$SRCTREE"/common/*.c |
-		sed 's/.*(btf, "\([a-z_]*\)", "\([a-z_]*\)"/\1 \2/'
+	grep -ho 'kbtf_member("[a-z_]*", "[a-z_]*"' "$SRCTREE"/applets/*.c "$SRCTREE"/common/*.c |
+		sed 's/.*("\([a-z_]*\)", "\([a-z_]*\)"/\1 \2/'
 	sed -n '/layout_fields\[\] = {/,/^};/p' "$SRCTREE/applets/rastack.c" |
 		sed -n 's/^[^{]*{"\([a-z_]*\)", "\([a-z_]*\)"\(, "\([a-z_]*\)"\)\{0,1\}}.*/\1 \2 \4/p'
 } | sort -u >"${TMPDIR:-/tmp}/btf-needs.$$"
