@@ -447,13 +447,16 @@ static void attach_mapping(const struct proc_map *m, void *arg)
 	const char *path;
 	int err;
 
+	if (!m->has_file)
+		return;
 	/* most mappings of a new process are of files seen before: those
 	 * are not opened again */
-	f = m->has_file ? file_known(w->u, m->dev, m->ino) : NULL;
-	if (!f && (!m->has_file || !(path = proc_map_path(m))))
-		return;
-	if (!f)
+	f = file_known(w->u, m->dev, m->ino);
+	if (!f) {
+		if (!(path = proc_map_path(m)))
+			return;
 		f = uprobes_file(w->u, m->dev, m->ino, m->name, path);
+	}
 	if (!f->target)
 		return;
 	if (uprobes_attached_for(f, w->pid)) {
