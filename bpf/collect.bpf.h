@@ -111,6 +111,38 @@ struct {
 	__type(value, __u8);
 } sb_known SEC(".maps");
 
+/*
+ * Forks while we run, by the child's task (its first thread): who forked
+ * it and when. Until it execs, a child maps what its parent mapped, so
+ * user space copies the parent's mappings instead of reading
+ * /proc/PID/maps again (the 160 forks of one perf bench round cost offcpu
+ * 60 ms of reads). Keyed by task, not pid: the fork tracepoint gives the
+ * child as a task pointer, and this way needs no kernel types.
+ */
+struct sb_fork {
+	__u64 at; /* bpf_ktime_get_ns() */
+	__u32 parent;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct sb_fork);
+} sb_forks SEC(".maps");
+
+/* The last exec of every process that exec'd while we run and lives: a
+ * parent that exec'd after a fork no longer maps what its child does.
+ * Not LRU: a forgotten exec could pass a parent's new mappings to an old
+ * child, so a full map turns the copying off (sb_execs_full). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} sb_execs SEC(".maps");
+__u32 sb_execs_full = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
@@ -124,7 +156,7 @@ static __always_inline void sb_stat_add(__u32 stat, __u64 n)
 		*v += n; /* per-CPU: no other writer */
 }
 
-static __always_inline void sb_event(__u32 type, __u32 tgid)
+static __always_inline void sb_event_from(__u32 type, __u32 tgid, __u32 parent)
 {
 	struct sb_event *e = bpf_ringbuf_reserve(&sb_events, sizeof(*e), 0);
 
@@ -134,7 +166,36 @@ static __always_inline void sb_event(__u32 type, __u32 tgid)
 	}
 	e->type = type;
 	e->tgid = tgid;
+	e->parent = parent;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void sb_event(__u32 type, __u32 tgid)
+{
+	sb_event_from(type, tgid, 0);
+}
+
+/* The current task's process makes its first row: user space reads its
+ * mappings while it lives, or copies its parent's if it is a fork that
+ * has not exec'd. */
+static __always_inline void sb_announce(__u32 tgid)
+{
+	__u64 task = bpf_get_current_task(), *exec;
+	struct sb_fork *f;
+	__u32 parent = 0;
+	__u8 one = 1;
+
+	if (!sb_cfg.track_procs || !tgid ||
+	    bpf_map_lookup_elem(&sb_known, &tgid))
+		return;
+	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
+	f = bpf_map_lookup_elem(&sb_forks, &task);
+	if (f && f->parent != tgid && !sb_execs_full) {
+		exec = bpf_map_lookup_elem(&sb_execs, &f->parent);
+		if (!exec || *exec < f->at)
+			parent = f->parent;
+	}
+	sb_event_from(SB_EV_NEW_TGID, tgid, parent);
 }
 
 /* A u64 of kernel memory; 0 where it cannot be read. */
@@ -283,13 +344,7 @@ static __always_inline void sb_key_task(struct sb_key *key, __u64 pid_tgid)
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->user_stack = SB_STACK_NONE;
 	key->kern_stack = SB_STACK_NONE;
-	if (sb_cfg.track_procs && key->tgid &&
-	    !bpf_map_lookup_elem(&sb_known, &key->tgid)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&sb_known, &key->tgid, &one, BPF_ANY);
-		sb_event(SB_EV_NEW_TGID, key->tgid);
-	}
+	sb_announce(key->tgid);
 }
 
 /* A stack id for a key: one that could not be kept is counted. */
@@ -403,11 +458,26 @@ static __always_inline void sb_count_closing(const struct sb_key *key,
 
 /* Process lifetime, so user space captures mappings while they exist.
  * raw_tp: needs neither tracefs nor BTF. */
+SEC("raw_tp/sched_process_fork")
+int sb_on_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 child = ctx->args[1]; /* (parent, child) */
+	struct sb_fork f = {bpf_ktime_get_ns(),
+			    bpf_get_current_pid_tgid() >> 32};
+
+	bpf_map_update_elem(&sb_forks, &child, &f, BPF_ANY);
+	return 0;
+}
+
 SEC("raw_tp/sched_process_exec")
 int sb_on_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 task = bpf_get_current_task(), now = bpf_ktime_get_ns();
 
+	bpf_map_delete_elem(&sb_forks, &task); /* its own mappings now */
+	if (bpf_map_update_elem(&sb_execs, &tgid, &now, BPF_ANY))
+		sb_execs_full = 1;
 	if (bpf_map_lookup_elem(&sb_known, &tgid))
 		sb_event(SB_EV_EXEC, tgid);
 	return 0;
@@ -416,9 +486,12 @@ int sb_on_exec(void *ctx)
 SEC("raw_tp/sched_process_exit")
 int sb_on_exit(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
 	__u32 tgid = id >> 32;
 
+	bpf_map_delete_elem(&sb_forks, &task); /* its address may come back */
+	if ((__u32)id == tgid)
+		bpf_map_delete_elem(&sb_execs, &tgid);
 	if ((__u32)id == tgid && bpf_map_lookup_elem(&sb_known, &tgid)) {
 		bpf_map_delete_elem(&sb_known, &tgid);
 		sb_event(SB_EV_EXIT, tgid);

@@ -213,19 +213,6 @@ static __always_inline __u64 row_ref(__u32 tgid, __u32 gen, __u64 ustack,
 	return h ^ (h >> 29);
 }
 
-/* Tell user space about a process the first time one of its rows is
- * made, so its mappings are read while it lives. */
-static __always_inline void announce(__u32 tgid)
-{
-	__u8 one = 1;
-
-	if (!sb_cfg.track_procs || !tgid ||
-	    bpf_map_lookup_elem(&sb_known, &tgid))
-		return;
-	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
-	sb_event(SB_EV_NEW_TGID, tgid);
-}
-
 /* The row of the current task's process and these stacks. */
 static __always_inline struct ms_row *
 row_get(__u32 tgid, __u32 gen, __u64 ustack, __u64 kstack, __u64 *ref)
@@ -252,7 +239,7 @@ row_get(__u32 tgid, __u32 gen, __u64 ustack, __u64 kstack, __u64 *ref)
 		sb_stat_add(MS_STAT_ROWS_FULL, 1);
 		return NULL;
 	}
-	announce(tgid);
+	sb_announce(tgid);
 	return bpf_map_lookup_elem(&ms_rows, ref);
 }
 

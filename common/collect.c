@@ -97,12 +97,25 @@ pid_t collect_cmd_pid(struct collector *c)
 	return c->child > 0 ? c->child : 0;
 }
 
+/* A new process forked by parent, not exec'd since: parent's mappings,
+ * with no /proc/PID/maps read, when the capture of them is good for it. */
+static bool inherit(struct collector *c, const struct sb_event *e)
+{
+	if (e->type != SB_EV_NEW_TGID || !e->parent || !ENABLE_SYMBOLIZE ||
+	    !c->procs || proc_syms_inherit(c->procs, e->tgid, e->parent))
+		return false;
+	unwind_inherit(c->unwind, e->tgid, e->parent);
+	output_note_process(c->out, e->tgid);
+	c->procs_copied++;
+	return true;
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct collector *c = ctx;
 	const struct sb_event *e = data;
 
-	if (len < sizeof(*e))
+	if (len < sizeof(*e) || inherit(c, e))
 		return 0;
 	switch (e->type) {
 	case SB_EV_EXEC:
@@ -123,6 +136,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	switch (e->type) {
 	case SB_EV_NEW_TGID:
 		proc_syms_capture(c->procs, e->tgid);
+		c->procs_read++;
 		break;
 	case SB_EV_EXEC:
 		proc_syms_exec(c->procs, e->tgid);
@@ -330,6 +344,10 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		   c.child || o->pids.n ? "on" : "off", c.describe);
 	status = run_loop(&c) ? 1 : 0;
 	status_say("stopped after %lu snapshots", c.seq);
+	if (c.procs_read || c.procs_copied)
+		verbose("new processes: %lu had their mappings read, %lu "
+			"forks not exec'd were given their parent's",
+			c.procs_read, c.procs_copied);
 
 	ring_buffer__free(c.events);
 	capture_free(c.capture);

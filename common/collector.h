@@ -42,6 +42,9 @@ struct collector {
 	int *cpus, ncpus;
 	char describe[256];
 	unsigned long seq;
+	/* new processes whose mappings were read, and forks given their
+	 * parent's instead (SB_EV_NEW_TGID) */
+	unsigned long procs_read, procs_copied;
 	struct timespec interval_start;
 	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
 	struct capture *capture; /* -T: triggers, the flight recorder */

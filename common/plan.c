@@ -141,14 +141,16 @@ static void fall_back(struct collector *c, unsigned h, const char *why)
 		hk->alts[next].label);
 }
 
+/* The core's programs that follow processes (collect.bpf.h). */
+static const char *const process_progs[] = {"sb_on_fork", "sb_on_exec",
+					    "sb_on_exit"};
+
 static void set_autoload(struct collector *c)
 {
-	bool procs = c->cfg->track_procs;
-
-	bpf_program__set_autoload(
-		bpf_object__find_program_by_name(c->obj, "sb_on_exec"), procs);
-	bpf_program__set_autoload(
-		bpf_object__find_program_by_name(c->obj, "sb_on_exit"), procs);
+	for (size_t i = 0; i < ARRAY_SIZE(process_progs); i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(
+						  c->obj, process_progs[i]),
+					  c->cfg->track_procs);
 	for (unsigned h = 0; hook(c, h); h++)
 		for (unsigned i = 0; hook(c, h)->alts[i].prog; i++) {
 			const char *name = hook(c, h)->alts[i].prog;
@@ -246,8 +248,6 @@ static void prealloc_for_perf_event(struct collector *c)
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
 static int attach_plan(struct collector *c)
 {
-	static const char *const core[] = {"sb_on_exec", "sb_on_exit"};
-
 	for (unsigned h = 0; hook(c, h); h++) {
 		const char *name = hook(c, h)->alts[c->choice[h]].prog;
 		struct bpf_link *l;
@@ -280,14 +280,16 @@ static int attach_plan(struct collector *c)
 		status_say("%s: attached with %s", hook(c, h)->what,
 			   hook(c, h)->alts[c->choice[h]].label);
 	}
-	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(core); i++) {
-		struct bpf_link *l = bpf_program__attach(
-			bpf_object__find_program_by_name(c->obj, core[i]));
+	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(process_progs);
+	     i++) {
+		struct bpf_link *l =
+			bpf_program__attach(bpf_object__find_program_by_name(
+				c->obj, process_progs[i]));
 
 		if (!l)
 			error_exit("attaching %s: %s (user frames of processes "
 				   "that exit may stay unresolved)",
-				   core[i], bpf_strerror(errno));
+				   process_progs[i], bpf_strerror(errno));
 		collect_keep_link(c, l);
 	}
 	return 0;

@@ -451,6 +451,39 @@ int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
 	return capture(ps, tgid, true);
 }
 
+/*
+ * A fork that has not exec'd maps what its parent mapped at the fork,
+ * and neither has exec'd since (BPF checked). What the parent mapped
+ * after the capture, its child finds as a miss, read then (lookup).
+ */
+int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent)
+{
+	const struct sproc *from = *proc_slot(ps, parent);
+	struct sproc **slot, *pr;
+	size_t i;
+
+	if (!from || from->recorded || !from->nmaps || parent == tgid)
+		return -1;
+	slot = proc_slot(ps, tgid);
+	if (*slot)
+		proc_drop(ps, slot);
+	pr = proc_add(ps, tgid, false);
+	pr->starttime = read_starttime(ps, tgid);
+	pr->maps = xmalloc(from->nmaps * sizeof(*pr->maps));
+	for (i = 0; i < from->nmaps; i++) {
+		struct smap *m = &pr->maps[i];
+
+		*m = from->maps[i];
+		m->name = xstrdup(m->name);
+		m->module =
+			m->name + (from->maps[i].module - from->maps[i].name);
+		if (m->file)
+			m->file->refs++;
+	}
+	pr->nmaps = from->nmaps;
+	return 0;
+}
+
 void proc_syms_exec(struct proc_syms *ps, uint32_t tgid)
 {
 	/* failing now is fine: the next lookup tries again */

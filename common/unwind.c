@@ -262,6 +262,22 @@ void unwind_process(struct unwind *u, pid_t tgid)
 	free(pm);
 }
 
+void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
+{
+	struct sb_unwind_proc *p;
+
+	if (!u)
+		return;
+	p = xmalloc(sizeof(*p));
+	if (bpf_map_lookup_elem(u->procs_fd, &parent, p)) {
+		unwind_process(u, tgid);
+	} else {
+		p->stale = 0;
+		bpf_map_update_elem(u->procs_fd, &tgid, p, BPF_ANY);
+	}
+	free(p);
+}
+
 void unwind_exit(struct unwind *u, pid_t tgid)
 {
 	if (u)

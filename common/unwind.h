@@ -35,6 +35,8 @@ void unwind_loaded(struct unwind *u);
  * when it is named or first seen, after exec, and when BPF met code
  * outside its known mappings. */
 void unwind_process(struct unwind *u, pid_t tgid);
+/* tgid is a fork of parent that has not exec'd: parent's mappings. */
+void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent);
 /* It is gone. */
 void unwind_exit(struct unwind *u, pid_t tgid);
 /* One line for the snapshot header. */
@@ -55,6 +57,9 @@ static inline void unwind_loaded(struct unwind *u)
 {
 }
 static inline void unwind_process(struct unwind *u, pid_t tgid)
+{
+}
+static inline void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 {
 }
 static inline void unwind_exit(struct unwind *u, pid_t tgid)
