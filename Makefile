@@ -95,7 +95,7 @@ core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/perf_script
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch
-core-$(CONFIG_SYMBOLIZE) += ksyms elfsyms gopclntab procsyms callsite
+core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)

@@ -130,4 +130,10 @@ struct sb_event {
 	__u32 parent;
 };
 
+/* A kernel address's name, as sb_ksym writes it. */
+#define SB_KSYM_LEN 160
+struct sb_ksym_name {
+	char name[SB_KSYM_LEN];
+};
+
 #endif

@@ -20,6 +20,7 @@
 
 #include "capture.h"
 #include "collector.h"
+#include "kernel_names.h"
 #include "kernel.h"
 #include "output.h"
 #include "output_sink.h"
@@ -324,6 +325,10 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	c.stacks = stack_cache_new(
 		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));
 	output_set_stacks(c.out, c.stacks);
+	if (ENABLE_SYMBOLIZE && !o->user_only) {
+		c.knames = kernel_names_open(c.obj);
+		output_set_kernel_names(c.out, c.knames);
+	}
 	for (size_t i = 0; i < o->pids.n; i++) {
 		add_tgid(&c, o->pids.pid[i]);
 		if (ENABLE_SYMBOLIZE && c.procs) /* now, while they live */
@@ -356,6 +361,11 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	stack_cache_free(c.stacks);
 	if (output_close(c.out))
 		status = 1;
+	if (ENABLE_SYMBOLIZE && c.knames) {
+		verbose("kernel frames: %lu addresses named by the kernel",
+			kernel_names_asked(c.knames));
+		kernel_names_free(c.knames);
+	}
 	if (c.child > 0) { /* stopped by -d or a signal: CMD goes on */
 		verbose("%s (pid %d) is still running", cmd[0], c.child);
 	} else if (c.child < 0) {

@@ -45,6 +45,7 @@ struct collector {
 	/* new processes whose mappings were read, and forks given their
 	 * parent's instead (SB_EV_NEW_TGID) */
 	unsigned long procs_read, procs_copied;
+	struct kernel_names *knames; /* kernel frames' names; NULL: kallsyms */
 	struct timespec interval_start;
 	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
 	struct capture *capture; /* -T: triggers, the flight recorder */

@@ -17,6 +17,7 @@
 #include "sink.h"
 #include "output.h"
 #include "output_sink.h"
+#include "kernel_names.h"
 #include "stacks.h"
 #include "syms.h"
 #include "u64map.h"
@@ -30,6 +31,7 @@ struct output {
 	struct stack_cache *stacks;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
+	struct kernel_names *knames; /* before ksyms is loaded: see there */
 	struct proc_syms *procs;
 	char **strings; /* this snapshot's frame names */
 	size_t nstrings, strings_cap;
@@ -161,6 +163,11 @@ void output_set_stacks(struct output *out, struct stack_cache *stacks)
 	out->stacks = stacks;
 }
 
+void output_set_kernel_names(struct output *out, struct kernel_names *kn)
+{
+	out->knames = kn;
+}
+
 struct proc_syms *output_procs(struct output *out)
 {
 	return out->procs;
@@ -220,6 +227,9 @@ static const char *kernel_sym(struct output *out, __u64 ip)
 {
 	uint64_t off;
 
+	/* the kernel names them, unless a recording brought its names */
+	if (ENABLE_SYMBOLIZE && out->knames && !out->ksyms)
+		return kernel_names_lookup(out->knames, ip);
 	/* loaded at the first kernel frame, not before CMD may start */
 	if (ENABLE_SYMBOLIZE && !out->ksyms_tried) {
 		out->ksyms_tried = true;

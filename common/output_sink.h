@@ -13,6 +13,10 @@ struct snapshot;
 struct output *output_open(const struct collect_opts *o);
 /* Where frames come from, once BPF is loaded. */
 void output_set_stacks(struct output *out, struct stack_cache *stacks);
+/* Kernel frames named by the running kernel, not /proc/kallsyms (NULL:
+ * kallsyms). Owned by the caller, freed after output_close(). */
+struct kernel_names;
+void output_set_kernel_names(struct output *out, struct kernel_names *kn);
 /* The process symbol cache, to capture processes while they live. */
 struct proc_syms *output_procs(struct output *out);
 /* A process seen for the first time, or exec'd: what must be read of it

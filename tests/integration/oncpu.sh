@@ -81,11 +81,20 @@ check "oncpu text header names the period" grep -q '1 sample = 5.025 ms of CPU t
 
 # 4. system wide with syscalls in kernel stacks: no frames of our own
 dd if=/dev/zero of=/dev/null bs=1 count=3000000 2>/dev/null & dpid=$!
-"$STACKBOX" oncpu -F 499 -d 2 -f folded >"$T/sys" 2>"$T/sys.err"
+"$STACKBOX" oncpu -v -F 499 -d 2 -f folded >"$T/sys" 2>"$T/sys.err"
 wait $dpid
 check "oncpu system wide sees kernel stacks" grep -q ';-;.*' "$T/sys"
 check "oncpu kernel frames are symbolised" grep -qE ';-;.*(entry_SYSCALL|do_syscall|ksys_)' "$T/sys"
 check "oncpu no frames of its own BPF programs" test -z "$(own_frames "$T/sys")"
+# the kernel names them (bpf_snprintf "%pS", 5.13+), not a kallsyms table:
+# every name must still be one of kallsyms' functions
+check "oncpu kernel frames named by the kernel (-v)" \
+	grep -qE 'kernel frames: [1-9][0-9]* addresses named by the kernel' "$T/sys.err"
+sed -n 's/^[^ ]*;-;\(.*\) [0-9]*$/\1/p' "$T/sys" | tr ';' '\n' |
+	grep -v '^\[kernel 0x' | sort -u >"$T/knames"
+awk '$2 ~ /^[tTwW]$/ { print $3 }' /proc/kallsyms | sort -u >"$T/ktext"
+check "oncpu kernel frames: $(wc -l <"$T/knames") names, all kallsyms functions" \
+	sh -c "[ -s '$T/knames' ] && [ -z \"\$(comm -23 '$T/knames' '$T/ktext')\" ]"
 check "oncpu idle excluded" test -z "$(grep -E '^swapper' "$T/sys")"
 
 # 5. -U / -K select the stack kinds
