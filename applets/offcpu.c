@@ -136,6 +136,8 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
 	s->rodata->wakers_on = a->wakers;
+	if (!a->wakers) /* 16384 preallocated entries cost start time */
+		bpf_map__set_max_entries(s->maps.wakers, 1);
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);

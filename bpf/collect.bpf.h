@@ -117,7 +117,10 @@ struct {
  * user space copies the parent's mappings instead of reading
  * /proc/PID/maps again (the 160 forks of one perf bench round cost offcpu
  * 60 ms of reads). Keyed by task, not pid: the fork tracepoint gives the
- * child as a task pointer, and this way needs no kernel types.
+ * child as a task pointer, and this way needs no kernel types. An entry
+ * lives until the task execs or exits; a full map only means a child is
+ * read, not copied. Not preallocated, as the next one: forks and execs
+ * are rare, and preallocating is most of a start's CPU time.
  */
 struct sb_fork {
 	__u64 at; /* bpf_ktime_get_ns() */
@@ -125,19 +128,21 @@ struct sb_fork {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct sb_fork);
 } sb_forks SEC(".maps");
 
 /* The last exec of every process that exec'd while we run and lives: a
  * parent that exec'd after a fork no longer maps what its child does.
- * Not LRU: a forgotten exec could pass a parent's new mappings to an old
- * child, so a full map turns the copying off (sb_execs_full). */
+ * A forgotten exec could pass a parent's new mappings to an old child,
+ * so a full map turns the copying off (sb_execs_full). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u64);
 } sb_execs SEC(".maps");
