@@ -51,7 +51,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +64,7 @@
 #include "kernel.h"
 #include "mapwalk.h"
 #include "memstack.h"
+#include "memstack_hooks.h"
 #include "memstack.skel.h"
 #include "output.h"
 #include "u64map.h"
@@ -279,120 +279,6 @@ static void attach_everywhere(struct memstack_args *a)
 		files);
 }
 
-/* ---- attaching the other modes ---- */
-
-/* mmap, munmap, brk: their own tracepoints, else every syscall's raw_tp */
-static void choose_syscalls(struct ms_state *st)
-{
-	struct memstack_bpf *s = st->skel;
-	bool tp = !collect_forced("raw_tp") &&
-		  collect_tracepoint_exists("syscalls", "sys_enter_mmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_exit_mmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_enter_munmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_exit_brk");
-
-	bpf_program__set_autoload(s->progs.ms_enter_mmap, tp);
-	bpf_program__set_autoload(s->progs.ms_exit_mmap, tp);
-	bpf_program__set_autoload(s->progs.ms_enter_munmap, tp);
-	bpf_program__set_autoload(s->progs.ms_exit_brk, tp);
-	bpf_program__set_autoload(s->progs.ms_raw_sys_enter, !tp);
-	bpf_program__set_autoload(s->progs.ms_raw_sys_exit, !tp);
-	st->raw_way = tp ? "syscalls tracepoints" : "raw_tp sys_enter/sys_exit";
-	if (!tp && !collect_forced("raw_tp"))
-		verbose("no syscalls:sys_enter_mmap tracepoints: every "
-			"syscall's raw_tp, by number");
-}
-
-static const struct {
-	const char *name;
-	const char *ptr; /* "ptr", or "pfn" for pages */
-	bool page, alloc;
-} kevents[MS_K_NEVENTS] = {
-	[MS_K_KMALLOC] = {"kmalloc", "ptr", false, true},
-	[MS_K_KMALLOC_NODE] = {"kmalloc_node", "ptr", false, true},
-	[MS_K_CACHE_ALLOC] = {"kmem_cache_alloc", "ptr", false, true},
-	[MS_K_CACHE_ALLOC_NODE] = {"kmem_cache_alloc_node", "ptr", false, true},
-	[MS_K_KFREE] = {"kfree", "ptr", false, false},
-	[MS_K_CACHE_FREE] = {"kmem_cache_free", "ptr", false, false},
-	[MS_K_PAGE_ALLOC] = {"mm_page_alloc", "pfn", true, true},
-	[MS_K_PAGE_FREE] = {"mm_page_free", "pfn", true, false},
-	[MS_K_PAGE_FREE_BATCHED] = {"mm_page_free_batched", "pfn", true, false},
-};
-
-static struct bpf_program *kevent_prog(struct memstack_bpf *s, int ev)
-{
-	struct bpf_program *p[MS_K_NEVENTS] = {
-		s->progs.ms_kmalloc,
-		s->progs.ms_kmalloc_node,
-		s->progs.ms_cache_alloc,
-		s->progs.ms_cache_alloc_node,
-		s->progs.ms_kfree,
-		s->progs.ms_cache_free,
-		s->progs.ms_page_alloc,
-		s->progs.ms_page_free,
-		s->progs.ms_page_free_batched,
-	};
-
-	return p[ev];
-}
-
-static unsigned short field_at(const char *event, const char *field,
-			       unsigned char *size)
-{
-	unsigned sz = 0;
-	int off = collect_tracepoint_field("kmem", event, field, &sz);
-
-	*size = sz;
-	return off < 0 || off >= 0xffff ? 0xffff : off;
-}
-
-/* Where each kmem tracepoint keeps its fields; the ones this kernel
- * lacks (kmalloc_node went in 6.1) are not loaded. */
-static void choose_kevents(struct ms_state *st)
-{
-	struct memstack_bpf *s = st->skel;
-
-	for (int ev = 0; ev < MS_K_NEVENTS; ev++) {
-		struct ms_kfield *k = &s->rodata->kfields[ev];
-		bool ok;
-
-		k->ptr = field_at(kevents[ev].name, kevents[ev].ptr,
-				  &k->ptr_size);
-		if (k->ptr == 0xffff && kevents[ev].page) /* before 4.x */
-			k->ptr = 0xffff;
-		k->bytes = field_at(kevents[ev].name, "bytes_alloc",
-				    &k->bytes_size);
-		k->order = field_at(kevents[ev].name, "order", &k->order_size);
-		ok = k->ptr != 0xffff &&
-		     (!kevents[ev].alloc || kevents[ev].page
-			      ? k->order != 0xffff || !kevents[ev].page
-			      : k->bytes != 0xffff);
-		bpf_program__set_autoload(kevent_prog(s, ev), ok);
-		if (!ok && (ev == MS_K_KMALLOC || ev == MS_K_KFREE))
-			error_exit("--mode kernel: no usable tracepoint "
-				   "kmem:%s (tracefs, CONFIG_TRACING)",
-				   kevents[ev].name);
-		if (!ok)
-			verbose("kmem:%s: not on this kernel",
-				kevents[ev].name);
-	}
-}
-
-static int attach_faults(struct collector *c, struct ms_state *st)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS,
-		.sample_period = 1,
-	};
-	int n = collect_attach_per_cpu(c, st->skel->progs.ms_fault, &attr,
-				       "page-faults");
-
-	verbose("page faults: a software perf event on %d CPUs", n);
-	return 0;
-}
-
 /* ---- the collector's callbacks ---- */
 
 SB_SKELETON(memstack)
@@ -550,9 +436,9 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
 		probe_exit_layout(s);
 	if (a->mode == MS_MODE_MMAP)
-		choose_syscalls(st);
+		st->raw_way = ms_choose_syscalls(s);
 	if (a->mode == MS_MODE_KERNEL)
-		choose_kevents(st);
+		ms_choose_kevents(s);
 	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
 	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
 	shrink_unused(s, a->mode);
@@ -566,7 +452,7 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 	int err;
 
 	if (a->mode == MS_MODE_FAULTS)
-		return attach_faults(c, a->st);
+		return ms_attach_faults(c, s);
 	if ((err = collect_attach_tracepoints(c, s->obj, "ms_")))
 		return err;
 	if (a->mode == MS_MODE_MMAP)

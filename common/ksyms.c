@@ -9,6 +9,9 @@
  * "_etext+0x1f4000". The table is two parallel arrays sorted by address
  * (addresses for the binary search, name offsets into one string pool):
  * about 12 bytes a symbol plus its name, with no per-symbol allocation.
+ * Loading holds little more than the table (3.3 MB for 122k lines): 32
+ * bytes for each line out of address order while those are sorted. It
+ * happens at the first kernel frame, on top of every process's symbols.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +23,13 @@
 
 /* Name offset of an entry that only ends the function before it. */
 #define KSYM_GAP UINT32_MAX
+/*
+ * While loading, an entry's name word also carries its class (the top 4
+ * bits of ksym_rank(): underscores and kind; 15 is a gap), so names are
+ * offsets below 256 MiB: kallsyms has some 3 MiB of them.
+ */
+#define KSYM_CLASS_SHIFT 28
+#define KSYM_OFFSET_MASK ((1u << KSYM_CLASS_SHIFT) - 1)
 /*
  * The biggest functions of a distribution kernel are some 20 KiB. Past
  * this offset an address is in something kallsyms does not list (a BPF
@@ -35,17 +45,23 @@ struct ksyms {
 	char *pool;
 };
 
-/* One parsed line while loading; rank orders aliases, best first. */
+/* A line of the unsorted tail while it is sorted; rank as ksym_rank(). */
 struct kraw {
 	uint64_t addr;
 	uint32_t name;
 	uint32_t rank;
 };
 
+/*
+ * Lines go straight into the table's own arrays, in file order: kallsyms
+ * lists vmlinux sorted by address, so only what follows the first step
+ * back (modules, BPF programs, trampolines) needs sorting, and the table
+ * is never copied whole while it loads.
+ */
 struct kload {
-	struct kraw *raw;
-	size_t n, cap;
-	char *pool;
+	struct ksyms *ks;
+	size_t cap;
+	size_t sorted; /* ks->addr[0, sorted) is in order */
 	size_t pool_len, pool_cap;
 	size_t last, last_len; /* the name stored last, with its NUL */
 };
@@ -79,7 +95,18 @@ static uint32_t ksym_rank(char type, const char *name, size_t seq)
 	if (kind == 3)
 		u = 3;
 	/* 2 bits gap-or-underscores, 2 bits kind, then file order */
-	return u << 30 | kind << 28 | (uint32_t)(seq & 0x0fffffff);
+	return u << 30 | kind << 28 | (uint32_t)(seq & KSYM_OFFSET_MASK);
+}
+
+static uint32_t ksym_class(uint32_t word)
+{
+	return word >> KSYM_CLASS_SHIFT;
+}
+
+/* The name word as the table keeps it: without the class. */
+static uint32_t ksym_final(uint32_t word)
+{
+	return word == KSYM_GAP ? KSYM_GAP : word & KSYM_OFFSET_MASK;
 }
 
 static bool ksym_is_text(char type)
@@ -114,38 +141,50 @@ static bool ksym_parse(char *line, uint64_t *addr, char *type, char **name)
 	return true;
 }
 
-static void ksym_add(struct kload *ld, uint64_t addr, char type,
-		     const char *name)
+/* The pool offset of NAME, stored unless it ends the name stored last. */
+static uint32_t ksym_name(struct kload *ld, const char *name, size_t len)
 {
-	struct kraw *r;
-	size_t len = strlen(name) + 1;
+	struct ksyms *ks = ld->ks;
 
-	/* Offsets are 32 bits: 4 GiB of names is not a kallsyms file. */
-	if (ld->pool_len + len >= KSYM_GAP || ld->n >= 0x0fffffff)
-		return;
-	ld->raw = grow_array(ld->raw, &ld->cap, ld->n + 1, sizeof(*ld->raw));
-	r = &ld->raw[ld->n];
-	r->addr = addr;
-	r->rank = ksym_rank(type, name, ld->n);
-	r->name = KSYM_GAP;
-	ld->n++;
-	if (!ksym_is_text(type))
-		return;
 	/*
 	 * Since 6.2 almost every function follows its own "__pfx_" padding
 	 * symbol: point into the tail of that name instead of copying it
 	 * again, which saves about a third of the pool.
 	 */
 	if (ld->last_len >= len &&
-	    !memcmp(ld->pool + ld->last + ld->last_len - len, name, len)) {
-		r->name = ld->last + ld->last_len - len;
-		return;
-	}
-	ld->pool = grow_array(ld->pool, &ld->pool_cap, ld->pool_len + len, 1);
-	memcpy(ld->pool + ld->pool_len, name, len);
-	r->name = ld->last = ld->pool_len;
+	    !memcmp(ks->pool + ld->last + ld->last_len - len, name, len))
+		return ld->last + ld->last_len - len;
+	ks->pool = grow_array(ks->pool, &ld->pool_cap, ld->pool_len + len, 1);
+	memcpy(ks->pool + ld->pool_len, name, len);
+	ld->last = ld->pool_len;
 	ld->last_len = len;
 	ld->pool_len += len;
+	return ld->last;
+}
+
+static void ksym_add(struct kload *ld, uint64_t addr, char type,
+		     const char *name)
+{
+	struct ksyms *ks = ld->ks;
+	size_t len = strlen(name) + 1;
+	uint32_t word = ksym_rank(type, name, 0);
+
+	if (ld->pool_len + len > KSYM_OFFSET_MASK || ks->n >= KSYM_OFFSET_MASK)
+		return;
+	if (ksym_is_text(type))
+		word |= ksym_name(ld, name, len);
+	else
+		word = KSYM_GAP;
+	if (ks->n == ld->cap) {
+		ks->addr = grow_array(ks->addr, &ld->cap, ks->n + 1,
+				      sizeof(*ks->addr));
+		ks->name = xrealloc(ks->name, ld->cap * sizeof(*ks->name));
+	}
+	if (ld->sorted == ks->n && (!ks->n || ks->addr[ks->n - 1] <= addr))
+		ld->sorted++;
+	ks->addr[ks->n] = addr;
+	ks->name[ks->n] = word;
+	ks->n++;
 }
 
 static int kraw_cmp(const void *a, const void *b)
@@ -158,39 +197,74 @@ static int kraw_cmp(const void *a, const void *b)
 }
 
 /*
- * Keep the best entry of each address, and of a run of gaps only the
- * first: a gap matters only as the end of the function before it.
+ * Sort the tail after the sorted head (kallsyms' modules and BPF
+ * programs: a few hundred lines to a few tens of thousands), then merge
+ * the two from the back. At one address the head's entries come first:
+ * they were first in the file.
  */
-static void ksym_build(struct ksyms *ks, struct kload *ld)
+static void ksym_sort_tail(struct ksyms *ks, size_t head)
 {
-	size_t i, n = 0;
+	size_t tail = ks->n - head, i = head, j = tail, k = ks->n;
+	struct kraw *raw;
 
-	if (ld->n)
-		qsort(ld->raw, ld->n, sizeof(*ld->raw), kraw_cmp);
-	ks->addr = xmalloc(ld->n * sizeof(*ks->addr));
-	ks->name = xmalloc(ld->n * sizeof(*ks->name));
-	for (i = 0; i < ld->n; i++) {
-		const struct kraw *r = &ld->raw[i];
+	if (!tail)
+		return;
+	raw = xmalloc(tail * sizeof(*raw));
+	for (size_t t = 0; t < tail; t++) {
+		uint32_t word = ks->name[head + t];
 
-		if (n && ks->addr[n - 1] == r->addr)
-			continue;
-		if (r->name == KSYM_GAP && (!n || ks->name[n - 1] == KSYM_GAP))
-			continue;
-		ks->addr[n] = r->addr;
-		ks->name[n] = r->name;
-		n++;
+		raw[t].addr = ks->addr[head + t];
+		raw[t].name = word;
+		raw[t].rank = ksym_class(word) << KSYM_CLASS_SHIFT | t;
+	}
+	qsort(raw, tail, sizeof(*raw), kraw_cmp);
+	while (j) {
+		if (i && ks->addr[i - 1] > raw[j - 1].addr) {
+			i--;
+			ks->addr[--k] = ks->addr[i];
+			ks->name[k] = ks->name[i];
+		} else {
+			j--;
+			ks->addr[--k] = raw[j].addr;
+			ks->name[k] = raw[j].name;
+		}
+	}
+	free(raw);
+}
+
+/*
+ * Keep the best entry of each address (lowest class, then first), and of
+ * a run of gaps only the first: a gap matters only as the end of the
+ * function before it. In place: the table only shrinks.
+ */
+static void ksym_build(struct kload *ld)
+{
+	struct ksyms *ks = ld->ks;
+	size_t i = 0, j, best, n = 0;
+
+	ksym_sort_tail(ks, ld->sorted);
+	while (i < ks->n) {
+		for (best = j = i; j < ks->n && ks->addr[j] == ks->addr[i]; j++)
+			if (ksym_class(ks->name[j]) <
+			    ksym_class(ks->name[best]))
+				best = j;
+		if (ks->name[best] != KSYM_GAP ||
+		    (n && ks->name[n - 1] != KSYM_GAP)) {
+			ks->addr[n] = ks->addr[i];
+			ks->name[n] = ksym_final(ks->name[best]);
+			n++;
+		}
+		i = j;
 	}
 	ks->n = n;
 	ks->addr = xrealloc(ks->addr, n * sizeof(*ks->addr));
 	ks->name = xrealloc(ks->name, n * sizeof(*ks->name));
-	ks->pool = xrealloc(ld->pool, ld->pool_len);
-	ld->pool = NULL;
+	ks->pool = xrealloc(ks->pool, ld->pool_len);
 }
 
 struct ksyms *ksyms_load(const char *path)
 {
 	struct kload ld = {0};
-	struct ksyms *ks;
 	char *line = NULL, *name;
 	size_t line_cap = 0;
 	uint64_t addr;
@@ -199,6 +273,7 @@ struct ksyms *ksyms_load(const char *path)
 
 	if (!f)
 		return NULL;
+	ld.ks = xzalloc(sizeof(*ld.ks));
 	while (getline(&line, &line_cap, f) > 0) {
 		/* kptr_restrict shows every address as zero: nothing to keep */
 		if (ksym_parse(line, &addr, &type, &name) && addr)
@@ -206,12 +281,9 @@ struct ksyms *ksyms_load(const char *path)
 	}
 	free(line);
 	fclose(f);
-	ks = xzalloc(sizeof(*ks));
-	ksym_build(ks, &ld);
-	free(ld.raw);
-	free(ld.pool);
-	verbose("%s: %zu kernel symbols", path, ks->n);
-	return ks;
+	ksym_build(&ld);
+	verbose("%s: %zu kernel symbols", path, ld.ks->n);
+	return ld.ks;
 }
 
 const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
@@ -248,16 +320,13 @@ void ksyms_free(struct ksyms *ks)
 struct ksyms *ksyms_from_pairs(const uint64_t *addr, const char *const *name,
 			       size_t n)
 {
-	struct kload ld = {0};
-	struct ksyms *ks = xzalloc(sizeof(*ks));
+	struct kload ld = {.ks = xzalloc(sizeof(*ld.ks))};
 
 	for (size_t i = 0; i < n; i++) {
 		ksym_add(&ld, addr[i], 'T', name[i]);
 		/* a gap right after: no other address falls into it */
 		ksym_add(&ld, addr[i] + 1, 'd', "-");
 	}
-	ksym_build(ks, &ld);
-	free(ld.raw);
-	free(ld.pool);
-	return ks;
+	ksym_build(&ld);
+	return ld.ks;
 }

@@ -147,12 +147,29 @@ void *grow_array(void *arr, size_t *cap, size_t n, size_t elem)
  * to its busiest interval and stayed there. musl's allocator returns
  * them itself.
  */
+/*
+ * Blocks of 128 KiB and more (kallsyms, symbol tables, an interval's
+ * rows) get mappings of their own, as musl's are: glibc raises that bound
+ * to the biggest block freed so far (the kernel BTF index, 1 MB), after
+ * which a table grown by realloc is copied within the heap and its old
+ * copies stay until the next trim: 1.5 MB more peak RSS for offcpu at the
+ * first kernel frame. A mapping grows by mremap and is unmapped by free.
+ */
 #ifdef __GLIBC__
+void tune_malloc(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
 void release_free_memory(void)
 {
 	malloc_trim(0);
 }
 #else
+void tune_malloc(void)
+{
+}
+
 void release_free_memory(void)
 {
 }

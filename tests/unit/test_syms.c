@@ -228,6 +228,40 @@ static void test_ksyms_fake(void)
 	CHECK("ksyms lookup in NULL", !ksyms_lookup(NULL, 1, NULL), "found");
 }
 
+/*
+ * Lines after the first step back in address (modules, BPF) are sorted
+ * and merged with the rest: at an address both have, the best name still
+ * wins, and on a tie the one earlier in the file.
+ */
+static void test_ksyms_tail(void)
+{
+	struct ksyms *ks;
+
+	write_text("syms-kallsyms", "ffffffff81000000 t head_local\n"
+				    "ffffffff81000100 T head_global\n"
+				    "ffffffff81000300 T head_last\n"
+				    "ffffffffc0000000 T mod_a\t[m]\n"
+				    "ffffffff81000000 T tail_global\t[m2]\n"
+				    "ffffffff81000100 t tail_worse\t[m2]\n"
+				    "ffffffff81000100 T tail_tie\t[m2]\n"
+				    "ffffffff81000200 d tail_gap\t[m2]\n"
+				    "ffffffff81000200 d tail_gap2\t[m2]\n"
+				    "ffffffff81000280 d tail_gap3\t[m2]\n"
+				    "ffffffff81000080 T tail_between\t[m2]\n");
+	ks = ksyms_load("syms-kallsyms");
+	CHECK("ksyms tail load", ks, "%s", strerror(errno));
+	if (!ks)
+		return;
+	ksyms_expect(ks, 0xffffffff81000004, "tail_global", 4);
+	ksyms_expect(ks, 0xffffffff81000088, "tail_between", 8);
+	ksyms_expect(ks, 0xffffffff81000104, "head_global", 4);
+	ksyms_expect(ks, 0xffffffff81000210, NULL, 0);
+	ksyms_expect(ks, 0xffffffff81000290, NULL, 0);
+	ksyms_expect(ks, 0xffffffff81000310, "head_last", 0x10);
+	ksyms_expect(ks, 0xffffffffc0000010, "mod_a", 0x10);
+	ksyms_free(ks);
+}
+
 struct kline {
 	uint64_t addr;
 	char name[128];
@@ -1209,6 +1243,7 @@ int main(void)
 	if (!getcwd(cwd, sizeof(cwd)))
 		error_exit("getcwd");
 	test_ksyms_fake();
+	test_ksyms_tail();
 	test_ksyms_real();
 	if (!f || !realpath(f, fx) || !load_facts()) {
 		CHECK("syms fixtures", 0, "no %s/sym-facts.txt (FIXTURES=%s)",
