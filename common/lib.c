@@ -141,6 +141,25 @@ void *grow_array(void *arr, size_t *cap, size_t n, size_t elem)
 }
 
 /*
+ * glibc raises its mmap threshold to the size of each mapped block freed
+ * (up to 32 MiB): once the first process's symbol tables went, the next
+ * ones, a snapshot's rows and its text came from the heap, and the holes
+ * they left when freed kept the heap of a long run at its busiest
+ * interval's size. A fixed threshold keeps big blocks mapped, and
+ * freeing one gives its pages back at once.
+ */
+#ifdef __GLIBC__
+void malloc_setup(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+#else
+void malloc_setup(void)
+{
+}
+#endif
+
+/*
  * Pages freed while a snapshot was emitted go back to the kernel: glibc
  * keeps them (fragments below its heap's top: the symbol tables of
  * processes gone, an interval's rows), so a profiler left running grew

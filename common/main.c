@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 	const struct applet *a;
 	const char *name = basename(argv[0]);
 
+	malloc_setup();
 	if ((a = find_applet(name)))
 		return run_applet(a, argc, argv);
 	if (strcmp(name, "stackbox")) {

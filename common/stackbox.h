@@ -40,6 +40,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_file(const char *path, size_t *len);
 /* Grow *arr (of *cap elements of size elem) to hold at least n. */
 void *grow_array(void *arr, size_t *cap, size_t n, size_t elem);
+/* Big blocks apart from the heap (first thing in main). */
+void malloc_setup(void);
 /* Give the pages free() kept back to the kernel (after a snapshot). */
 void release_free_memory(void);
 
