@@ -15,7 +15,9 @@
 # objects, pipes, the output and the rest, must not grow), and nothing
 # is lost without being counted: a hash map found full must come with
 # lost or dropped counts (-v's "snapshot N lost ..." lines), and the
-# applet exits 0.
+# applet exits 0. sym_kB is what the applet holds of the symbol tables
+# of live processes it sampled (-v -v): RSS follows it up and down with
+# what runs on the machine, so the growth besides it is shown too.
 #
 # Knobs (environment): SOAK (30m; 300, 5m, 1h), APPLETS (oncpu offcpu
 # memstack iostack rastack), SERIAL=1 runs the applets one after another
@@ -80,6 +82,18 @@ map_entries() {
 		END { printf "%d %s\n", n, (full ? full : "-") }'
 }
 
+# symbols_held APPLET: kB of symbol tables the applet keeps for the
+# processes it sampled that still live (its -v -v "keeps" lines), the
+# least of the last 10 snapshots as RSS's floor is: they follow what
+# runs on the machine, not a leak, and move RSS with them.
+symbols_held() {
+	awk '/ keeps: symbols of / { kb = $0; sub(/.*files \(/, "", kb)
+		sub(/ kB.*/, "", kb); last[n++ % 10] = kb + 0 }
+		END { for (i = 0; i < n && i < 10; i++)
+			if (i == 0 || last[i] < lo) lo = last[i]
+		print lo + 0 }' "$T/$1.err"
+}
+
 # lost_so_far APPLET: stacks, events and process events the applet said
 # it lost (its -v lines), summed.
 lost_so_far() {
@@ -109,12 +123,13 @@ figures() {
 	fds=$(find /proc/"$pid"/fd -mindepth 1 -printf '%l\n' 2>/dev/null |
 		awk '/^\// && !/^\/dev\// { f++; next } { o++ }
 			END { printf "%d/%d\n", o, f }')
-	set -- "$1" "$2" "$rss" "$fds" $(map_entries "$pid") "$(lost_so_far "$1")"
+	set -- "$1" "$2" "$rss" "$fds" $(map_entries "$pid") "$(lost_so_far "$1")" \
+		"$(symbols_held "$1")"
 	echo "$*" >>"$T/$1.fig"
 }
 
 start_applet() {
-	"$SB" "$1" -i 1 -f folded -o "$T/$1.folded" --rotate 4M,1 -v \
+	"$SB" "$1" -i 1 -f folded -o "$T/$1.folded" --rotate 4M,1 -v -v \
 		>/dev/null 2>"$T/$1.err" &
 	echo $! >"$T/$1.pid"
 	LIVE="$LIVE $!"
@@ -168,16 +183,17 @@ else
 fi
 
 echo
-printf '%-9s %-6s %13s %9s %11s %-10s %8s\n' applet when rss_kB:lo/hi fds map_entries full_maps lost
+printf '%-9s %-6s %13s %9s %11s %-10s %8s %7s\n' applet when rss_kB:lo/hi fds map_entries full_maps lost sym_kB
 fail=0
 for a in $APPLETS; do
-	while read -r name when rss fds ent full lost; do
-		printf '%-9s %-6s %13s %9s %11s %-10s %8s\n' "$name" "$when" \
-			"$rss" "${fds:-}" "${ent:-}" "${full:-}" "${lost:-}"
+	while read -r name when rss fds ent full lost sym; do
+		printf '%-9s %-6s %13s %9s %11s %-10s %8s %7s\n' "$name" "$when" \
+			"$rss" "${fds:-}" "${ent:-}" "${full:-}" "${lost:-}" "${sym:-}"
 	done <"$T/$a.fig"
 	verdict=$(awk -v st="$(cat "$T/$a.status")" '
-		$2 == "start" { r0 = $3 + 0; split($4, a, "/"); f0 = a[1] }
-		$2 == "end" { r1 = $3 + 0; split($4, a, "/"); f1 = a[1]; lost = $7 }
+		$2 == "start" { r0 = $3 + 0; split($4, a, "/"); f0 = a[1]; s0 = $8 }
+		$2 == "end" { r1 = $3 + 0; split($4, a, "/"); f1 = a[1]; lost = $7
+			s1 = $8 }
 		$3 == "exited" { bad = bad " exited before the " $2 }
 		$6 != "-" && $6 != "" { full = full " " $2 ":" $6 }
 		END {
@@ -188,8 +204,9 @@ for a in $APPLETS; do
 			if (f1 > f0) bad = bad " fds " f0 " -> " f1
 			if (full != "" && lost == 0)
 				bad = bad " maps full (" full " ) with nothing counted lost"
-			printf "%s rss %+d kB, fds %+d, lost %d%s\n", \
-				bad == "" ? "PASS" : "FAIL", g, f1 - f0, lost, bad
+			printf "%s rss %+d kB (%+d kB besides symbols), fds %+d, lost %d%s\n", \
+				bad == "" ? "PASS" : "FAIL", g, g - (s1 - s0), \
+				f1 - f0, lost, bad
 		}' "$T/$a.fig")
 	echo "  $a: $verdict"
 	case $verdict in FAIL*) fail=1 ;; esac

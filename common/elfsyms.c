@@ -66,6 +66,7 @@ struct elf_symtab {
 	struct esym *syms;
 	size_t n;
 	char *pool;
+	size_t pool_len;
 	struct eraw *raw; /* while loading */
 	size_t nraw, raw_cap;
 	char *rpool; /* while loading: names of every alias */
@@ -383,6 +384,7 @@ static void esym_finish(struct elf_symtab *t)
 		pool_len += len;
 	}
 	t->n = n;
+	t->pool_len = pool_len;
 	free(t->raw);
 	free(t->rpool);
 	t->raw = NULL;
@@ -1030,6 +1032,13 @@ uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off)
 	}
 	/* no program headers (a relocatable or debug-only file) */
 	return off;
+}
+
+size_t elf_symtab_bytes(const struct elf_symtab *t)
+{
+	return sizeof(*t) + t->n * sizeof(*t->syms) + t->pool_len +
+	       t->nloads * sizeof(*t->loads) + t->inl_cap * sizeof(*t->inl) +
+	       t->chain_cap * sizeof(*t->inl_chain) + t->inl_pool_cap;
 }
 
 void elf_symtab_free(struct elf_symtab *t)

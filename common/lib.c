@@ -141,19 +141,18 @@ void *grow_array(void *arr, size_t *cap, size_t n, size_t elem)
 }
 
 /*
- * Pages freed while a snapshot was emitted go back to the kernel: glibc
- * keeps them (fragments below its heap's top: the symbol tables of
- * processes gone, an interval's rows), so a profiler left running grew
- * to its busiest interval and stayed there. musl's allocator returns
- * them itself.
- */
-/*
- * Blocks of 128 KiB and more (kallsyms, symbol tables, an interval's
- * rows) get mappings of their own, as musl's are: glibc raises that bound
- * to the biggest block freed so far (the kernel BTF index, 1 MB), after
- * which a table grown by realloc is copied within the heap and its old
- * copies stay until the next trim: 1.5 MB more peak RSS for offcpu at the
- * first kernel frame. A mapping grows by mremap and is unmapped by free.
+ * Blocks of 128 KiB and more (kallsyms, symbol tables, an interval's rows
+ * and text) get mappings of their own, as musl's are. glibc raises that
+ * bound to the biggest block freed so far (the kernel BTF index, 1 MB; a
+ * Go binary's symbols, 5 MB), after which tables grow by copies inside
+ * the heap and leave holes: 1.5 MB more peak RSS for offcpu at its first
+ * kernel frame, and a soak's arena at 18-37 MB with a third in use. A
+ * mapping grows by mremap, and free gives its pages back at once.
+ *
+ * Pages freed while a snapshot was emitted go back to the kernel too:
+ * glibc keeps them (fragments below its heap's top), so a profiler left
+ * running grew to its busiest interval and stayed there. musl's
+ * allocator returns them itself.
  */
 #ifdef __GLIBC__
 void tune_malloc(void)

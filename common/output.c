@@ -18,6 +18,7 @@
 #include "output.h"
 #include "output_sink.h"
 #include "kernel_names.h"
+#include "pool.h"
 #include "stacks.h"
 #include "syms.h"
 #include "u64map.h"
@@ -33,8 +34,11 @@ struct output {
 	bool ksyms_tried;
 	struct kernel_names *knames; /* before ksyms is loaded: see there */
 	struct proc_syms *procs;
-	char **strings; /* this snapshot's frame names */
-	size_t nstrings, strings_cap;
+	struct pool names; /* this snapshot's frame names and arrays */
+	/* frames() builds a stack's frames here, then keeps n of them */
+	const char **frame_buf;
+	bool *inlined_buf;
+	size_t frame_cap, inlined_cap;
 	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
 	struct bin_writer *bin;
 	struct bin_writer *ring; /* -R: every snapshot a key frame */
@@ -193,14 +197,6 @@ void output_swap_sources(struct output *out, struct output_sources *src)
 	*src = live;
 }
 
-static const char *keep(struct output *out, char *s)
-{
-	out->strings = grow_array(out->strings, &out->strings_cap,
-				  out->nstrings + 1, sizeof(char *));
-	out->strings[out->nstrings++] = s;
-	return s;
-}
-
 /*
  * The tool's own BPF programs and the tracing machinery that runs them
  * are not the profiled code: a kernel stack ends where they begin (at the
@@ -248,8 +244,8 @@ static const char *kernel_frame(struct output *out, __u64 ip)
 	const char *sym = kernel_sym(out, ip);
 
 	return sym ? sym
-		   : keep(out,
-			  xasprintf("[kernel 0x%llx]", (unsigned long long)ip));
+		   : pool_printf(&out->names, "[kernel 0x%llx]",
+				 (unsigned long long)ip);
 }
 
 /*
@@ -268,25 +264,23 @@ static unsigned user_frame(struct output *out, __u32 tgid, __u64 ip, bool ret,
 	if (ENABLE_SYMBOLIZE && out->procs) {
 		if (!proc_syms_lookup(out->procs, tgid, ip - ret, &u)) {
 			inlined[n] = false;
-			f[n++] = keep(out, xstrdup(u.sym));
+			f[n++] = pool_strdup(&out->names, u.sym);
 			while (u.ninlined) {
 				inlined[n] = true;
-				f[n++] = keep(out,
-					      xstrdup(u.inlined[--u.ninlined]));
+				f[n++] = pool_strdup(&out->names,
+						     u.inlined[--u.ninlined]);
 			}
 			return n;
 		}
 		if (u.module) {
-			f[0] = keep(
-				out,
-				xasprintf("[%s+0x%llx]", u.module,
-					  (unsigned long long)(u.module_off +
-							       ret)));
+			f[0] = pool_printf(
+				&out->names, "[%s+0x%llx]", u.module,
+				(unsigned long long)(u.module_off + ret));
 			inlined[0] = false;
 			return 1;
 		}
 	}
-	f[0] = keep(out, xasprintf("[0x%llx]", (unsigned long long)ip));
+	f[0] = pool_printf(&out->names, "[0x%llx]", (unsigned long long)ip);
 	inlined[0] = false;
 	return 1;
 }
@@ -335,9 +329,8 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 	if (!ip) {
 		/* BPF counted SB_STACK_LOST; an id gone from the cache is ours */
 		*lost += id != SB_STACK_LOST;
-		f = xmalloc(sizeof(*f));
+		f = pool_alloc(&out->names, sizeof(*f));
 		f[0] = kernel ? "[kernel stack lost]" : "[user stack lost]";
-		keep(out, (char *)f);
 		*n = 1;
 		return f;
 	}
@@ -348,8 +341,12 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 		!proc_syms_lost_caller(out->procs, tgid, ip[0], ip[1], &caller);
 	/* a user address may name several frames (inlined calls) */
 	max = (depth + 1) * (kernel ? 1 : 1 + USYM_INLINE_MAX);
-	f = xmalloc(max * sizeof(*f));
-	inl = kernel ? NULL : xmalloc(max * sizeof(*inl));
+	f = out->frame_buf =
+		grow_array(out->frame_buf, &out->frame_cap, max, sizeof(*f));
+	inl = kernel ? NULL
+		     : (out->inlined_buf =
+				grow_array(out->inlined_buf, &out->inlined_cap,
+					   max, sizeof(*inl)));
 	/* ip[] is leaf first; frames are root first */
 	for (unsigned i = 0; i < depth; i++) {
 		__u64 at = ip[depth - 1 - i];
@@ -368,15 +365,9 @@ static const char **frames(struct output *out, __u64 id, __u32 tgid,
 				 inl + *n);
 	}
 	/* kept as long as the snapshot, so no bigger than it needs */
-	f = xrealloc(f, (*n ? *n : 1) * sizeof(*f));
-	keep(out, (char *)f);
-	if (inl && inlined && memchr(inl, true, *n)) {
-		*inlined = xrealloc(inl, *n * sizeof(*inl));
-		keep(out, (char *)*inlined);
-	} else {
-		free(inl);
-	}
-	return f;
+	if (inl && inlined && memchr(inl, true, *n))
+		*inlined = pool_memdup(&out->names, inl, *n * sizeof(*inl));
+	return pool_memdup(&out->names, f, (*n ? *n : 1) * sizeof(*f));
 }
 
 static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
@@ -641,9 +632,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		format_text(out->f, s, out->top);
 	else if (ENABLE_FORMAT_FOLDED && out->format == FORMAT_FOLDED)
 		format_folded(out->f, s);
-	for (size_t i = 0; i < out->nstrings; i++)
-		free(out->strings[i]);
-	out->nstrings = 0;
+	pool_clear(&out->names);
 	if (ENABLE_SYMBOLIZE && out->procs)
 		proc_syms_gc(out->procs);
 	nspids_gc(out);
@@ -687,7 +676,9 @@ int output_close(struct output *out)
 		bin_writer_free(out->ring);
 	}
 	u64map_free(&out->nspids);
-	free(out->strings);
+	pool_clear(&out->names);
+	free(out->frame_buf);
+	free(out->inlined_buf);
 	free(out);
 	free(path);
 	return err;

@@ -738,3 +738,16 @@ void proc_syms_free(struct proc_syms *ps)
 	free(ps->procfs);
 	free(ps);
 }
+
+void proc_syms_held(const struct proc_syms *ps, struct proc_syms_held *h)
+{
+	*h = (struct proc_syms_held){0};
+	for (size_t b = 0; b < NBUCKETS; b++) {
+		for (const struct sproc *p = ps->procs[b]; p; p = p->next)
+			h->procs++;
+		for (const struct sfile *f = ps->files[b]; f; f = f->next) {
+			h->files++;
+			h->bytes += f->t ? elf_symtab_bytes(f->t) : 0;
+		}
+	}
+}

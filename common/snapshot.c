@@ -14,6 +14,7 @@
 #include "output_sink.h"
 #include "sink.h"
 #include "stacks.h"
+#include "syms.h"
 #include "unwind.h"
 
 #define STACK_KEEP_INTERVALS 4	     /* unused stacks stay cached this long */
@@ -122,6 +123,22 @@ static void drop_zero_rows(struct snapshot *s)
 	s->nrows = kept;
 }
 
+/* -v -v: what stays from one snapshot to the next, to tell a cache that
+ * grows from the symbols of what runs now */
+static void say_kept(struct collector *c)
+{
+	struct proc_syms_held h = {0};
+
+	if (verbose_level < 2)
+		return;
+	if (ENABLE_SYMBOLIZE && c->procs)
+		proc_syms_held(c->procs, &h);
+	verbose("snapshot %lu keeps: symbols of %zu processes, %zu files "
+		"(%zu kB), %zu stacks",
+		c->seq, h.procs, h.files, h.bytes / 1024,
+		stack_cache_size(c->stacks));
+}
+
 __u64 now_ns(void)
 {
 	struct timespec ts;
@@ -202,6 +219,7 @@ int snapshot(struct collector *c, bool final)
 			(unsigned long long)s.dropped_rows,
 			(unsigned long long)s.dropped_events);
 	stack_cache_expire(c->stacks, STACK_KEEP_INTERVALS);
+	say_kept(c);
 	free(s.rows);
 	release_free_memory();
 	return err;

@@ -43,6 +43,8 @@ unsigned elf_symtab_inlined(const struct elf_symtab *t, uint64_t vaddr,
 const char *elf_symtab_build_id(const struct elf_symtab *t);
 /* Its ELF e_machine (EM_X86_64, EM_AARCH64). */
 unsigned elf_symtab_machine(const struct elf_symtab *t);
+/* The memory it holds, in bytes. */
+size_t elf_symtab_bytes(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
 void elf_symtab_free(struct elf_symtab *t);
@@ -124,6 +126,11 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
 			  uint64_t ret, uint64_t *entry);
 void proc_syms_free(struct proc_syms *ps);
+/* What the cache holds now: processes, files and their symbols. */
+struct proc_syms_held {
+	size_t procs, files, bytes;
+};
+void proc_syms_held(const struct proc_syms *ps, struct proc_syms_held *h);
 
 /* ---- processes known from a recording (report, offline) ---- */
 /* A mapping as a recording carries it. */
