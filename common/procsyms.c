@@ -269,13 +269,63 @@ const char *proc_map_path(const struct proc_map *pm)
 	return f->path;
 }
 
+/* Each executable mapping that maps text lists, to fn: the one reader of
+ * maps lines. text is NUL-terminated; its lines are cut in place. */
+static void each_exec_line(char *text,
+			   void (*fn)(const struct mline *m, void *arg),
+			   void *arg)
+{
+	char *line, *nl;
+	struct mline m;
+
+	for (line = text; *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		else
+			nl = line + strlen(line);
+		if (parse_maps_line(line, &m) && m.exec)
+			fn(&m, arg);
+	}
+}
+
+struct each_exec {
+	const char *procfs;
+	uint32_t tgid;
+	void (*fn)(const struct proc_map *m, void *arg);
+	void *arg;
+};
+
+static void give_exec_map(const struct mline *m, void *arg)
+{
+	struct each_exec *e = arg;
+	struct mapped_file file = {e->procfs, e->tgid, m, false, -1, NULL};
+	struct proc_map pm = {m->start, m->end, m->pgoff, m->dev, m->ino};
+
+	pm.name = m->path;
+	pm.has_file = m->path[0] == '/';
+	pm.file = pm.has_file ? &file : NULL;
+	e->fn(&pm, e->arg);
+	free(file.path);
+	if (file.fd >= 0)
+		close(file.fd);
+}
+
+void proc_maps_text_each_exec(char *text, const char *procfs, uint32_t tgid,
+			      void (*fn)(const struct proc_map *m, void *arg),
+			      void *arg)
+{
+	struct each_exec e = {procfs, tgid, fn, arg};
+
+	each_exec_line(text, give_exec_map, &e);
+}
+
 int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			void (*fn)(const struct proc_map *m, void *arg),
 			void *arg)
 {
 	char *path = xasprintf("%s/%u/maps", procfs, tgid);
-	char *buf = read_file(path, NULL), *line, *nl;
-	struct mline m;
+	char *buf = read_file(path, NULL);
 	int err = errno;
 
 	free(path);
@@ -283,27 +333,7 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 		errno = err;
 		return -1;
 	}
-	for (line = buf; *line; line = nl) {
-		struct proc_map pm;
-		struct mapped_file file;
-
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = 0;
-		else
-			nl = line + strlen(line);
-		if (!parse_maps_line(line, &m) || !m.exec)
-			continue;
-		file = (struct mapped_file){procfs, tgid, &m, false, -1, NULL};
-		pm = (struct proc_map){m.start, m.end, m.pgoff, m.dev, m.ino};
-		pm.name = m.path;
-		pm.has_file = m.path[0] == '/';
-		pm.file = pm.has_file ? &file : NULL;
-		fn(&pm, arg);
-		free(file.path);
-		if (file.fd >= 0)
-			close(file.fd);
-	}
+	proc_maps_text_each_exec(buf, procfs, tgid, fn, arg);
 	free(buf);
 	return 0;
 }
@@ -333,21 +363,24 @@ static int smap_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+struct maps_read {
+	struct proc_syms *ps;
+	struct sproc *pr;
+	size_t cap;
+};
+
+static void read_map(const struct mline *m, void *arg)
+{
+	struct maps_read *r = arg;
+
+	add_map(r->ps, r->pr, &r->cap, m);
+}
+
 static void read_maps(struct proc_syms *ps, struct sproc *pr, char *buf)
 {
-	char *line, *nl;
-	struct mline m;
-	size_t cap = 0;
+	struct maps_read r = {ps, pr, 0};
 
-	for (line = buf; *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = 0;
-		else
-			nl = line + strlen(line);
-		if (parse_maps_line(line, &m) && m.exec)
-			add_map(ps, pr, &cap, &m);
-	}
+	each_exec_line(buf, read_map, &r);
 	/* the kernel writes them sorted; a hand-made file may not be */
 	if (pr->nmaps)
 		qsort(pr->maps, pr->nmaps, sizeof(*pr->maps), smap_cmp);

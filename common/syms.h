@@ -77,6 +77,11 @@ struct proc_map {
 int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 			void (*fn)(const struct proc_map *m, void *arg),
 			void *arg);
+/* The same over maps text already read (NUL-terminated; its lines are
+ * cut in place); procfs and tgid say where proc_map_path opens files. */
+void proc_maps_text_each_exec(char *text, const char *procfs, uint32_t tgid,
+			      void (*fn)(const struct proc_map *m, void *arg),
+			      void *arg);
 /* Where m's file opens from, inside fn: /proc/self/fd/N of the file
  * opened inside the process's root (rootfs.h) on the first call, not
  * before (most mappings of a new process are of files already known);

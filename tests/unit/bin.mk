@@ -20,8 +20,8 @@ $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/report/bin_read.
 		$(srctree)/common/lib.c $(O)/gen/autoconf.h $(O)/gen/usage.h
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common -I$(srctree)/bpf \
-		-o $@ $(filter %.c,$^) -lz
+		-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
+		-I$(srctree)/common -I$(srctree)/bpf -o $@ $(filter %.c,$^) -lz
 # test_bin itself under ASan and UBSan: the damage rounds (random
 # edits, issue 18's targets) must not crash or overrun (fuzz.sh runs it)
 TEST_BIN_ASAN := $(TESTS_O)/fuzz/test_bin_asan
