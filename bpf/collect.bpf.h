@@ -118,9 +118,9 @@ struct {
  * /proc/PID/maps again (the 160 forks of one perf bench round cost offcpu
  * 60 ms of reads). Keyed by task, not pid: the fork tracepoint gives the
  * child as a task pointer, and this way needs no kernel types. An entry
- * lives until the task execs or exits; a full map only means a child is
- * read, not copied. Not preallocated, as the next one: forks and execs
- * are rare, and preallocating is most of a start's CPU time.
+ * lives until the task execs or exits; one evicted only means a child is
+ * read, not copied. Preallocated, as the next one: allocating per entry
+ * failed for half of a burst of 80 forks (the per-CPU cache runs dry).
  */
 struct sb_fork {
 	__u64 at; /* bpf_ktime_get_ns() */
@@ -128,21 +128,19 @@ struct sb_fork {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, struct sb_fork);
 } sb_forks SEC(".maps");
 
 /* The last exec of every process that exec'd while we run and lives: a
  * parent that exec'd after a fork no longer maps what its child does.
- * A forgotten exec could pass a parent's new mappings to an old child,
- * so a full map turns the copying off (sb_execs_full). */
+ * Not LRU: a forgotten exec could pass a parent's new mappings to an old
+ * child, so a full map turns the copying off (sb_execs_full). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, __u64);
 } sb_execs SEC(".maps");
@@ -161,7 +159,8 @@ static __always_inline void sb_stat_add(__u32 stat, __u64 n)
 		*v += n; /* per-CPU: no other writer */
 }
 
-static __always_inline void sb_event_from(__u32 type, __u32 tgid, __u32 parent)
+static __always_inline void sb_event_from(__u32 type, __u32 tgid,
+					  const struct sb_fork *fork)
 {
 	struct sb_event *e = bpf_ringbuf_reserve(&sb_events, sizeof(*e), 0);
 
@@ -171,13 +170,14 @@ static __always_inline void sb_event_from(__u32 type, __u32 tgid, __u32 parent)
 	}
 	e->type = type;
 	e->tgid = tgid;
-	e->parent = parent;
+	e->parent = fork ? fork->parent : 0;
+	e->forked_at = fork ? fork->at : 0;
 	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline void sb_event(__u32 type, __u32 tgid)
 {
-	sb_event_from(type, tgid, 0);
+	sb_event_from(type, tgid, NULL);
 }
 
 /* The current task's process makes its first row: user space reads its
@@ -187,7 +187,6 @@ static __always_inline void sb_announce(__u32 tgid)
 {
 	__u64 task = bpf_get_current_task(), *exec;
 	struct sb_fork *f;
-	__u32 parent = 0;
 	__u8 one = 1;
 
 	if (!sb_cfg.track_procs || !tgid ||
@@ -195,12 +194,12 @@ static __always_inline void sb_announce(__u32 tgid)
 		return;
 	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
 	f = bpf_map_lookup_elem(&sb_forks, &task);
-	if (f && f->parent != tgid && !sb_execs_full) {
-		exec = bpf_map_lookup_elem(&sb_execs, &f->parent);
-		if (!exec || *exec < f->at)
-			parent = f->parent;
-	}
-	sb_event_from(SB_EV_NEW_TGID, tgid, parent);
+	if (f && (f->parent == tgid || sb_execs_full))
+		f = NULL;
+	exec = f ? bpf_map_lookup_elem(&sb_execs, &f->parent) : NULL;
+	if (exec && *exec >= f->at)
+		f = NULL; /* the parent exec'd since */
+	sb_event_from(SB_EV_NEW_TGID, tgid, f);
 }
 
 /* A u64 of kernel memory; 0 where it cannot be read. */
@@ -471,6 +470,10 @@ int sb_on_fork(struct bpf_raw_tracepoint_args *ctx)
 			    bpf_get_current_pid_tgid() >> 32};
 
 	bpf_map_update_elem(&sb_forks, &child, &f, BPF_ANY);
+	/* the parent's mappings are read before its children's turn come:
+	 * only a capture older than a fork is copied to the child */
+	if (sb_wanted(f.parent))
+		sb_announce(f.parent);
 	return 0;
 }
 

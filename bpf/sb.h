@@ -125,9 +125,10 @@ enum sb_event_type {
 struct sb_event {
 	__u32 type;
 	__u32 tgid;
-	/* SB_EV_NEW_TGID: the tgid that forked it, when it has not exec'd
-	 * since (its mappings are that process's); 0: unknown */
+	/* SB_EV_NEW_TGID: the tgid that forked it, when neither has
+	 * exec'd since (its mappings are that process's); 0: unknown */
 	__u32 parent;
+	__u64 forked_at; /* when, CLOCK_MONOTONIC ns */
 };
 
 /* A kernel address's name, as sb_ksym writes it. */

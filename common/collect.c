@@ -103,7 +103,8 @@ pid_t collect_cmd_pid(struct collector *c)
 static bool inherit(struct collector *c, const struct sb_event *e)
 {
 	if (e->type != SB_EV_NEW_TGID || !e->parent || !ENABLE_SYMBOLIZE ||
-	    !c->procs || proc_syms_inherit(c->procs, e->tgid, e->parent))
+	    !c->procs ||
+	    proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at))
 		return false;
 	unwind_inherit(c->unwind, e->tgid, e->parent);
 	output_note_process(c->out, e->tgid);

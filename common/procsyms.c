@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rootfs.h"
@@ -52,6 +53,7 @@ struct sproc {
 	bool reread;	    /* maps read again for a miss since the last gc */
 	bool recorded;	    /* from a recording: no procfs, no gc */
 	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown */
+	uint64_t read_at;   /* maps read by then, CLOCK_MONOTONIC ns */
 	struct smap *maps;  /* sorted by start */
 	size_t nmaps;
 };
@@ -407,6 +409,15 @@ static uint64_t read_starttime(struct proc_syms *ps, uint32_t tgid)
 
 /* ---- processes ---- */
 
+/* The clock BPF stamps forks with (bpf_ktime_get_ns). */
+static uint64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static struct sproc **proc_slot(struct proc_syms *ps, uint32_t tgid)
 {
 	struct sproc **pp = &ps->procs[tgid % NBUCKETS];
@@ -472,6 +483,7 @@ static int capture(struct proc_syms *ps, uint32_t tgid, bool keep_on_empty)
 		*slot = old->next;
 	pr = proc_add(ps, tgid, false);
 	pr->starttime = read_starttime(ps, tgid);
+	pr->read_at = monotonic_ns(); /* after the read, not before it */
 	read_maps(ps, pr, buf);
 	free(buf);
 	if (old)
@@ -485,23 +497,28 @@ int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
 }
 
 /*
- * A fork that has not exec'd maps what its parent mapped at the fork,
- * and neither has exec'd since (BPF checked). What the parent mapped
- * after the capture, its child finds as a miss, read then (lookup).
+ * A fork maps what its parent mapped at the fork, and neither has exec'd
+ * since (BPF checked). The parent's capture says so only if it was read
+ * before the fork: one read later may show what the parent exec'd or
+ * mapped after. What the parent mapped between its capture and the fork,
+ * the child finds as a miss, read then (lookup).
  */
-int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent)
+int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent,
+		      uint64_t forked_at)
 {
 	const struct sproc *from = *proc_slot(ps, parent);
 	struct sproc **slot, *pr;
 	size_t i;
 
-	if (!from || from->recorded || !from->nmaps || parent == tgid)
+	if (!from || from->recorded || !from->nmaps || parent == tgid ||
+	    from->read_at >= forked_at)
 		return -1;
 	slot = proc_slot(ps, tgid);
 	if (*slot)
 		proc_drop(ps, slot);
 	pr = proc_add(ps, tgid, false);
 	pr->starttime = read_starttime(ps, tgid);
+	pr->read_at = from->read_at;
 	pr->maps = xmalloc(from->nmaps * sizeof(*pr->maps));
 	for (i = 0; i < from->nmaps; i++) {
 		struct smap *m = &pr->maps[i];
