@@ -521,6 +521,11 @@ struct {
 	__type(value, struct sb_ksym_name);
 } sb_ksym_names SEC(".maps");
 
+/* An array in .rodata, not a literal: a literal gets a section of its
+ * own (.rodata.str1.1) in the modern build only, and the one skeleton
+ * must find the same maps in both builds. */
+static const char sb_ksym_format[] = "%pS";
+
 SEC("raw_tp")
 int sb_ksym(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -533,7 +538,8 @@ int sb_ksym(struct bpf_raw_tracepoint_args *ctx)
 #if SB_MODERN
 	__u64 ip = ctx->args[0]; /* the helper reads it from the stack */
 
-	bpf_snprintf(out->name, sizeof(out->name), "%pS", &ip, sizeof(ip));
+	bpf_snprintf(out->name, sizeof(out->name), sb_ksym_format, &ip,
+		     sizeof(ip));
 #endif
 	return 0;
 }
