@@ -521,10 +521,10 @@ struct {
 	__type(value, struct sb_ksym_name);
 } sb_ksym_names SEC(".maps");
 
-/* An array in .rodata, not a literal: a literal gets a section of its
- * own (.rodata.str1.1) in the modern build only, and the one skeleton
- * must find the same maps in both builds. */
-static const char sb_ksym_format[] = "%pS";
+/* A global in .rodata, not a literal nor a static: either exists in the
+ * modern build only (a .rodata.str1.1 map; a shifted .rodata), and the
+ * one skeleton must find the same maps and offsets in both builds. */
+const volatile char sb_ksym_format[4] = "%pS";
 
 SEC("raw_tp")
 int sb_ksym(struct bpf_raw_tracepoint_args *ctx)
@@ -538,8 +538,8 @@ int sb_ksym(struct bpf_raw_tracepoint_args *ctx)
 #if SB_MODERN
 	__u64 ip = ctx->args[0]; /* the helper reads it from the stack */
 
-	bpf_snprintf(out->name, sizeof(out->name), sb_ksym_format, &ip,
-		     sizeof(ip));
+	bpf_snprintf(out->name, sizeof(out->name), (const char *)sb_ksym_format,
+		     &ip, sizeof(ip));
 #endif
 	return 0;
 }
