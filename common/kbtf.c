@@ -327,19 +327,43 @@ static void count_string(void *arg, uint32_t off, const char *s, size_t len)
 	++*(size_t *)arg;
 }
 
-static void add_string(void *arg, uint32_t off, const char *s, size_t len)
-{
-	uint32_t i = name_hash(s, len) & kt.names_mask;
+/*
+ * The name table is a megabyte for the kernel's BTF and each string
+ * lands in a random slot, so nearly every insert misses the cache: a
+ * string's slot is prefetched when it is hashed and filled AHEAD strings
+ * later, so that the misses overlap (the index of 6.18's BTF: 20 ms of
+ * CPU here, 17.5 ms so).
+ */
+enum { AHEAD = 16 };
+struct adding {
+	uint32_t slot[AHEAD], off[AHEAD];
+	size_t n;
+};
 
-	(void)arg;
+static void insert_name(uint32_t i, uint32_t off)
+{
 	while (kt.names[i])
 		i = (i + 1) & kt.names_mask;
 	kt.names[i] = off;
 }
 
+static void add_string(void *arg, uint32_t off, const char *s, size_t len)
+{
+	struct adding *a = arg;
+	size_t k = a->n++ % AHEAD;
+	uint32_t i = name_hash(s, len) & kt.names_mask;
+
+	if (a->n > AHEAD)
+		insert_name(a->slot[k], a->off[k]);
+	__builtin_prefetch(&kt.names[i], 1);
+	a->slot[k] = i;
+	a->off[k] = off;
+}
+
 /* The hash table of names: twice as many slots as strings, at least. */
 static bool index_strings(void)
 {
+	struct adding a = {.n = 0};
 	size_t n = 0, slots = 16;
 
 	if (!each_string(count_string, &n))
@@ -348,7 +372,11 @@ static bool index_strings(void)
 		slots *= 2;
 	kt.names = xzalloc(slots * sizeof(*kt.names));
 	kt.names_mask = slots - 1;
-	return each_string(add_string, NULL);
+	if (!each_string(add_string, &a))
+		return false;
+	for (size_t k = a.n > AHEAD ? a.n - AHEAD : 0; k < a.n; k++)
+		insert_name(a.slot[k % AHEAD], a.off[k % AHEAD]);
+	return true;
 }
 
 /* Read the header and index the types and names; NULL, or why the
