@@ -34,6 +34,9 @@
 #include "offcpu.h"
 #include "offcpu.skel.h"
 
+/* With -w: threads woken and not yet switched in, system-wide */
+enum { WAKERS = 16384 };
+
 struct offcpu_args {
 	struct collect_opts common;
 	uint64_t min, max;
@@ -136,8 +139,8 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
 	s->rodata->wakers_on = a->wakers;
-	if (!a->wakers) /* 16384 preallocated entries cost start time */
-		bpf_map__set_max_entries(s->maps.wakers, 1);
+	if (a->wakers) /* preallocated: only with -w, for the start time */
+		bpf_map__set_max_entries(s->maps.wakers, WAKERS);
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);

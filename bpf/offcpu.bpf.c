@@ -61,9 +61,10 @@ struct waker {
 	char comm[SB_COMM_LEN];
 };
 
+/* sized by user space: 16384 with -w, else 1 */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct waker);
 } wakers SEC(".maps");

@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "collector.h"
 #include "kernel.h"
+#include "mapmake.h"
 #include "sink.h"
 #include "unwind.h"
 
@@ -342,10 +343,24 @@ void destroy_bpf(struct collector *c)
 	c->skel = NULL;
 }
 
+/* The BPF object opened and sized from the options. */
+static void open_object(struct collector *c, bool legacy)
+{
+	c->skel = c->ops->open(&c->obj, &c->cfg, legacy);
+	if (!c->skel)
+		perror_exit("opening the BPF object");
+	fill_config(c);
+}
+
 void open_load_attach(struct collector *c)
 {
-	bool legacy;
+	bool legacy = choose_programs(c);
+	struct map_maker *maker;
 
+	/* the first attempt's object, its large maps made while the plan
+	 * below reads the kernel's types */
+	open_object(c, legacy);
+	maker = map_maker_start(c->obj);
 	for (unsigned h = 0; hook(c, h); h++) {
 		int first = collect_pick_alt(c, hook(c, h), 0, NULL);
 
@@ -361,14 +376,11 @@ void open_load_attach(struct collector *c)
 						    "" KBTF_HOW ")");
 		c->choice[h] = first < 0 ? 0 : first; /* off: not loaded */
 	}
-	legacy = choose_programs(c);
 	for (int attempt = 0; attempt < 16; attempt++) {
 		int err;
 
-		c->skel = c->ops->open(&c->obj, &c->cfg, legacy);
-		if (!c->skel)
-			perror_exit("opening the BPF object");
-		fill_config(c);
+		if (attempt)
+			open_object(c, legacy);
 		set_autoload(c);
 		prealloc_for_perf_event(c);
 		if (c->ops->configure &&
@@ -379,6 +391,9 @@ void open_load_attach(struct collector *c)
 		/* libbpf parses its own copy to load: ours, kept with it,
 		 * would double the peak RSS (2 x 5.5 MB on 6.18) */
 		kbtf_release();
+		/* the first attempt's only: a failed attempt may have run */
+		map_maker_finish(maker, c->obj);
+		maker = NULL;
 		err = c->ops->load(c->skel, &c->ctl);
 		if (err) {
 			bool fell = false;
