@@ -107,7 +107,6 @@ static bool inherit(struct collector *c, const struct sb_event *e)
 	    proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at))
 		return false;
 	unwind_inherit(c->unwind, e->tgid, e->parent);
-	output_note_process(c->out, e->tgid);
 	c->procs_copied++;
 	return true;
 }
@@ -117,7 +116,11 @@ static int on_event(void *ctx, void *data, size_t len)
 	struct collector *c = ctx;
 	const struct sb_event *e = data;
 
-	if (len < sizeof(*e) || inherit(c, e))
+	if (len < sizeof(*e))
+		return 0;
+	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
+		output_note_process(c->out, e->tgid); /* while it lives */
+	if (inherit(c, e))
 		return 0;
 	switch (e->type) {
 	case SB_EV_EXEC:
@@ -131,8 +134,6 @@ static int on_event(void *ctx, void *data, size_t len)
 		unwind_exit(c->unwind, e->tgid);
 		break;
 	}
-	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
-		output_note_process(c->out, e->tgid); /* while it lives */
 	if (!ENABLE_SYMBOLIZE || !c->procs)
 		return 0;
 	switch (e->type) {

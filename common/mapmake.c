@@ -67,9 +67,9 @@ static struct made definition(const struct bpf_map *m)
 
 static bool same_definition(struct made a, struct made b)
 {
-	return !strcmp(a.name, b.name) && a.type == b.type &&
-	       a.key == b.key && a.value == b.value &&
-	       a.entries == b.entries && a.flags == b.flags;
+	return !strcmp(a.name, b.name) && a.type == b.type && a.key == b.key &&
+	       a.value == b.value && a.entries == b.entries &&
+	       a.flags == b.flags;
 }
 
 static void *make_maps(void *arg)

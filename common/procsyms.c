@@ -340,20 +340,28 @@ int proc_maps_each_exec(const char *procfs, uint32_t tgid,
 	return 0;
 }
 
+/* A mapping's own copy of its name, and the module shown for it: a
+ * file's base name, or the whole name ([vdso], [anon]). */
+static void smap_name(struct smap *s, const char *name)
+{
+	const char *slash;
+
+	s->name = xstrdup(name);
+	slash = name[0] == '/' ? strrchr(s->name, '/') : NULL;
+	s->module = slash ? slash + 1 : s->name;
+}
+
 static void add_map(struct proc_syms *ps, struct sproc *pr, size_t *cap,
 		    const struct mline *m)
 {
 	struct smap *s;
-	const char *slash;
 
 	pr->maps = grow_array(pr->maps, cap, pr->nmaps + 1, sizeof(*pr->maps));
 	s = &pr->maps[pr->nmaps++];
 	s->start = m->start;
 	s->end = m->end;
 	s->pgoff = m->pgoff;
-	s->name = xstrdup(*m->path ? m->path : "[anon]");
-	slash = m->path[0] == '/' ? strrchr(s->name, '/') : NULL;
-	s->module = slash ? slash + 1 : s->name;
+	smap_name(s, *m->path ? m->path : "[anon]");
 	/* only real files have symbols; [vdso] lives in memory alone */
 	s->file = m->path[0] == '/' ? file_get(ps, pr->tgid, m) : NULL;
 }
@@ -524,9 +532,7 @@ int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent,
 		struct smap *m = &pr->maps[i];
 
 		*m = from->maps[i];
-		m->name = xstrdup(m->name);
-		m->module =
-			m->name + (from->maps[i].module - from->maps[i].name);
+		smap_name(m, from->maps[i].name);
 		if (m->file)
 			m->file->refs++;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Ground truth for processes forked while a profiler runs: the parent
- * naps 200 ms (so it is a known process), then forks FORKS children
+ * naps 1 s (so it is a known process, read before it forks), then forks
+ * FORKS children
  * (3). Each child naps 300 ms in child_nap() and exits; one more child
  * execs sleep 0.3 instead, so its mappings are no longer the parent's.
  * With FORKS_WAITED=FILE, each nap child appends "child US": how long its
@@ -32,7 +33,7 @@ static __attribute__((noinline)) void nap_ms(long ms)
 
 static __attribute__((noinline)) void parent_nap(void)
 {
-	nap_ms(200);
+	nap_ms(1000);
 }
 
 static __attribute__((noinline)) void child_nap(void)
