@@ -27,23 +27,32 @@ static void on_map(const struct proc_map *m, void *arg)
 				   (path ? strlen(path) : 0);
 }
 
+/* the fake procfs: dir/1/maps */
+static char dir[] = "/tmp/fuzz_maps.XXXXXX", pid[64], maps[64];
+
+/* libFuzzer ends a run by exit(): leave nothing in /tmp */
+static void remove_procfs(void)
+{
+	unlink(maps);
+	rmdir(pid);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	static char dir[] = "/tmp/fuzz_maps.XXXXXX", maps[64];
 	static volatile size_t sink;
 	static unsigned long n;
 	char *text;
 	FILE *f;
 
 	if (!maps[0]) {
-		char pid[64];
-
 		if (!mkdtemp(dir))
 			abort();
 		snprintf(pid, sizeof(pid), "%s/1", dir);
 		snprintf(maps, sizeof(maps), "%s/1/maps", dir);
 		if (mkdir(pid, 0700))
 			abort();
+		atexit(remove_procfs);
 	}
 	if (n++ % FILE_EVERY) {
 		text = malloc(len + 1);
