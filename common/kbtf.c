@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -42,7 +45,7 @@ static struct {
 	uint32_t ntypes;
 	uint32_t *names; /* string offsets by hash; 0 is empty */
 	uint32_t names_mask;
-	bool tried;
+	bool tried, mapped;
 	unsigned parses;
 	const char *path; /* --btf */
 } kt = {.fd = -1};
@@ -87,6 +90,17 @@ static bool read_at(uint64_t off, void *buf, size_t len)
 	return true;
 }
 
+/* len bytes at off: where the source is in memory, else read into buf;
+ * NULL when they are not all in the source. */
+static const void *view_at(uint64_t off, void *buf, size_t len)
+{
+	if (!kt.mem)
+		return read_at(off, buf, len) ? buf : NULL;
+	if (off > kt.size || len > kt.size - off)
+		return NULL;
+	return kt.mem + off;
+}
+
 /* ---- opening a source ---- */
 
 /* Where the .BTF section of an ELF file (a vmlinux) is; false if none. */
@@ -121,6 +135,26 @@ static bool elf_btf_section(int fd, uint64_t *off, uint64_t *size)
 	return found;
 }
 
+/*
+ * The kernel's own file maps its BTF as it is (Linux 6.15): no read()
+ * of 4 KiB at a time (1,900 calls for 6.18's), no copy, and pages that
+ * are the kernel's, in no RSS. Any other file is read: its pages would
+ * count as ours.
+ */
+static void map_kernel_file(void)
+{
+	struct statfs fs;
+	void *p;
+
+	if (kt.base || fstatfs(kt.fd, &fs) || fs.f_type != SYSFS_MAGIC)
+		return;
+	p = mmap(NULL, kt.size, PROT_READ, MAP_PRIVATE, kt.fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	kt.mem = p;
+	kt.mapped = true;
+}
+
 /* Open path as kernel types: a raw BTF file or an ELF file's .BTF;
  * NULL, or why not. */
 static const char *open_file(const char *path)
@@ -135,8 +169,10 @@ static const char *open_file(const char *path)
 	if (!fstat(kt.fd, &st) && pread(kt.fd, &magic, 2, 0) == 2) {
 		kt.size = st.st_size;
 		if (magic == BTF_MAGIC ||
-		    elf_btf_section(kt.fd, &kt.base, &kt.size))
+		    elf_btf_section(kt.fd, &kt.base, &kt.size)) {
+			map_kernel_file();
 			return NULL;
+		}
 	}
 	close(kt.fd);
 	kt.fd = -1;
@@ -241,7 +277,8 @@ enum { WINDOW = 64 << 10 }; /* the sections are read through this */
 /* One pass over the type section. */
 static bool index_types(void)
 {
-	unsigned char *win = xmalloc(WINDOW);
+	unsigned char *buf = xmalloc(WINDOW);
+	const unsigned char *win = NULL;
 	uint64_t start = kt.hdr.hdr_len + kt.hdr.type_off;
 	uint64_t at = 0, win_at = 0, win_len = 0;
 	size_t cap = 0;
@@ -257,7 +294,7 @@ static bool index_types(void)
 					  ? kt.hdr.type_len - at
 					  : WINDOW;
 			if (win_len < sizeof(t) ||
-			    !read_at(start + at, win, win_len))
+			    !(win = view_at(start + at, buf, win_len)))
 				break;
 		}
 		memcpy(&t, win + (at - win_at), sizeof(t));
@@ -272,7 +309,7 @@ static bool index_types(void)
 			(uint32_t)at, BTF_INFO_KIND(t.info), t.name_off};
 		at += sizeof(t) + extra;
 	}
-	free(win);
+	free(buf);
 	return ok && at == kt.hdr.type_len;
 }
 
@@ -294,30 +331,32 @@ static bool each_string(void (*fn)(void *arg, uint32_t off, const char *s,
 				   size_t len),
 			void *arg)
 {
-	char *win = xmalloc(WINDOW);
+	char *buf = xmalloc(WINDOW);
+	const char *win = NULL;
 	uint64_t start = kt.hdr.hdr_len + kt.hdr.str_off, len = kt.hdr.str_len;
 	uint64_t at = 0, win_at = 0, win_len = 0;
 	bool ok = true;
 
 	while (ok && at < len) {
-		char *p = win + (at - win_at), *nul;
+		const char *p = NULL, *nul = NULL;
 
-		nul = at < win_at + win_len
-			      ? memchr(p, 0, win_at + win_len - at)
-			      : NULL;
+		if (win && at < win_at + win_len) {
+			p = win + (at - win_at);
+			nul = memchr(p, 0, win_at + win_len - at);
+		}
 		if (!nul) {
 			/* not ended in the window: read on from at */
 			ok = at != win_at || win_len == 0;
 			win_at = at;
 			win_len = len - at < WINDOW ? len - at : WINDOW;
-			ok = ok && read_at(start + at, win, win_len);
+			ok = ok && (win = view_at(start + at, buf, win_len));
 			continue;
 		}
 		if (at)
 			fn(arg, (uint32_t)at, p, nul - p);
 		at += nul - p + 1;
 	}
-	free(win);
+	free(buf);
 	return ok;
 }
 
@@ -408,6 +447,9 @@ static void close_source(void)
 	if (kt.fd >= 0)
 		close(kt.fd);
 	kt.fd = -1;
+	if (kt.mapped)
+		munmap((void *)kt.mem, kt.size);
+	kt.mapped = false;
 	kt.mem = NULL;
 	free(kt.types);
 	kt.types = NULL;
