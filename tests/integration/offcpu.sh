@@ -5,10 +5,15 @@
 need_bpf "offcpu integration"
 BLOCK=$WORKLOADS/block
 
-# known FILE: microseconds blocked in each thread function of block.c
+# known FILE: microseconds blocked in each thread function of block.c,
+# inside its blocking call: a thread preempted before its first clock
+# read (as it starts, at a load of 9: 2.6 ms) is off the CPU outside
+# what block.c timed
 known() {
-	awk '/nap_thread/ { n += $NF } /pipe_thread/ { p += $NF }
-	     /lock_thread/ { l += $NF } END { print n + 0, p + 0, l + 0 }' "$1"
+	awk '/nap_thread/ && /nanosleep/ { n += $NF }
+	     /pipe_thread/ && /pipe_read/ { p += $NF }
+	     /lock_thread/ && /futex/ { l += $NF }
+	     END { print n + 0, p + 0, l + 0 }' "$1"
 }
 
 # within NAME GOT WANT: GOT is WANT (us) within 5% + 5 ms
@@ -62,8 +67,12 @@ wall=$(( ($(date +%s%N) - start) / 1000 ))
 total=$(awk '/^block;/ { t += $NF } END { print t + 0 }' "$T/total")
 check "offcpu: process blocked $total us in $wall us of wall time, 4 threads" \
 	fcmp "$total >= 2400000 && $total <= 4 * $wall"
-check "offcpu: blocked threads are in state S" \
-	test -z "$(grep -E '_thread' "$T/tp_btf" | grep -v '^block;\[state S\]')"
+# (a nap whose timer fires before its switch-out leaves runnable, so R
+# rows inside the calls are right; under load they were 0.01 %)
+set -- $(awk '/_thread/ { t += $NF } /_thread/ && /^block;\[state S\]/ { s += $NF }
+	/_thread/ && /^block;\[state D\]/ { d += $NF } END { print s + 0, t + 0, d + 0 }' "$T/tp_btf")
+check "offcpu: blocked threads are in state S ($1 of $2 us; D $3)" \
+	fcmp "$1 >= $2 * 0.99 && $3 == 0"
 check "offcpu: kernel stacks end at __schedule, not in our programs" \
 	grep -qE ';-;.*;schedule;__schedule [0-9]+$' "$T/tp_btf"
 
