@@ -24,7 +24,7 @@ hidden() {
 }
 
 # nanosleep_us FILE: microseconds block.c's nap_thread slept (4 x 250 ms)
-nanosleep_us() { awk '/nap_thread/ { n += $NF } END { print n + 0 }' "$1"; }
+nanosleep_us() { awk '/nap_thread/ && /nanosleep/ { n += $NF } END { print n + 0 }' "$1"; }
 # what nap_thread's naps took, as block.c timed them (see offcpu.sh)
 export BLOCK_WAITED="$T/waited"
 napped() { awk '$1 == "nap_thread" { print $2 }' "$T/waited" 2>/dev/null; }
