@@ -23,7 +23,7 @@
 //usage:                   allocated at start); more are counted as lost
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=tracepoint|fentry|kprobe forces the way to attach.
+//usage:STACKBOX_ATTACH=raw_tp|tracepoint|fentry|kprobe forces the way to attach.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -43,7 +43,9 @@ struct rastack_args {
 	int value; /* enum ra_metric */
 	long long pages;
 	struct {	     /* kernel struct offsets, from BTF once */
-		int off[13]; /* one per layout_fields entry; -1: missing */
+		int off[14]; /* one per layout_fields entry; -1: missing */
+		int pg_head; /* PG_head, where _flags_1 has the order; -1 */
+		bool raw[RA_NTP]; /* the raw tracepoint's arguments are ours */
 		bool done;
 	} layout;
 };
@@ -74,7 +76,39 @@ static const struct metric rastack_metrics[RA_NMETRICS] = {
 
 /* ---- what this kernel has: probed once, before load ---- */
 
-/* Kernel struct offsets for the fentry and kprobe paths; -1: missing. */
+/* The tracepoints: what they are, the classic one's program and the
+ * fields it reads, and how many arguments the raw one's BTF prototype
+ * takes (btf_trace_NAME: the context, then the tracepoint's). */
+static const struct {
+	const char *category, *name, *prog, *arg;
+	int params;
+} tracepoints[RA_NTP] = {
+	[RA_TP_ADD] = {"filemap", "mm_filemap_add_to_page_cache", "ra_tp_add",
+		       "order", 2},
+	[RA_TP_DELETE] = {"filemap", "mm_filemap_delete_from_page_cache",
+			  "ra_tp_delete", "order", 2},
+	[RA_TP_UNBOUNDED] = {"readahead", "page_cache_ra_unbounded",
+			     "ra_tp_unbounded", "nr_to_read", 5},
+	[RA_TP_ORDER] = {"readahead", "page_cache_ra_order", "ra_tp_order",
+			 "size", 4},
+	[RA_TP_GET_PAGES] = {"filemap", "mm_filemap_get_pages",
+			     "ra_tp_get_pages", "last_index", 4},
+	[RA_TP_FAULT] = {"filemap", "mm_filemap_fault", "ra_tp_fault", NULL, 3},
+	[RA_TP_MAP_PAGES] = {"filemap", "mm_filemap_map_pages",
+			     "ra_tp_map_pages", "last_index", 4},
+};
+
+/* Does the raw tracepoint pass the arguments its program reads? */
+static bool raw_params(enum ra_tp which)
+{
+	char proto[96];
+
+	snprintf(proto, sizeof(proto), "btf_trace_%s", tracepoints[which].name);
+	return kbtf_proto_params(proto) == tracepoints[which].params;
+}
+
+/* Kernel struct offsets for the raw tracepoint, fentry and kprobe
+ * paths; -1: missing. */
 static const struct {
 	const char *type, *member, *alt_type;
 } layout_fields[] = {
@@ -91,16 +125,21 @@ static const struct {
 	{"file", "f_mapping"},
 	{"folio", "mapping", "page"}, /* before folios (5.16): page */
 	{"folio", "index", "page"},
+	{"folio", "_flags_1"},
 };
 #define NLAYOUT ARRAY_SIZE(layout_fields)
-_Static_assert(sizeof(struct ra_kernel_layout) == 13 * sizeof(__u16),
-	       "one offset per layout_fields entry");
+_Static_assert(sizeof(struct ra_kernel_layout) == (NLAYOUT + 1) * sizeof(__u16),
+	       "one offset per layout_fields entry, then pg_head");
 /* which of them each way to attach needs, as bits */
 #define L_FILE	(0xfu) /* mapping -> inode -> dev, ino */
 #define L_RACTL (L_FILE | 0x30u)
 #define L_ORDER (L_RACTL | 0x40u)
 #define L_VMF	(L_FILE | 0x780u)
 #define L_FOLIO (L_FILE | 0x1800u)
+#define L_INODE (0xeu) /* inode -> dev, ino */
+/* a folio's order: _flags_1 and PG_head (LARGE: not a layout entry) */
+#define L_LARGE	      (1u << 15)
+#define L_FOLIO_ORDER (L_FOLIO | 0x2000u | L_LARGE)
 
 static int *kernel_layout(struct rastack_args *a)
 {
@@ -115,6 +154,17 @@ static int *kernel_layout(struct rastack_args *a)
 				kbtf_member(layout_fields[i].alt_type,
 					    layout_fields[i].member, NULL);
 	}
+	/* folio_order() reads the low byte of _flags_1 since 6.6; before,
+	 * _folio_order had the order, and _flags_1 a tail page's flags */
+	a->layout.pg_head = -1;
+	if (kbtf_member("folio", "_folio_order", NULL) < 0) {
+		long long bit = kbtf_enum_value("pageflags", "PG_head");
+
+		if (bit > 0 && bit < 64)
+			a->layout.pg_head = bit;
+	}
+	for (enum ra_tp t = 0; t < RA_NTP; t++)
+		a->layout.raw[t] = raw_params(t);
 	return a->layout.off;
 }
 
@@ -125,23 +175,8 @@ static bool have_layout(struct rastack_args *a, unsigned need)
 	for (size_t i = 0; i < NLAYOUT; i++)
 		if ((need & (1u << i)) && off[i] < 0)
 			return false;
-	return true;
+	return !(need & L_LARGE) || a->layout.pg_head >= 0;
 }
-
-/* The classic tracepoints: what they are, and the fields we read. */
-static const struct {
-	const char *category, *name, *arg;
-} tracepoints[RA_NTP] = {
-	[RA_TP_ADD] = {"filemap", "mm_filemap_add_to_page_cache", "order"},
-	[RA_TP_DELETE] = {"filemap", "mm_filemap_delete_from_page_cache",
-			  "order"},
-	[RA_TP_UNBOUNDED] = {"readahead", "page_cache_ra_unbounded",
-			     "nr_to_read"},
-	[RA_TP_ORDER] = {"readahead", "page_cache_ra_order", "size"},
-	[RA_TP_GET_PAGES] = {"filemap", "mm_filemap_get_pages", "last_index"},
-	[RA_TP_FAULT] = {"filemap", "mm_filemap_fault", NULL},
-	[RA_TP_MAP_PAGES] = {"filemap", "mm_filemap_map_pages", "last_index"},
-};
 
 static bool tp_field(enum ra_tp which, const char *field,
 		     struct ra_tp_field *out)
@@ -182,18 +217,33 @@ static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
 }
 
 /* An alternative's requires bits: the layout bits (L_*) its program
- * reads at BTF offsets, or the tracepoint whose fields it reads. */
-#define REQ_TP(which) ((which + 1u) << 16)
+ * reads at BTF offsets, or the classic tracepoint whose fields it
+ * reads, or (RAW) the raw tracepoint whose arguments it reads, and
+ * layout bits. */
+#define REQ_TP(which)	     ((which + 1u) << 16)
+#define REQ_RAW(which, need) (1u << 24 | REQ_TP(which) | (need))
 
 static bool rastack_requires(struct collector *c, void *args, unsigned bits)
 {
+	struct rastack_args *a = args;
+	enum ra_tp which = ((bits >> 16) & 0xff) - 1;
 	struct ra_tp_layout l;
 
+	if (bits >> 24)
+		return have_layout(a, bits & 0xffff) && a->layout.raw[which];
 	if (bits >> 16)
-		return tp_layout((bits >> 16) - 1, &l);
+		return tp_layout(which, &l);
 	return have_layout(args, bits);
 }
 
+/* Raw tracepoints first: a classic one's link, closed, waits for an
+ * RCU grace period under a kernel-wide mutex (~25 ms a link, one after
+ * the other), a raw one's returns at once. */
+#define RAW(prog, which, category, name, need)                 \
+	{                                                      \
+		prog, "raw_tp", KF_TRACEPOINT, category, name, \
+			REQ_RAW(which, need)                   \
+	}
 #define TP(prog, which, category, name)                            \
 	{                                                          \
 		prog, "tracepoint", KF_TRACEPOINT, category, name, \
@@ -209,15 +259,21 @@ static bool rastack_requires(struct collector *c, void *args, unsigned bits)
 	}
 
 static const struct attach_alt add_alts[] = {
+	RAW("ra_raw_add", RA_TP_ADD, "filemap", "mm_filemap_add_to_page_cache",
+	    L_FOLIO_ORDER),
 	TP("ra_tp_add", RA_TP_ADD, "filemap", "mm_filemap_add_to_page_cache"),
 	{NULL},
 };
 static const struct attach_alt delete_alts[] = {
+	RAW("ra_raw_delete", RA_TP_DELETE, "filemap",
+	    "mm_filemap_delete_from_page_cache", L_FOLIO_ORDER),
 	TP("ra_tp_delete", RA_TP_DELETE, "filemap",
 	   "mm_filemap_delete_from_page_cache"),
 	{NULL},
 };
 static const struct attach_alt readahead_alts[] = {
+	RAW("ra_raw_unbounded", RA_TP_UNBOUNDED, "readahead",
+	    "page_cache_ra_unbounded", L_INODE),
 	TP("ra_tp_unbounded", RA_TP_UNBOUNDED, "readahead",
 	   "page_cache_ra_unbounded"),
 	FENTRY("ra_fentry_unbounded", "page_cache_ra_unbounded", L_RACTL),
@@ -228,12 +284,16 @@ static const struct attach_alt readahead_alts[] = {
 	{NULL},
 };
 static const struct attach_alt order_alts[] = {
+	RAW("ra_raw_order", RA_TP_ORDER, "readahead", "page_cache_ra_order",
+	    L_INODE | 0x40u),
 	TP("ra_tp_order", RA_TP_ORDER, "readahead", "page_cache_ra_order"),
 	FENTRY("ra_fentry_order", "page_cache_ra_order", L_ORDER),
 	KPROBE("ra_kprobe_order", "page_cache_ra_order", L_ORDER),
 	{NULL},
 };
 static const struct attach_alt read_alts[] = {
+	RAW("ra_raw_get_pages", RA_TP_GET_PAGES, "filemap",
+	    "mm_filemap_get_pages", L_FILE),
 	TP("ra_tp_get_pages", RA_TP_GET_PAGES, "filemap",
 	   "mm_filemap_get_pages"),
 	FENTRY("ra_fentry_accessed", "folio_mark_accessed", L_FOLIO),
@@ -242,12 +302,15 @@ static const struct attach_alt read_alts[] = {
 	{NULL},
 };
 static const struct attach_alt fault_alts[] = {
+	RAW("ra_raw_fault", RA_TP_FAULT, "filemap", "mm_filemap_fault", L_FILE),
 	TP("ra_tp_fault", RA_TP_FAULT, "filemap", "mm_filemap_fault"),
 	FENTRY("ra_fentry_fault", "filemap_fault", L_VMF),
 	KPROBE("ra_kprobe_fault", "filemap_fault", L_VMF),
 	{NULL},
 };
 static const struct attach_alt map_alts[] = {
+	RAW("ra_raw_map_pages", RA_TP_MAP_PAGES, "filemap",
+	    "mm_filemap_map_pages", L_FILE),
 	TP("ra_tp_map_pages", RA_TP_MAP_PAGES, "filemap",
 	   "mm_filemap_map_pages"),
 	FENTRY("ra_fentry_map_pages", "filemap_map_pages", L_VMF),
@@ -299,13 +362,18 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	int *off = kernel_layout(a);
 	__u16 *slot = (__u16 *)kl;
 
+	/* tracefs formats only for the classic programs the plan loads */
 	for (enum ra_tp t = 0; t < RA_NTP; t++)
-		tp_layout(t, (struct ra_tp_layout *)&s->rodata->tp[t]);
+		if (bpf_program__autoload(bpf_object__find_program_by_name(
+			    s->obj, tracepoints[t].prog)))
+			tp_layout(t, (struct ra_tp_layout *)&s->rodata->tp[t]);
 	for (size_t i = 0; i < NLAYOUT; i++)
 		slot[i] = off[i] < 0 ? 0 : off[i];
+	kl->pg_head = a->layout.pg_head < 0 ? 0 : a->layout.pg_head;
 	s->rodata->reuse_stacks = can_reuse_stacks();
-	bpf_program__set_autoload(s->progs.ra_tp_sync, s->rodata->reuse_stacks);
-	bpf_program__set_autoload(s->progs.ra_tp_async,
+	bpf_program__set_autoload(s->progs.ra_raw_sync,
+				  s->rodata->reuse_stacks);
+	bpf_program__set_autoload(s->progs.ra_raw_async,
 				  s->rodata->reuse_stacks);
 	verbose("stacks captured %s",
 		s->rodata->reuse_stacks
@@ -328,8 +396,8 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 static int rastack_attach(struct collector *c, void *skel, void *args)
 {
 	struct rastack_bpf *s = skel;
-	struct bpf_program *progs[] = {s->progs.ra_tp_sync,
-				       s->progs.ra_tp_async};
+	struct bpf_program *progs[] = {s->progs.ra_raw_sync,
+				       s->progs.ra_raw_async};
 
 	if (!s->rodata->reuse_stacks)
 		return 0;

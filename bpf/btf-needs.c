@@ -80,6 +80,8 @@ struct vm_area_struct {
 struct folio {
 	void *mapping;
 	unsigned long index;
+	unsigned long _flags_1;	    /* rastack: the order's byte (6.6+) */
+	unsigned char _folio_order; /* rastack: where the order was before */
 } KERNEL_TYPE;
 struct page { /* before folios (5.16) */
 	void *mapping;
@@ -89,6 +91,26 @@ struct page { /* before folios (5.16) */
  * it does (the prototype must match), which is all offcpu asks. */
 typedef void (*btf_trace_sched_switch)(void *, _Bool, struct task_struct *,
 				       struct task_struct *, unsigned int);
+/* rastack: the raw tracepoints' arguments, kept where they match */
+typedef void (*btf_trace_mm_filemap_add_to_page_cache)(void *, struct folio *);
+typedef void (*btf_trace_mm_filemap_delete_from_page_cache)(void *,
+							    struct folio *);
+typedef void (*btf_trace_page_cache_ra_unbounded)(void *, struct inode *,
+						  unsigned long, unsigned long,
+						  unsigned long);
+typedef void (*btf_trace_page_cache_ra_order)(void *, struct inode *,
+					      unsigned long,
+					      struct file_ra_state *);
+typedef void (*btf_trace_mm_filemap_get_pages)(void *, struct address_space *,
+					       unsigned long, unsigned long);
+typedef void (*btf_trace_mm_filemap_fault)(void *, struct address_space *,
+					   unsigned long);
+typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *,
+					       unsigned long, unsigned long);
+/* rastack: a large folio's flag */
+enum pageflags {
+	PG_head = 6,
+};
 /* memstack: the uprobe_multi link's attach type (6.6+) */
 enum bpf_attach_type {
 	BPF_TRACE_UPROBE_MULTI = 48,
@@ -121,8 +143,17 @@ int btf_needs(void *ctx)
 	     NEED(struct vm_fault, pgoff) +
 	     NEED(struct vm_area_struct, vm_file);
 	n += NEED(struct folio, mapping) + NEED(struct folio, index) +
+	     NEED(struct folio, _flags_1) + NEED(struct folio, _folio_order) +
 	     NEED(struct page, mapping) + NEED(struct page, index);
 	n += bpf_core_type_exists(btf_trace_sched_switch);
+	n += bpf_core_type_exists(btf_trace_mm_filemap_add_to_page_cache) +
+	     bpf_core_type_exists(btf_trace_mm_filemap_delete_from_page_cache) +
+	     bpf_core_type_exists(btf_trace_page_cache_ra_unbounded) +
+	     bpf_core_type_exists(btf_trace_page_cache_ra_order) +
+	     bpf_core_type_exists(btf_trace_mm_filemap_get_pages) +
+	     bpf_core_type_exists(btf_trace_mm_filemap_fault) +
+	     bpf_core_type_exists(btf_trace_mm_filemap_map_pages);
+	n += bpf_core_enum_value_exists(enum pageflags, PG_head);
 	n += bpf_core_enum_value_exists(enum bpf_attach_type,
 					BPF_TRACE_UPROBE_MULTI);
 	needs = n;

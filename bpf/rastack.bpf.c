@@ -13,9 +13,11 @@
  * tracked; eviction ends its tracking. Pages are tracked in runs of 64
  * per file (RA_RUN_PAGES bits).
  *
- * Events come from tracepoints (6.10+), else fentry, else kprobes on the
- * same kernel functions; those read struct fields at offsets user space
- * took from kernel BTF (no CO-RE: the tracepoint path needs no BTF).
+ * Events come from tracepoints (6.10+): raw ones, else classic ones
+ * (without kernel types), else fentry, else kprobes on the same kernel
+ * functions. All but the classic tracepoints read struct fields at
+ * offsets user space took from kernel BTF (no CO-RE: the classic path
+ * needs no BTF).
  */
 #include <stdbool.h>
 
@@ -27,6 +29,16 @@
  * way of attaching: the object holds one copy of each. */
 #ifndef __noinline
 #define __noinline __attribute__((noinline))
+#endif
+/* The body of a loop over a range's runs. The verifier walks a loop
+ * once per iteration, and each walk of the body is costly (its own
+ * loop over the slots): in the modern programs the body is a global
+ * function, verified once on its own (pointer arguments: 5.12+). The
+ * legacy ones inline it. */
+#if SB_MODERN
+#define RA_RUN_BODY __noinline
+#else
+#define RA_RUN_BODY static __always_inline
 #endif
 
 /* Owner ids: 0 not captured yet, 1 could not be kept (map full). */
@@ -250,6 +262,21 @@ static __always_inline void run_use(struct ra_run *r, __u64 bits,
 	}
 }
 
+/* Pages of run k in bits are used. (A global function's pointer
+ * arguments may be NULL, as far as the verifier knows.) */
+RA_RUN_BODY int use_run(const struct ra_run_key *k, __u64 bits,
+			struct ra_credit *c)
+{
+	struct ra_run *r;
+
+	if (!k || !c)
+		return 0;
+	r = bpf_map_lookup_elem(&ra_runs, k);
+	if (r)
+		run_use(r, bits, c);
+	return 0;
+}
+
 /* Pages lo..hi of file are used. */
 static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
 				      __u64 hi)
@@ -258,14 +285,10 @@ static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
 	struct ra_credit c = {};
 
 	for (int i = 0; i < RA_MAX_RUNS; i++) {
-		struct ra_run *r;
-
 		k.run = (lo >> RA_RUN_SHIFT) + i;
 		if (k.run > hi >> RA_RUN_SHIFT)
 			break;
-		r = bpf_map_lookup_elem(&ra_runs, &k);
-		if (r)
-			run_use(r, run_bits(lo, hi, k.run), &c);
+		use_run(&k, run_bits(lo, hi, k.run), &c);
 	}
 	credit_flush(&c);
 }
@@ -299,6 +322,48 @@ static __always_inline void mark_folio_used(const struct ra_file *f,
 	credit_flush(&c);
 }
 
+/* Pages of run k in bits are read ahead by owner id (head: the bit of
+ * a folio's first page, or 0): how many of them are newly tracked. */
+RA_RUN_BODY int track_run(const struct ra_run_key *k, __u64 bits, __u64 head,
+			  __u64 id)
+{
+	struct ra_run *r;
+	__u64 fresh;
+	int s;
+
+	if (!k)
+		return 0;
+	r = bpf_map_lookup_elem(&ra_runs, k);
+	if (!r) { /* a new run, made whole in one update */
+		struct ra_run fresh_run = {
+			.tracked = bits,
+			.heads = head,
+			.mask = {bits},
+			.owner = {id},
+		};
+
+		if (!bpf_map_update_elem(&ra_runs, k, &fresh_run, BPF_NOEXIST))
+			return popcount(bits);
+		r = bpf_map_lookup_elem(&ra_runs, k); /* raced */
+	}
+	if (!r) {
+		sb_stat_add(RA_STAT_RUNS_FULL, popcount(bits));
+		return 0;
+	}
+	s = run_slot(r, id);
+	if (s < 0) {
+		sb_stat_add(RA_STAT_SLOTS_FULL, popcount(bits));
+		return 0;
+	}
+	fresh = bits & ~r->tracked; /* tracked: an add we missed */
+	clear_bits(&r->used, fresh);
+	fetch_or(&r->mask[s], fresh);
+	if (head)
+		fetch_or(&r->heads, head);
+	fetch_or(&r->tracked, fresh);
+	return popcount(fresh);
+}
+
 /* A readahead's folio: pages index..index + (1 << order) - 1. */
 static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 					__u64 npages, __u64 id)
@@ -312,49 +377,49 @@ static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 		return;
 	}
 	for (int i = 0; i < RA_MAX_RUNS; i++) {
-		__u64 bits, fresh, head;
-		struct ra_run *r;
-		int s;
+		__u64 head = i ? 0 : 1ULL << (index & (RA_RUN_PAGES - 1));
+		int n;
 
 		k.run = (index >> RA_RUN_SHIFT) + i;
 		if (k.run > hi >> RA_RUN_SHIFT)
 			break;
-		bits = run_bits(index, hi, k.run);
-		head = i ? 0 : 1ULL << (index & (RA_RUN_PAGES - 1));
-		r = bpf_map_lookup_elem(&ra_runs, &k);
-		if (!r) { /* a new run, made whole in one update */
-			struct ra_run fresh_run = {
-				.tracked = bits,
-				.heads = head,
-				.mask = {bits},
-				.owner = {id},
-			};
-
-			if (!bpf_map_update_elem(&ra_runs, &k, &fresh_run,
-						 BPF_NOEXIST)) {
-				__sync_fetch_and_add(&o->pages, popcount(bits));
-				continue;
-			}
-			r = bpf_map_lookup_elem(&ra_runs, &k); /* raced */
-		}
-		if (!r) {
-			sb_stat_add(RA_STAT_RUNS_FULL, popcount(bits));
-			continue;
-		}
-		s = run_slot(r, id);
-		if (s < 0) {
-			sb_stat_add(RA_STAT_SLOTS_FULL, popcount(bits));
-			continue;
-		}
-		fresh = bits & ~r->tracked; /* tracked: an add we missed */
-		clear_bits(&r->used, fresh);
-		fetch_or(&r->mask[s], fresh);
-		if (!i)
-			fetch_or(&r->heads,
-				 1ULL << (index & (RA_RUN_PAGES - 1)));
-		fetch_or(&r->tracked, fresh);
-		__sync_fetch_and_add(&o->pages, popcount(fresh));
+		n = track_run(&k, run_bits(index, hi, k.run), head, id);
+		if (n)
+			__sync_fetch_and_add(&o->pages, n);
 	}
+}
+
+/* Pages of run k in bits leave the page cache. */
+RA_RUN_BODY int untrack_run(const struct ra_run_key *k, __u64 bits)
+{
+	struct ra_run *r;
+	__u64 gone;
+
+	if (!k)
+		return 0;
+	r = bpf_map_lookup_elem(&ra_runs, k);
+	if (!r)
+		return 0;
+	gone = bits & r->tracked;
+	if (!gone)
+		return 0;
+	if (gone == r->tracked) {
+		bpf_map_delete_elem(&ra_runs, k);
+		return 0;
+	}
+	clear_bits(&r->tracked, gone);
+	clear_bits(&r->used, gone);
+	clear_bits(&r->heads, gone);
+	for (int s = 0; s < RA_SLOTS; s++) {
+		if (!(r->mask[s] & gone))
+			continue;
+		clear_bits(&r->mask[s], gone);
+		if (!r->mask[s])
+			r->owner[s] = 0;
+	}
+	if (!r->tracked)
+		bpf_map_delete_elem(&ra_runs, k);
+	return 0;
 }
 
 /* Pages leave the page cache: their tracking ends, counts stay. */
@@ -365,34 +430,10 @@ static __noinline void untrack(const struct ra_file *f, __u64 index,
 	__u64 hi = index + npages - 1;
 
 	for (int i = 0; i < RA_MAX_RUNS; i++) {
-		struct ra_run *r;
-		__u64 gone;
-
 		k.run = (index >> RA_RUN_SHIFT) + i;
 		if (k.run > hi >> RA_RUN_SHIFT)
 			break;
-		r = bpf_map_lookup_elem(&ra_runs, &k);
-		if (!r)
-			continue;
-		gone = run_bits(index, hi, k.run) & r->tracked;
-		if (!gone)
-			continue;
-		if (gone == r->tracked) {
-			bpf_map_delete_elem(&ra_runs, &k);
-			continue;
-		}
-		clear_bits(&r->tracked, gone);
-		clear_bits(&r->used, gone);
-		clear_bits(&r->heads, gone);
-		for (int s = 0; s < RA_SLOTS; s++) {
-			if (!(r->mask[s] & gone))
-				continue;
-			clear_bits(&r->mask[s], gone);
-			if (!r->mask[s])
-				r->owner[s] = 0;
-		}
-		if (!r->tracked)
-			bpf_map_delete_elem(&ra_runs, &k);
+		untrack_run(&k, run_bits(index, hi, k.run));
 	}
 }
 
@@ -680,16 +721,17 @@ int ra_tp_order(void *ctx)
 }
 
 /* Attached by user space when reuse_stacks: what kind of readahead the
- * next ra_order or unbounded is. */
-SEC("tracepoint/readahead/page_cache_sync_ra")
-int ra_tp_sync(void *ctx)
+ * next ra_order or unbounded is. Raw tracepoints whatever way the others
+ * take: they read no argument, and detach at once. */
+SEC("raw_tp/page_cache_sync_ra")
+int ra_raw_sync(void *ctx)
 {
 	on_kind(RA_KIND_SYNC);
 	return 0;
 }
 
-SEC("tracepoint/readahead/page_cache_async_ra")
-int ra_tp_async(void *ctx)
+SEC("raw_tp/page_cache_async_ra")
+int ra_raw_async(void *ctx)
 {
 	on_kind(RA_KIND_ASYNC);
 	return 0;
@@ -725,26 +767,31 @@ int ra_tp_map_pages(void *ctx)
 	return 0;
 }
 
-/* ---- fentry and kprobes: the same functions' arguments ---- */
+/* ---- kernel structs, at the offsets BTF gave ---- */
+
+/* An inode's file, as the tracepoints name it. */
+static __always_inline bool inode_file(__u64 inode, struct ra_file *f)
+{
+	__u64 sb;
+	__u32 dev = 0;
+
+	if (!inode)
+		return false;
+	f->ino = sb_kread(inode + kl.inode_ino);
+	sb = sb_kread(inode + kl.inode_sb);
+	bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(sb + kl.sb_dev));
+	f->dev = dev;
+	f->pad = 0;
+	return true;
+}
 
 /* The file behind an address_space. false: none (an anonymous page's
  * mapping has its low bits set). */
 static __always_inline bool mapping_file(__u64 mapping, struct ra_file *f)
 {
-	__u64 host, sb;
-	__u32 dev = 0;
-
 	if (!mapping || (mapping & 3))
 		return false;
-	host = sb_kread(mapping + kl.mapping_host);
-	if (!host)
-		return false;
-	f->ino = sb_kread(host + kl.inode_ino);
-	sb = sb_kread(host + kl.inode_sb);
-	bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(sb + kl.sb_dev));
-	f->dev = dev;
-	f->pad = 0;
-	return true;
+	return inode_file(sb_kread(mapping + kl.mapping_host), f);
 }
 
 /* page_cache_ra_unbounded(ractl, nr_to_read, lookahead_size) */
@@ -813,6 +860,104 @@ static __always_inline void map_pages(__u64 vmf, __u64 start, __u64 end)
 	if (vmf_file(vmf, &f))
 		on_map(&f, start, end);
 }
+
+/* ---- raw tracepoints: the classic ones' arguments ---- */
+
+/* The kernel's folio_order(): 0 unless the folio is large (PG_head in
+ * its flags, a page's first word), else the low byte of _flags_1. */
+static __always_inline __u32 folio_order(__u64 folio)
+{
+	if (!(sb_kread(folio) & (1ULL << (kl.pg_head & 63))))
+		return 0;
+	return sb_kread(folio + kl.folio_flags_1) & 0xff;
+}
+
+/* mm_filemap_add_to_page_cache(folio) */
+SEC("raw_tp/mm_filemap_add_to_page_cache")
+int ra_raw_add(__u64 *ctx)
+{
+	__u64 folio = ctx[0];
+	struct ra_file f;
+
+	if (mapping_file(sb_kread(folio + kl.folio_mapping), &f))
+		on_add(ctx, &f, sb_kread(folio + kl.folio_index),
+		       folio_order(folio));
+	return 0;
+}
+
+/* mm_filemap_delete_from_page_cache(folio) */
+SEC("raw_tp/mm_filemap_delete_from_page_cache")
+int ra_raw_delete(__u64 *ctx)
+{
+	__u64 folio = ctx[0];
+	struct ra_file f;
+
+	if (mapping_file(sb_kread(folio + kl.folio_mapping), &f))
+		untrack(&f, sb_kread(folio + kl.folio_index),
+			1ULL << folio_order(folio));
+	return 0;
+}
+
+/* page_cache_ra_unbounded(inode, index, nr_to_read, lookahead_size) */
+SEC("raw_tp/page_cache_ra_unbounded")
+int ra_raw_unbounded(__u64 *ctx)
+{
+	struct ra_file f;
+
+	if (inode_file(ctx[0], &f))
+		on_readahead(&f, ctx[1], ctx[1] + ctx[2], RA_WAY_UNBOUNDED);
+	return 0;
+}
+
+/* page_cache_ra_order(inode, index, ra) */
+SEC("raw_tp/page_cache_ra_order")
+int ra_raw_order(__u64 *ctx)
+{
+	struct ra_file f;
+	__u32 size = 0;
+
+	if (!inode_file(ctx[0], &f))
+		return 0;
+	bpf_probe_read_kernel(&size, sizeof(size),
+			      (void *)(ctx[2] + kl.ra_size));
+	on_readahead(&f, ctx[1], ctx[1] + size, RA_WAY_ORDER);
+	return 0;
+}
+
+/* mm_filemap_get_pages(mapping, index, last_index) */
+SEC("raw_tp/mm_filemap_get_pages")
+int ra_raw_get_pages(__u64 *ctx)
+{
+	struct ra_file f;
+
+	if (mapping_file(ctx[0], &f))
+		on_read(&f, ctx[1], ctx[2]);
+	return 0;
+}
+
+/* mm_filemap_fault(mapping, index) */
+SEC("raw_tp/mm_filemap_fault")
+int ra_raw_fault(__u64 *ctx)
+{
+	struct ra_file f;
+
+	if (mapping_file(ctx[0], &f))
+		on_fault(&f, ctx[1]);
+	return 0;
+}
+
+/* mm_filemap_map_pages(mapping, index, last_index) */
+SEC("raw_tp/mm_filemap_map_pages")
+int ra_raw_map_pages(__u64 *ctx)
+{
+	struct ra_file f;
+
+	if (mapping_file(ctx[0], &f))
+		on_map(&f, ctx[1], ctx[2]);
+	return 0;
+}
+
+/* ---- fentry and kprobes: the same functions' arguments ---- */
 
 SEC("fentry/page_cache_ra_unbounded")
 int ra_fentry_unbounded(__u64 *ctx)

@@ -52,7 +52,8 @@ enum ra_tp {
 	RA_NTP,
 };
 
-/* Kernel struct offsets from BTF, for the fentry and kprobe paths. */
+/* Kernel struct offsets from BTF, for the raw tracepoint, fentry and
+ * kprobe paths. */
 struct ra_kernel_layout {
 	__u16 mapping_host;  /* address_space.host */
 	__u16 inode_ino;     /* inode.i_ino */
@@ -67,6 +68,8 @@ struct ra_kernel_layout {
 	__u16 file_mapping;  /* file.f_mapping */
 	__u16 folio_mapping; /* folio.mapping (page.mapping) */
 	__u16 folio_index;   /* folio.index (page.index) */
+	__u16 folio_flags_1; /* folio._flags_1: a large folio's order (6.6+) */
+	__u16 pg_head;	     /* enum pageflags' PG_head: the folio is large */
 };
 
 #endif

@@ -1,5 +1,6 @@
 #!/bin/sh
-# rastack against real BPF (tracepoint path): per named function of
+# rastack against real BPF (raw tracepoint path, and the classic
+# tracepoints' for --value total): per named function of
 # tests/workloads/ra.c, the pages read ahead against the pages it read
 # from storage, the used ratio of a sequential reader and of short runs
 # at random offsets, mmap faults, nothing from writes or from faults
@@ -53,8 +54,8 @@ size() { wc -c <"$1" | tr -d ' '; }
 STACKBOX_BIN_TEE=$T/ra.bin "$STACKBOX" rastack -v -i 0 -f folded -- "$RA" $WORK \
 	>"$T/folded" 2>"$T/err"
 check "rastack exits 0" [ $? = 0 ]
-check "rastack: every hook on the tracepoint path" \
-	[ "$(grep -c ': attached with tracepoint$' "$T/err")" = 7 ]
+check "rastack: every hook on the raw tracepoint path" \
+	[ "$(grep -c ': attached with raw_tp$' "$T/err")" = 7 ]
 sb_report -f folded "$T/ra.bin" >"$T/folded-r" 2>"$T/report.err"
 same "report -f folded is byte for byte rastack's folded" "$T/folded" "$T/folded-r"
 sb_report "$T/ra.bin" >"$T/text" 2>>"$T/report.err"
@@ -128,10 +129,14 @@ check "rastack: bin is $ratio of text for the same snapshots (at most 0.2)" fcmp
 bad=$(awk '/^total:/ { if ($2 < last) print last " then " $2; last = $2 }' "$T/text2")
 check "rastack -i 50ms: totals only grow (cumulative)" [ -z "$bad" ]
 
-# 3. --value used and total
-"$STACKBOX" rastack -i 0 -f folded --value total -- "$RA" seq "$D" 16 >"$T/total" 2>"$T/err3"
+# 3. --value used and total; total on the classic tracepoints (kernels
+# without BTF take them): the same events, read from their records
+STACKBOX_ATTACH=tracepoint "$STACKBOX" rastack -v -i 0 -f folded --value total -- \
+	"$RA" seq "$D" 16 >"$T/total" 2>"$T/err3"
+check "rastack: every hook on the classic tracepoint path (STACKBOX_ATTACH=tracepoint)" \
+	[ "$(grep -c ': attached with tracepoint$' "$T/err3")" = 7 ]
 set -- "$(awk '/alpha_seq/ { s += $NF } END { print s + 0 }' "$T/total")" "$(read_pages "$T/err3" seq)"
-check "--value total: alpha_seq's folded value $1 is what it read ($2)" near "$1" "$2"
+check "--value total (tracepoint): alpha_seq's folded value $1 is what it read ($2)" near "$1" "$2"
 "$STACKBOX" rastack -i 0 -f folded --value used -- "$RA" rand "$D" 32 "$RUNS" >"$T/used" 2>&1
 set -- "$(awk '/beta_rand/ { s += $NF } END { print s + 0 }' "$T/used")"
 check "--value used: beta_rand's folded value $1 is the $((RUNS * 16)) pages it asked for" \
