@@ -42,7 +42,8 @@ struct rastack_args {
 	struct collect_opts common;
 	int value; /* enum ra_metric */
 	long long pages;
-	struct {	     /* kernel struct offsets, from BTF once */
+	bool order_asked, have_order; /* have_order()'s answer */
+	struct {		      /* kernel struct offsets, from BTF once */
 		int off[14]; /* one per layout_fields entry; -1: missing */
 		int pg_head; /* PG_head, where _flags_1 has the order; -1 */
 		bool raw[RA_NTP]; /* the raw tracepoint's arguments are ours */
@@ -238,11 +239,12 @@ static bool rastack_requires(struct collector *c, void *args, unsigned bits)
 
 /* Raw tracepoints first: a classic one's link, closed, waits for an
  * RCU grace period under a kernel-wide mutex (~25 ms a link, one after
- * the other), a raw one's returns at once. */
-#define RAW(prog, which, category, name, need)                 \
-	{                                                      \
-		prog, "raw_tp", KF_TRACEPOINT, category, name, \
-			REQ_RAW(which, need)                   \
+ * the other), a raw one's returns at once. They need kernel types (the
+ * layouts, and the btf_trace_NAME prototype that says the tracepoint is
+ * there), not tracefs. */
+#define RAW(prog, which, need)                                              \
+	{                                                                   \
+		prog, "raw_tp", KF_LAYOUT, NULL, NULL, REQ_RAW(which, need) \
 	}
 #define TP(prog, which, category, name)                            \
 	{                                                          \
@@ -259,21 +261,18 @@ static bool rastack_requires(struct collector *c, void *args, unsigned bits)
 	}
 
 static const struct attach_alt add_alts[] = {
-	RAW("ra_raw_add", RA_TP_ADD, "filemap", "mm_filemap_add_to_page_cache",
-	    L_FOLIO_ORDER),
+	RAW("ra_raw_add", RA_TP_ADD, L_FOLIO_ORDER),
 	TP("ra_tp_add", RA_TP_ADD, "filemap", "mm_filemap_add_to_page_cache"),
 	{NULL},
 };
 static const struct attach_alt delete_alts[] = {
-	RAW("ra_raw_delete", RA_TP_DELETE, "filemap",
-	    "mm_filemap_delete_from_page_cache", L_FOLIO_ORDER),
+	RAW("ra_raw_delete", RA_TP_DELETE, L_FOLIO_ORDER),
 	TP("ra_tp_delete", RA_TP_DELETE, "filemap",
 	   "mm_filemap_delete_from_page_cache"),
 	{NULL},
 };
 static const struct attach_alt readahead_alts[] = {
-	RAW("ra_raw_unbounded", RA_TP_UNBOUNDED, "readahead",
-	    "page_cache_ra_unbounded", L_INODE),
+	RAW("ra_raw_unbounded", RA_TP_UNBOUNDED, L_INODE),
 	TP("ra_tp_unbounded", RA_TP_UNBOUNDED, "readahead",
 	   "page_cache_ra_unbounded"),
 	FENTRY("ra_fentry_unbounded", "page_cache_ra_unbounded", L_RACTL),
@@ -284,16 +283,14 @@ static const struct attach_alt readahead_alts[] = {
 	{NULL},
 };
 static const struct attach_alt order_alts[] = {
-	RAW("ra_raw_order", RA_TP_ORDER, "readahead", "page_cache_ra_order",
-	    L_INODE | 0x40u),
+	RAW("ra_raw_order", RA_TP_ORDER, L_INODE | 0x40u),
 	TP("ra_tp_order", RA_TP_ORDER, "readahead", "page_cache_ra_order"),
 	FENTRY("ra_fentry_order", "page_cache_ra_order", L_ORDER),
 	KPROBE("ra_kprobe_order", "page_cache_ra_order", L_ORDER),
 	{NULL},
 };
 static const struct attach_alt read_alts[] = {
-	RAW("ra_raw_get_pages", RA_TP_GET_PAGES, "filemap",
-	    "mm_filemap_get_pages", L_FILE),
+	RAW("ra_raw_get_pages", RA_TP_GET_PAGES, L_FILE),
 	TP("ra_tp_get_pages", RA_TP_GET_PAGES, "filemap",
 	   "mm_filemap_get_pages"),
 	FENTRY("ra_fentry_accessed", "folio_mark_accessed", L_FOLIO),
@@ -302,15 +299,14 @@ static const struct attach_alt read_alts[] = {
 	{NULL},
 };
 static const struct attach_alt fault_alts[] = {
-	RAW("ra_raw_fault", RA_TP_FAULT, "filemap", "mm_filemap_fault", L_FILE),
+	RAW("ra_raw_fault", RA_TP_FAULT, L_FILE),
 	TP("ra_tp_fault", RA_TP_FAULT, "filemap", "mm_filemap_fault"),
 	FENTRY("ra_fentry_fault", "filemap_fault", L_VMF),
 	KPROBE("ra_kprobe_fault", "filemap_fault", L_VMF),
 	{NULL},
 };
 static const struct attach_alt map_alts[] = {
-	RAW("ra_raw_map_pages", RA_TP_MAP_PAGES, "filemap",
-	    "mm_filemap_map_pages", L_FILE),
+	RAW("ra_raw_map_pages", RA_TP_MAP_PAGES, L_FILE),
 	TP("ra_tp_map_pages", RA_TP_MAP_PAGES, "filemap",
 	   "mm_filemap_map_pages"),
 	FENTRY("ra_fentry_map_pages", "filemap_map_pages", L_VMF),
@@ -319,13 +315,21 @@ static const struct attach_alt map_alts[] = {
 };
 
 /* Large-folio readahead (5.18+) adds its folios itself; before it,
- * every readahead went through the unbounded one. */
+ * every readahead went through the unbounded one. Asked once: the plan
+ * asks again after load, when kernel types are released. */
 static bool have_order(struct collector *c, void *args)
 {
-	for (const struct attach_alt *a = order_alts; a->prog; a++)
-		if (collect_alt_usable(c, a))
-			return true;
-	return false;
+	struct rastack_args *ra = args;
+
+	if (!ra->order_asked) {
+		ra->order_asked = true;
+		for (const struct attach_alt *a = order_alts; a->prog; a++)
+			if (collect_alt_usable(c, a)) {
+				ra->have_order = true;
+				break;
+			}
+	}
+	return ra->have_order;
 }
 
 static const struct attach_hook rastack_hooks[] = {
@@ -342,14 +346,14 @@ static const struct attach_hook rastack_hooks[] = {
 /* A thread's readaheads from one place (same user registers, file and
  * kernel path) share their stacks: captured once, not per readahead.
  * Needs kernel BTF and bpf_task_pt_regs (5.15+) for the registers, and
- * the tracepoints that tell sync from async readahead. */
+ * the (raw) tracepoints that tell sync from async readahead. */
 static bool can_reuse_stacks(void)
 {
 	return kbtf_available() &&
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
 				       BPF_FUNC_task_pt_regs, NULL) == 1 &&
-	       collect_tracepoint_exists("readahead", "page_cache_sync_ra") &&
-	       collect_tracepoint_exists("readahead", "page_cache_async_ra");
+	       kbtf_proto_params("btf_trace_page_cache_sync_ra") > 0 &&
+	       kbtf_proto_params("btf_trace_page_cache_async_ra") > 0;
 }
 
 SB_SKELETON(rastack)

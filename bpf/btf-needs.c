@@ -107,6 +107,14 @@ typedef void (*btf_trace_mm_filemap_fault)(void *, struct address_space *,
 					   unsigned long);
 typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *,
 					       unsigned long, unsigned long);
+typedef void (*btf_trace_page_cache_sync_ra)(void *, struct inode *,
+					     unsigned long,
+					     struct file_ra_state *,
+					     unsigned long);
+typedef void (*btf_trace_page_cache_async_ra)(void *, struct inode *,
+					      unsigned long,
+					      struct file_ra_state *,
+					      unsigned long);
 /* rastack: a large folio's flag */
 enum pageflags {
 	PG_head = 6,
@@ -152,7 +160,9 @@ int btf_needs(void *ctx)
 	     bpf_core_type_exists(btf_trace_page_cache_ra_order) +
 	     bpf_core_type_exists(btf_trace_mm_filemap_get_pages) +
 	     bpf_core_type_exists(btf_trace_mm_filemap_fault) +
-	     bpf_core_type_exists(btf_trace_mm_filemap_map_pages);
+	     bpf_core_type_exists(btf_trace_mm_filemap_map_pages) +
+	     bpf_core_type_exists(btf_trace_page_cache_sync_ra) +
+	     bpf_core_type_exists(btf_trace_page_cache_async_ra);
 	n += bpf_core_enum_value_exists(enum pageflags, PG_head);
 	n += bpf_core_enum_value_exists(enum bpf_attach_type,
 					BPF_TRACE_UPROBE_MULTI);

@@ -93,8 +93,9 @@ if has offcpu; then
 fi
 if has rastack; then
 	if at_least 6 10; then
-		check "check: rastack's readahead takes its tracepoint (6.10+)" \
-			[ "$(way rastack readahead "$T/tsv")" = tracepoint ]
+		check "check: rastack's readahead takes its $([ "$btf" = yes ] && echo raw_tp || echo tracepoint) (6.10+)" \
+			[ "$(way rastack readahead "$T/tsv")" = \
+			  "$([ "$btf" = yes ] && echo raw_tp || echo tracepoint)" ]
 	fi
 	[ "$kprobes" = no ] &&
 		check "check: rastack says kprobes are missing here" \
@@ -147,26 +148,34 @@ fi
 has rastack && check "check without BTF: rastack's fentry lacks kernel BTF" \
 	grep -q "^attach	rastack	readahead	.*fentry (no kernel BTF)" "$T/nobtf"
 
-# 3. no tracefs (nothing under /sys/kernel but BTF): applets whose hooks
-# have only tracepoints cannot run, and the exit status says so
+# 3. no tracefs (nothing under /sys/kernel but BTF): rastack's raw
+# tracepoints need kernel types, not tracefs; without BTF either, applets
+# whose hooks have only tracepoints cannot run, and the exit status says so
 unshare -m sh -c "mount --bind /sys/kernel/btf/vmlinux '$T/empty' &&
 	mount -t tmpfs none /sys/kernel && mkdir /sys/kernel/btf &&
 	: >/sys/kernel/btf/vmlinux &&
 	mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 	'$STACKBOX' check --tsv" >"$T/notracefs"
+if has rastack && [ "$btf" = yes ] && at_least 6 10; then
+	check "check without tracefs: rastack takes its raw tracepoints (kernel BTF)" \
+		grep -q "^attach	rastack	page cache adds	raw_tp	not here: tracepoint (no tracepoint filemap:mm_filemap_add_to_page_cache)$" "$T/notracefs"
+fi
+unshare -m sh -c "mount -t tmpfs none /sys/kernel &&
+	'$STACKBOX' check --tsv" >"$T/nosys"
 status=$?
-if has rastack && [ "$kprobes" = no ] && [ "$(feature fentry "$T/tsv")" = no ]; then
-	check "check without tracefs: exit status 1" [ $status = 1 ]
-	check "check without tracefs: rastack cannot run, and why" \
-		grep -q "^verdict	no	cannot run here: rastack (page cache adds: no way to attach is left)" "$T/notracefs"
-	check "check without tracefs: the missing tracepoint is named" \
-		grep -q "^attach	rastack	page cache adds	none	no tracepoint: no tracepoint filemap:mm_filemap_add_to_page_cache$" "$T/notracefs"
+if has rastack && [ "$kprobes" = no ] && [ "$(feature fentry "$T/tsv")" = no ] &&
+	[ "$(way rastack "page cache adds" "$T/nosys")" != raw_tp ]; then
+	check "check without tracefs and BTF: exit status 1" [ $status = 1 ]
+	check "check without tracefs and BTF: rastack cannot run, and why" \
+		grep -q "^verdict	no	cannot run here: .*rastack (page cache adds: no way to attach is left)" "$T/nosys"
+	check "check without tracefs and BTF: what each way misses is named" \
+		grep -q "^attach	rastack	page cache adds	none	no raw_tp: no kernel types (--btf FILE); no tracepoint: no tracepoint filemap:mm_filemap_add_to_page_cache$" "$T/nosys"
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel &&
 		'$STACKBOX' rastack -d 1" >/dev/null 2>"$T/notracefs.err"
-	check "check without tracefs: rastack really cannot run" \
+	check "check without tracefs and BTF: rastack really cannot run" \
 		grep -q "cannot attach to page cache adds: none of its ways" "$T/notracefs.err"
 else
-	skip "check without tracefs" "rastack has fentry or kprobes here"
+	skip "check without tracefs and BTF" "rastack has fentry, kprobes or built-in kernel types (CONFIG_BTF_EMBED) here"
 fi
 has offcpu && check "check without tracefs: offcpu keeps raw_tp" \
 	[ "$(way offcpu sched_switch "$T/notracefs")" = raw_tp ]
@@ -190,8 +199,13 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 check "check as nobody: --tsv verdict no" [ "$(verdict "$T/nobody.tsv")" = no ]
 has offcpu && check "check as nobody: offcpu's sched_switch still raw_tp (BTF is readable)" \
 	[ "$(way offcpu sched_switch "$T/nobody.tsv")" = "$(way offcpu sched_switch "$T/tsv")" ]
-has rastack && check "check as nobody: rastack's tracepoints need root to tell" \
-	[ "$(way rastack readahead "$T/nobody.tsv")" = "tracepoint?" ]
+if has rastack && [ "$btf" = yes ]; then
+	check "check as nobody: rastack's raw tracepoints need only BTF (readable)" \
+		[ "$(way rastack readahead "$T/nobody.tsv")" = "$(way rastack readahead "$T/tsv")" ]
+elif has rastack; then
+	check "check as nobody: rastack's tracepoints need root to tell" \
+		[ "$(way rastack readahead "$T/nobody.tsv")" = "tracepoint?" ]
+fi
 
 # 5. root of a user namespace (a container's root): capabilities there,
 # but the kernel loads no BPF for it
