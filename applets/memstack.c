@@ -442,6 +442,10 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
 	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
 	shrink_unused(s, a->mode);
+	if (a->mode == MS_MODE_KERNEL) /* its inserts would be kmallocs */
+		bpf_map__set_map_flags(s->maps.ms_allocs,
+				       bpf_map__map_flags(s->maps.ms_allocs) &
+					       ~BPF_F_NO_PREALLOC);
 	return 0;
 }
 
