@@ -86,9 +86,10 @@ struct inflight {
 	__u64 fd0, fd1;
 };
 
+/* preallocated: sized by user space on the path that uses it, else 1 */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
@@ -106,9 +107,10 @@ struct disk_req {
 	__u64 sectors; /* at issue: what completion still has to finish */
 };
 
+/* sized by user space with --disk, else 1 */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 1);
 	__type(key, struct disk_key);
 	__type(value, struct disk_req);
 } disk_reqs SEC(".maps");
