@@ -52,6 +52,11 @@
 #include "iostack.skel.h"
 #include "kernel.h"
 
+/* The maps of one path, preallocated: sized only where it is taken
+ * (16384 requests took 10 ms of every start). Syscalls in flight on the
+ * per-syscall tracepoints, by thread; block requests in flight. */
+enum { INFLIGHT = 10240, DISK_REQS = 16384 };
+
 struct iostack_args {
 	struct collect_opts common;
 	int disk;
@@ -204,6 +209,8 @@ static void configure_syscalls(struct iostack_bpf *s, struct iostack_args *a)
 				io_syscalls[i].cls;
 	/* the entry hook only serves the per-syscall tracepoints */
 	bpf_program__set_autoload(s->progs.iostack_enter_tp, tp);
+	if (tp)
+		bpf_map__set_max_entries(s->maps.inflight, INFLIGHT);
 	a->way = tp ? "tracepoint" : "raw_tp";
 	a->kinds_known = probe_file_layout(&s->rodata->lay);
 	s->rodata->kinds_known = a->kinds_known;
@@ -330,6 +337,7 @@ static void configure_disk(struct iostack_bpf *s, struct iostack_args *a)
 	bool io_start = bpf_program__autoload(s->progs.iostack_io_start);
 
 	a->way = io_start ? "block_io_start" : "block_bio_queue";
+	bpf_map__set_max_entries(s->maps.disk_reqs, DISK_REQS);
 	block_fields(io_start ? "block_io_start" : "block_bio_queue",
 		     (struct iostack_block_fields *)&s->rodata->f_submit,
 		     false);

@@ -390,6 +390,11 @@ static void choose_uprobes(struct ms_state *st, const char *prefix,
 	};
 }
 
+static void preallocate(struct bpf_map *m)
+{
+	bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+}
+
 /* Maps a mode does not use take one entry, not their memory. */
 static void shrink_unused(struct memstack_bpf *s, int mode)
 {
@@ -442,6 +447,10 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
 	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
 	shrink_unused(s, a->mode);
+	if (a->mode == MS_MODE_KERNEL) { /* inserts would be kmallocs */
+		preallocate(s->maps.ms_allocs);
+		preallocate(s->maps.ms_rows);
+	}
 	return 0;
 }
 
