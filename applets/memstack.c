@@ -415,6 +415,20 @@ static void shrink_unused(struct memstack_bpf *s, int mode)
 	}
 }
 
+static void ms_size(struct collector *c, void *skel, void *args)
+{
+	struct memstack_bpf *s = skel;
+	struct memstack_args *a = args;
+
+	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
+	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
+	shrink_unused(s, a->mode);
+	if (a->mode == MS_MODE_KERNEL) { /* inserts would be kmallocs */
+		preallocate(s->maps.ms_allocs);
+		preallocate(s->maps.ms_rows);
+	}
+}
+
 static int ms_configure(struct collector *c, void *skel, void *args)
 {
 	struct memstack_bpf *s = skel;
@@ -444,13 +458,6 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 		st->raw_way = ms_choose_syscalls(s);
 	if (a->mode == MS_MODE_KERNEL)
 		ms_choose_kevents(s);
-	bpf_map__set_max_entries(s->maps.ms_allocs, a->max_allocs);
-	bpf_map__set_max_entries(s->maps.ms_rows, a->common.rows);
-	shrink_unused(s, a->mode);
-	if (a->mode == MS_MODE_KERNEL) { /* inserts would be kmallocs */
-		preallocate(s->maps.ms_allocs);
-		preallocate(s->maps.ms_rows);
-	}
 	return 0;
 }
 
@@ -854,6 +861,7 @@ static const struct collector_ops memstack_ops = {
 	.metrics = held_metrics,
 	.nmetrics = V_BAD_FREES,
 	SB_SKELETON_OPS(memstack),
+	.size = ms_size,
 	.configure = ms_configure,
 	.attach = ms_attach,
 	.target = ms_target,

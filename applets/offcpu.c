@@ -129,6 +129,14 @@ static void probe_task_layout(struct offcpu_bpf *s)
 
 SB_SKELETON(offcpu)
 
+static void offcpu_size(struct collector *c, void *skel, void *args)
+{
+	struct offcpu_bpf *s = skel;
+
+	if (((struct offcpu_args *)args)->wakers) /* preallocated: only -w's */
+		bpf_map__set_max_entries(s->maps.wakers, WAKERS);
+}
+
 static int offcpu_configure(struct collector *c, void *skel, void *args)
 {
 	struct offcpu_bpf *s = skel;
@@ -139,8 +147,6 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s);
 	s->rodata->wakers_on = a->wakers;
-	if (a->wakers) /* preallocated: only with -w, for the start time */
-		bpf_map__set_max_entries(s->maps.wakers, WAKERS);
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);
@@ -197,6 +203,7 @@ static const struct collector_ops offcpu_ops = {
 	.per_thread = true,
 	.prealloc_stacks = true,
 	SB_SKELETON_OPS(offcpu),
+	.size = offcpu_size,
 	.configure = offcpu_configure,
 	.before_drain = offcpu_before_drain,
 	.describe = offcpu_describe,

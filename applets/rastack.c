@@ -358,6 +358,18 @@ static bool can_reuse_stacks(void)
 
 SB_SKELETON(rastack)
 
+static void rastack_size(struct collector *c, void *skel, void *args)
+{
+	struct rastack_bpf *s = skel;
+	struct rastack_args *a = args;
+
+	bpf_map__set_max_entries(s->maps.ra_runs, a->pages / RA_RUN_PAGES);
+	bpf_map__set_max_entries(s->maps.ra_owners, a->common.rows);
+	/* every row is state (ra_owners): the interval maps stay empty */
+	bpf_map__set_max_entries(s->maps.sb_counts0, 1);
+	bpf_map__set_max_entries(s->maps.sb_counts1, 1);
+}
+
 static int rastack_configure(struct collector *c, void *skel, void *args)
 {
 	struct rastack_bpf *s = skel;
@@ -387,11 +399,6 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	s->rodata->atomics = feature_usable(SB_F_ATOMICS);
 	if (!s->rodata->atomics)
 		verbose("%s", feature_refusal(SB_F_ATOMICS));
-	bpf_map__set_max_entries(s->maps.ra_runs, a->pages / RA_RUN_PAGES);
-	bpf_map__set_max_entries(s->maps.ra_owners, a->common.rows);
-	/* every row is state (ra_owners): the interval maps stay empty */
-	bpf_map__set_max_entries(s->maps.sb_counts0, 1);
-	bpf_map__set_max_entries(s->maps.sb_counts1, 1);
 	return 0;
 }
 
@@ -486,6 +493,7 @@ static const struct collector_ops rastack_ops = {
 	.nmetrics = RA_NMETRICS,
 	.hooks = rastack_hooks,
 	SB_SKELETON_OPS(rastack),
+	.size = rastack_size,
 	.configure = rastack_configure,
 	.attach = rastack_attach,
 	.state_rows = rastack_state_rows,

@@ -135,7 +135,13 @@ struct collector_ops {
 		      bool legacy);
 	int (*load)(void *skel, struct sb_ctl **ctl);
 	void (*destroy)(void *skel);
-	/* Before load: the applet's rodata and map sizes. 0 or -errno. */
+	/* Before the plan: the applet's map sizes that follow from its
+	 * options alone. The large preallocated maps are then created
+	 * while the plan runs (mapmake.c); one sized later, in configure,
+	 * is created at load instead. */
+	void (*size)(struct collector *c, void *skel, void *args);
+	/* Before load: the applet's rodata (and sizes the plan decides).
+	 * 0 or -errno. */
 	int (*configure)(struct collector *c, void *skel, void *args);
 	/* After the plan is attached: the applet's own attachments.
 	 * 0, or -errno (fatal; say more with error_msg() first). */

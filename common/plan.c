@@ -350,6 +350,8 @@ static void open_object(struct collector *c, bool legacy)
 	if (!c->skel)
 		perror_exit("opening the BPF object");
 	fill_config(c);
+	if (c->ops->size)
+		c->ops->size(c, c->skel, c->args);
 }
 
 void open_load_attach(struct collector *c)
