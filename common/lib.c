@@ -87,7 +87,7 @@ void verbose(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *check_alloc(void *p)
+void *check_alloc(void *p)
 {
 	if (!p) {
 		error_msg("out of memory");

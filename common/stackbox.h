@@ -33,6 +33,8 @@ void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- allocation and I/O that die with a message instead of failing ---- */
 void *xmalloc(size_t size);
 void *xzalloc(size_t size);
+/* p, or exit with "out of memory" when it is NULL */
+void *check_alloc(void *p);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
