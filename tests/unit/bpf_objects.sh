@@ -4,6 +4,10 @@
 #  - the legacy programs (CONFIG_BPF_LEGACY) hold no instruction 5.10's
 #    loader refuses anywhere in a program: no atomic fetch, exchange or
 #    compare-and-exchange, no callback (a function's address loaded);
+#  - both builds of an applet place their global variables at the same
+#    offsets: one skeleton, generated from the modern object, opens the
+#    legacy one too (a variable in one build only shifted every later
+#    .rodata offset, and 5.10 read its limits from the wrong place);
 #  - every kernel type and member user space reads from BTF is in
 #    bpf/btf-needs.c, so the minimal BTF (CONFIG_BTF_EMBED) has it.
 . "$SRCTREE/tests/lib.sh"
@@ -14,12 +18,22 @@ if ! command -v llvm-objdump >/dev/null; then
 elif ! ls "$BPF_O"/*.legacy.bpf.o >/dev/null 2>&1; then
 	skip "legacy BPF objects" "none built (CONFIG_BPF_LEGACY off)"
 else
+	# globals: "offset section size name" of each .rodata, .bss, .data
+	# symbol
+	globals() {
+		awk 'NF >= 3 && $(NF-2) ~ /^\.(rodata|bss|data)/ {
+			print $1, $(NF-2), $(NF-1), $NF }' | sort -k4
+	}
 	for o in "$BPF_O"/*.legacy.bpf.o; do
 		n=$(basename "$o" .legacy.bpf.o)
 		bad=$(llvm-objdump -d "$o" | grep -E 'atomic_fetch|xchg|cmpxchg|= [a-z_]+ ll$|ld_imm64 .*func' | head -n 3)
 		check "legacy $n: no atomic fetch, exchange or callback ($bad)" [ -z "$bad" ]
 		calls=$(llvm-objdump -d -r "$o" | grep -c 'R_BPF_64_64.*\.text')
 		check "legacy $n: no function address loaded ($calls)" [ "$calls" = 0 ]
+		llvm-objdump -t "$BPF_O/$n.bpf.o" | globals >"$T/$n.modern"
+		llvm-objdump -t "$o" | globals >"$T/$n.legacy"
+		check "legacy $n: globals at the modern build's offsets ($(wc -l <"$T/$n.modern") of them)" \
+			cmp -s "$T/$n.modern" "$T/$n.legacy"
 	done
 fi
 
