@@ -196,10 +196,12 @@ struct ra_credit {
 static __always_inline void credit_flush(struct ra_credit *c)
 {
 	struct ra_owner *o;
+	__u64 id;
 
 	if (!c->n)
 		return;
-	o = bpf_map_lookup_elem(&ra_owners, &c->id);
+	id = c->id; /* 6.1 takes a map key from the stack only */
+	o = bpf_map_lookup_elem(&ra_owners, &id);
 	if (o)
 		__sync_fetch_and_add(&o->used, c->n);
 	c->n = 0;
@@ -267,11 +269,13 @@ static __always_inline void run_use(struct ra_run *r, __u64 bits,
 RA_RUN_BODY int use_run(const struct ra_run_key *k, __u64 bits,
 			struct ra_credit *c)
 {
+	struct ra_run_key key;
 	struct ra_run *r;
 
 	if (!k || !c)
 		return 0;
-	r = bpf_map_lookup_elem(&ra_runs, k);
+	key = *k; /* 6.1 takes a map key from the stack only */
+	r = bpf_map_lookup_elem(&ra_runs, &key);
 	if (r)
 		run_use(r, bits, c);
 	return 0;
@@ -327,13 +331,15 @@ static __always_inline void mark_folio_used(const struct ra_file *f,
 RA_RUN_BODY int track_run(const struct ra_run_key *k, __u64 bits, __u64 head,
 			  __u64 id)
 {
+	struct ra_run_key key;
 	struct ra_run *r;
 	__u64 fresh;
 	int s;
 
 	if (!k)
 		return 0;
-	r = bpf_map_lookup_elem(&ra_runs, k);
+	key = *k; /* 6.1 takes a map key from the stack only */
+	r = bpf_map_lookup_elem(&ra_runs, &key);
 	if (!r) { /* a new run, made whole in one update */
 		struct ra_run fresh_run = {
 			.tracked = bits,
@@ -342,9 +348,10 @@ RA_RUN_BODY int track_run(const struct ra_run_key *k, __u64 bits, __u64 head,
 			.owner = {id},
 		};
 
-		if (!bpf_map_update_elem(&ra_runs, k, &fresh_run, BPF_NOEXIST))
+		if (!bpf_map_update_elem(&ra_runs, &key, &fresh_run,
+					 BPF_NOEXIST))
 			return popcount(bits);
-		r = bpf_map_lookup_elem(&ra_runs, k); /* raced */
+		r = bpf_map_lookup_elem(&ra_runs, &key); /* raced */
 	}
 	if (!r) {
 		sb_stat_add(RA_STAT_RUNS_FULL, popcount(bits));
@@ -392,19 +399,21 @@ static __always_inline void track_folio(const struct ra_file *f, __u64 index,
 /* Pages of run k in bits leave the page cache. */
 RA_RUN_BODY int untrack_run(const struct ra_run_key *k, __u64 bits)
 {
+	struct ra_run_key key;
 	struct ra_run *r;
 	__u64 gone;
 
 	if (!k)
 		return 0;
-	r = bpf_map_lookup_elem(&ra_runs, k);
+	key = *k; /* 6.1 takes a map key from the stack only */
+	r = bpf_map_lookup_elem(&ra_runs, &key);
 	if (!r)
 		return 0;
 	gone = bits & r->tracked;
 	if (!gone)
 		return 0;
 	if (gone == r->tracked) {
-		bpf_map_delete_elem(&ra_runs, k);
+		bpf_map_delete_elem(&ra_runs, &key);
 		return 0;
 	}
 	clear_bits(&r->tracked, gone);
@@ -418,7 +427,7 @@ RA_RUN_BODY int untrack_run(const struct ra_run_key *k, __u64 bits)
 			r->owner[s] = 0;
 	}
 	if (!r->tracked)
-		bpf_map_delete_elem(&ra_runs, k);
+		bpf_map_delete_elem(&ra_runs, &key);
 	return 0;
 }
 
