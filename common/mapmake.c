@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Creating a preallocated hash map is the kernel clearing and linking
- * every element: 8192 stacks of 1 KiB take some 10 ms here, a third of
- * offcpu's start. None of it depends on the kernel types the start
- * indexes meanwhile (kbtf.c, as long again), so a thread creates the
- * large maps while the main one goes on, and libbpf is given them at
- * load. A map resized after the start (an applet's option) is left to
- * libbpf, as is one the thread could not create: it then says why.
+ * every element: offcpu's 8192 stacks of 1 KiB take some 15 ms here, a
+ * fifth of its start. None of it depends on the kernel types the plan
+ * indexes meanwhile (kbtf.c), so a thread creates the large maps, sized
+ * from the options (the core's, then the applet's size callback), while
+ * the main one goes on, and libbpf is given them at load. A map resized
+ * later, in configure, is left to libbpf, as is one the thread could not
+ * create: libbpf then says why.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
