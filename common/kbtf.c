@@ -94,11 +94,9 @@ static bool read_at(uint64_t off, void *buf, size_t len)
  * NULL when they are not all in the source. */
 static const void *view_at(uint64_t off, void *buf, size_t len)
 {
-	if (!kt.mem)
-		return read_at(off, buf, len) ? buf : NULL;
-	if (off > kt.size || len > kt.size - off)
-		return NULL;
-	return kt.mem + off;
+	if (kt.mem && off <= kt.size && len <= kt.size - off)
+		return kt.mem + off;
+	return read_at(off, buf, len) ? buf : NULL; /* (NULL when outside) */
 }
 
 /* ---- opening a source ---- */
