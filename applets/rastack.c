@@ -42,8 +42,9 @@ struct rastack_args {
 	struct collect_opts common;
 	int value; /* enum ra_metric */
 	long long pages;
-	bool order_asked, have_order; /* have_order()'s answer */
-	struct {		      /* kernel struct offsets, from BTF once */
+	bool order_asked, have_order;	/* have_order()'s answer */
+	bool starts_asked, want_starts; /* want_read_starts()'s */
+	struct {	     /* kernel struct offsets, from BTF once */
 		int off[14]; /* one per layout_fields entry; -1: missing */
 		int pg_head; /* PG_head, where _flags_1 has the order; -1 */
 		bool raw[RA_NTP]; /* the raw tracepoint's arguments are ours */
@@ -97,6 +98,8 @@ static const struct {
 	[RA_TP_FAULT] = {"filemap", "mm_filemap_fault", "ra_tp_fault", NULL, 3},
 	[RA_TP_MAP_PAGES] = {"filemap", "mm_filemap_map_pages",
 			     "ra_tp_map_pages", "last_index", 4},
+	[RA_TP_SYNC] = {"readahead", "page_cache_sync_ra", "ra_tp_sync",
+			"req_count", 5},
 };
 
 /* Does the raw tracepoint pass the arguments its program reads? */
@@ -289,6 +292,7 @@ static const struct attach_alt order_alts[] = {
 	KPROBE("ra_kprobe_order", "page_cache_ra_order", L_ORDER),
 	{NULL},
 };
+/* mm_filemap_get_pages first: read_start_alts go with them */
 static const struct attach_alt read_alts[] = {
 	RAW("ra_raw_get_pages", RA_TP_GET_PAGES, L_FILE),
 	TP("ra_tp_get_pages", RA_TP_GET_PAGES, "filemap",
@@ -296,6 +300,13 @@ static const struct attach_alt read_alts[] = {
 	FENTRY("ra_fentry_accessed", "folio_mark_accessed", L_FOLIO),
 	KPROBE("ra_kprobe_accessed", "folio_mark_accessed", L_FOLIO),
 	KPROBE("ra_kprobe_page_accessed", "mark_page_accessed", L_FOLIO),
+	{NULL},
+};
+static const struct attach_alt read_start_alts[] = {
+	RAW("ra_raw_sync", RA_TP_SYNC, L_INODE),
+	TP("ra_tp_sync", RA_TP_SYNC, "readahead", "page_cache_sync_ra"),
+	FENTRY("ra_fentry_sync", "page_cache_sync_ra", L_RACTL),
+	KPROBE("ra_kprobe_sync", "page_cache_sync_ra", L_RACTL),
 	{NULL},
 };
 static const struct attach_alt fault_alts[] = {
@@ -332,12 +343,37 @@ static bool have_order(struct collector *c, void *args)
 	return ra->have_order;
 }
 
+/* mm_filemap_get_pages says nothing of the folios a call returns when
+ * it drops its last one to wait for its I/O: a read that found nothing
+ * cached takes its start from page_cache_sync_ra. (folio_mark_accessed
+ * names every folio.) Asked once, as have_order. */
+static bool want_read_starts(struct collector *c, void *args)
+{
+	struct rastack_args *ra = args;
+	const struct attach_hook reads = {"reads", read_alts},
+				 starts = {"read starts", read_start_alts};
+	int pick;
+
+	if (ra->starts_asked)
+		return ra->want_starts;
+	ra->starts_asked = true;
+	pick = collect_pick_alt(c, &reads, 0, NULL);
+	if (pick < 0 || !strstr(read_alts[pick].prog, "get_pages"))
+		return false;
+	ra->want_starts = collect_pick_alt(c, &starts, 0, NULL) >= 0;
+	if (!ra->want_starts)
+		verbose("read starts: no way here: a read that waits for its "
+			"last folio may leave the pages before it unused");
+	return ra->want_starts;
+}
+
 static const struct attach_hook rastack_hooks[] = {
 	{"page cache adds", add_alts},
 	{"page cache evictions", delete_alts},
 	{"readahead", readahead_alts},
 	{"large-folio readahead", order_alts, have_order},
 	{"reads", read_alts},
+	{"read starts", read_start_alts, want_read_starts},
 	{"faults", fault_alts},
 	{"fault-around", map_alts},
 	{NULL},
@@ -386,9 +422,8 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	for (size_t i = 0; i < NLAYOUT; i++)
 		slot[i] = off[i] < 0 ? 0 : off[i];
 	kl->pg_head = a->layout.pg_head < 0 ? 0 : a->layout.pg_head;
-	s->rodata->reuse_stacks = can_reuse_stacks();
-	bpf_program__set_autoload(s->progs.ra_raw_sync,
-				  s->rodata->reuse_stacks);
+	/* the sync kind comes with the read starts */
+	s->rodata->reuse_stacks = can_reuse_stacks() && want_read_starts(c, a);
 	bpf_program__set_autoload(s->progs.ra_raw_async,
 				  s->rodata->reuse_stacks);
 	verbose("stacks captured %s",
@@ -402,26 +437,23 @@ static int rastack_configure(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
-/* The sync/async tracepoints, outside the plan: without them stacks are
- * captured at every readahead, nothing is lost. */
+/* The async tracepoint, outside the plan: without it stacks are
+ * captured at every async readahead, nothing is lost. */
 static int rastack_attach(struct collector *c, void *skel, void *args)
 {
 	struct rastack_bpf *s = skel;
-	struct bpf_program *progs[] = {s->progs.ra_raw_sync,
-				       s->progs.ra_raw_async};
+	struct bpf_link *l;
 
 	if (!s->rodata->reuse_stacks)
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
-		struct bpf_link *l = bpf_program__attach(progs[i]);
-
-		if (!l) {
-			verbose("%s: %s: stacks captured at every readahead",
-				bpf_program__name(progs[i]), strerror(errno));
-			continue;
-		}
-		collect_keep_link(c, l);
+	l = bpf_program__attach(s->progs.ra_raw_async);
+	if (!l) {
+		verbose("%s: %s: stacks captured at every async readahead",
+			bpf_program__name(s->progs.ra_raw_async),
+			strerror(errno));
+		return 0;
 	}
+	collect_keep_link(c, l);
 	return 0;
 }
 

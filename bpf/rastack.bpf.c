@@ -13,9 +13,9 @@
  * tracked; eviction ends its tracking. Pages are tracked in runs of 64
  * per file (RA_RUN_PAGES bits).
  *
- * Events come from tracepoints (6.10+): raw ones, else classic ones
- * (without kernel types), else fentry, else kprobes on the same kernel
- * functions. All but the classic tracepoints read struct fields at
+ * Events come from tracepoints (filemap 6.10+, readahead after 6.12):
+ * raw ones, else classic ones (without kernel types), else fentry, else
+ * kprobes on the same kernel functions. All but the classic tracepoints read struct fields at
  * offsets user space took from kernel BTF (no CO-RE: the classic path
  * needs no BTF).
  */
@@ -81,8 +81,10 @@ struct ra_thread {
 	__u64 fault_index;
 	struct ra_file memo; /* pages the last read marked used */
 	__u64 memo_lo, memo_hi;
+	struct ra_file read;	       /* a read that found nothing cached: */
+	__u64 read_lo, read_hi;	       /* its pages, [lo, hi) */
 	__u64 last_origin, last_owner; /* the last stacks captured, and where */
-	__u8 ra_on, fault_on, memo_on;
+	__u8 ra_on, fault_on, memo_on, read_on;
 	__u8 ra_way; /* what started the readahead: RA_WAY_* */
 	__u8 kind;   /* RA_KIND_*: sync or async, 0 unknown */
 };
@@ -515,8 +517,8 @@ static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi,
 	t->ra_on = 1;
 }
 
-/* page_cache_sync_ra, page_cache_async_ra: the readahead that follows
- * (ra_order, unbounded) is of this kind. */
+/* page_cache_async_ra: the readahead that follows (ra_order, unbounded)
+ * is async (on_read_start says sync). */
 static __noinline void on_kind(int kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -583,18 +585,47 @@ static __always_inline struct ra_thread *end_readahead(const struct ra_file *f)
 	return t;
 }
 
+/* A read finds no page of f cached at index (page_cache_sync_ra,
+ * before its readahead): it wants pages index..index + req - 1. A fault's
+ * readahead comes through here too, after the fault's own event. */
+static __noinline void on_read_start(const struct ra_file *f, __u64 index,
+				     __u64 req)
+{
+	struct ra_thread *t = thread_get(bpf_get_current_pid_tgid());
+
+	if (!t)
+		return;
+	t->kind = RA_KIND_SYNC;
+	if (t->fault_on && same_file(&t->fault, f) && t->fault_index == index)
+		return;
+	t->read = *f;
+	t->read_lo = index;
+	t->read_hi = index + req;
+	t->read_on = 1;
+}
+
 /* A read of pages index..last (filemap_get_pages: after its readahead).
  * A long read calls it once per batch with the rest of its range: the
- * thread remembers what it marked, until its readahead adds more. */
+ * thread remembers what it marked, until its readahead adds more.
+ * A batch whose last folio is still being read from storage waits for
+ * it, drops it and returns the folios before it without this event;
+ * the next call's event starts at the dropped one. The read's start
+ * (on_read_start) says what that first batch held. */
 static __noinline void on_read(const struct ra_file *f, __u64 index, __u64 last)
 {
 	struct ra_thread *t = end_readahead(f);
-	__u64 hi = last - index >= RA_MAX_RUNS * RA_RUN_PAGES
-			   ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
-			   : last;
+	__u64 hi;
 
 	if (last < index)
 		return;
+	if (t && t->read_on && same_file(&t->read, f)) {
+		t->read_on = 0;
+		if (t->read_lo < index && index < t->read_hi)
+			index = t->read_lo;
+	}
+	hi = last - index >= RA_MAX_RUNS * RA_RUN_PAGES
+		     ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
+		     : last;
 	if (t && t->memo_on && same_file(&t->memo, f) && index >= t->memo_lo &&
 	    hi < t->memo_hi)
 		return;
@@ -729,16 +760,19 @@ int ra_tp_order(void *ctx)
 	return 0;
 }
 
-/* Attached by user space when reuse_stacks: what kind of readahead the
- * next ra_order or unbounded is. Raw tracepoints whatever way the others
- * take: they read no argument, and detach at once. */
-SEC("raw_tp/page_cache_sync_ra")
-int ra_raw_sync(void *ctx)
+SEC("tracepoint/readahead/page_cache_sync_ra")
+int ra_tp_sync(void *ctx)
 {
-	on_kind(RA_KIND_SYNC);
+	struct ra_event e;
+
+	if (tp_event(ctx, RA_TP_SYNC, &e))
+		on_read_start(&e.file, e.index, e.arg);
 	return 0;
 }
 
+/* Attached by user space when reuse_stacks: the readahead that follows
+ * (ra_order, unbounded) is async. A raw tracepoint whatever way the
+ * others take: it reads no argument, and detaches at once. */
 SEC("raw_tp/page_cache_async_ra")
 int ra_raw_async(void *ctx)
 {
@@ -838,6 +872,15 @@ static __always_inline void ra_mapping(__u64 mapping, __u64 index, __u64 nr)
 		on_readahead(&f, index, index + nr, RA_WAY_UNBOUNDED);
 }
 
+/* page_cache_sync_ra(ractl, req_count) */
+static __always_inline void read_start(__u64 ractl, __u64 req)
+{
+	struct ra_file f;
+
+	if (mapping_file(sb_kread(ractl + kl.ractl_mapping), &f))
+		on_read_start(&f, sb_kread(ractl + kl.ractl_index), req);
+}
+
 static __always_inline void folio_accessed(__u64 folio)
 {
 	struct ra_file f;
@@ -933,6 +976,17 @@ int ra_raw_order(__u64 *ctx)
 	return 0;
 }
 
+/* page_cache_sync_ra(inode, index, ra, req_count) */
+SEC("raw_tp/page_cache_sync_ra")
+int ra_raw_sync(__u64 *ctx)
+{
+	struct ra_file f;
+
+	if (inode_file(ctx[0], &f))
+		on_read_start(&f, ctx[1], ctx[3]);
+	return 0;
+}
+
 /* mm_filemap_get_pages(mapping, index, last_index) */
 SEC("raw_tp/mm_filemap_get_pages")
 int ra_raw_get_pages(__u64 *ctx)
@@ -979,6 +1033,13 @@ SEC("fentry/page_cache_ra_order")
 int ra_fentry_order(__u64 *ctx)
 {
 	ra_order(ctx[0], ctx[1]);
+	return 0;
+}
+
+SEC("fentry/page_cache_sync_ra")
+int ra_fentry_sync(__u64 *ctx)
+{
+	read_start(ctx[0], ctx[1]);
 	return 0;
 }
 
@@ -1039,6 +1100,13 @@ SEC("kprobe/page_cache_ra_order")
 int ra_kprobe_order(void *ctx)
 {
 	ra_order(ARG(ctx, 0), ARG(ctx, 1));
+	return 0;
+}
+
+SEC("kprobe/page_cache_sync_ra")
+int ra_kprobe_sync(void *ctx)
+{
+	read_start(ARG(ctx, 0), ARG(ctx, 1));
 	return 0;
 }
 

@@ -40,7 +40,7 @@ struct ra_tp_layout {
 	struct ra_tp_field arg; /* last_index, nr_to_read, size, order */
 	__u16 len;		/* bytes to read: the fields lie within */
 };
-#define RA_TP_RECORD 64 /* at most */
+#define RA_TP_RECORD 96 /* at most */
 enum ra_tp {
 	RA_TP_ADD,	 /* filemap:mm_filemap_add_to_page_cache (arg: order) */
 	RA_TP_DELETE,	 /* ...delete_from_page_cache (arg: order) */
@@ -49,6 +49,7 @@ enum ra_tp {
 	RA_TP_GET_PAGES, /* filemap:mm_filemap_get_pages (last_index) */
 	RA_TP_FAULT,	 /* filemap:mm_filemap_fault */
 	RA_TP_MAP_PAGES, /* filemap:mm_filemap_map_pages (last_index) */
+	RA_TP_SYNC,	 /* readahead:page_cache_sync_ra (req_count) */
 	RA_NTP,
 };
 

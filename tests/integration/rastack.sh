@@ -55,7 +55,7 @@ STACKBOX_BIN_TEE=$T/ra.bin "$STACKBOX" rastack -v -i 0 -f folded -- "$RA" $WORK 
 	>"$T/folded" 2>"$T/err"
 check "rastack exits 0" [ $? = 0 ]
 check "rastack: every hook on the raw tracepoint path" \
-	[ "$(grep -c ': attached with raw_tp$' "$T/err")" = 7 ]
+	[ "$(grep -c ': attached with raw_tp$' "$T/err")" = 8 ]
 sb_report -f folded "$T/ra.bin" >"$T/folded-r" 2>"$T/report.err"
 same "report -f folded is byte for byte rastack's folded" "$T/folded" "$T/folded-r"
 sb_report "$T/ra.bin" >"$T/text" 2>>"$T/report.err"
@@ -134,7 +134,7 @@ check "rastack -i 50ms: totals only grow (cumulative)" [ -z "$bad" ]
 STACKBOX_ATTACH=tracepoint "$STACKBOX" rastack -v -i 0 -f folded --value total -- \
 	"$RA" seq "$D" 16 >"$T/total" 2>"$T/err3"
 check "rastack: every hook on the classic tracepoint path (STACKBOX_ATTACH=tracepoint)" \
-	[ "$(grep -c ': attached with tracepoint$' "$T/err3")" = 7 ]
+	[ "$(grep -c ': attached with tracepoint$' "$T/err3")" = 8 ]
 set -- "$(awk '/alpha_seq/ { s += $NF } END { print s + 0 }' "$T/total")" "$(read_pages "$T/err3" seq)"
 check "--value total (tracepoint): alpha_seq's folded value $1 is what it read ($2)" near "$1" "$2"
 "$STACKBOX" rastack -i 0 -f folded --value used -- "$RA" rand "$D" 32 "$RUNS" >"$T/used" 2>&1
