@@ -8,10 +8,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
 OUT=${OUT:-$root/out}
 
-# known PATH: microseconds in nap_thread, pipe_thread, lock_thread
+# known PATH: microseconds in nap_thread, pipe_thread, lock_thread,
+# inside their blocking calls only: a preemption elsewhere in the thread
+# is off the CPU outside what block.c timed (as offcpu.sh's known())
 known() {
-	sed -n "s/^@$1 //p" "$res" | awk '/nap_thread/ { n += $NF }
-		/pipe_thread/ { p += $NF } /lock_thread/ { l += $NF }
+	sed -n "s/^@$1 //p" "$res" | awk '/nap_thread/ && /nanosleep/ { n += $NF }
+		/pipe_thread/ && /pipe_read/ { p += $NF }
+		/lock_thread/ && /futex/ { l += $NF }
 		END { print n + 0, p + 0, l + 0 }'
 }
 
