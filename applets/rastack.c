@@ -292,7 +292,7 @@ static const struct attach_alt order_alts[] = {
 	KPROBE("ra_kprobe_order", "page_cache_ra_order", L_ORDER),
 	{NULL},
 };
-/* mm_filemap_get_pages first: read_start_alts go with them */
+/* The mm_filemap_get_pages ones need the read starts too (below) */
 static const struct attach_alt read_alts[] = {
 	RAW("ra_raw_get_pages", RA_TP_GET_PAGES, L_FILE),
 	TP("ra_tp_get_pages", RA_TP_GET_PAGES, "filemap",

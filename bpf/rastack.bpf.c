@@ -15,9 +15,9 @@
  *
  * Events come from tracepoints (filemap 6.10+, readahead after 6.12):
  * raw ones, else classic ones (without kernel types), else fentry, else
- * kprobes on the same kernel functions. All but the classic tracepoints read struct fields at
- * offsets user space took from kernel BTF (no CO-RE: the classic path
- * needs no BTF).
+ * kprobes on the same kernel functions. All but the classic tracepoints
+ * read struct fields at offsets user space took from kernel BTF (no
+ * CO-RE: the classic path needs no BTF).
  */
 #include <stdbool.h>
 
