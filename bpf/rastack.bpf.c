@@ -283,6 +283,15 @@ RA_RUN_BODY int use_run(const struct ra_run_key *k, __u64 bits,
 	return 0;
 }
 
+/* The last page of index..last one event marks: RA_MAX_RUNS runs at
+ * most. */
+static __always_inline __u64 bounded_last(__u64 index, __u64 last)
+{
+	return last - index >= RA_MAX_RUNS * RA_RUN_PAGES
+		       ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
+		       : last;
+}
+
 /* Pages lo..hi of file are used. */
 static __always_inline void mark_used(const struct ra_file *f, __u64 lo,
 				      __u64 hi)
@@ -519,7 +528,7 @@ static __noinline void on_readahead(const struct ra_file *f, __u64 lo, __u64 hi,
 
 /* page_cache_async_ra: the readahead that follows (ra_order, unbounded)
  * is async (on_read_start says sync). */
-static __noinline void on_kind(int kind)
+static __noinline void on_async(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ra_thread *t;
@@ -528,7 +537,7 @@ static __noinline void on_kind(int kind)
 		return;
 	t = thread_get(id);
 	if (t)
-		t->kind = kind;
+		t->kind = RA_KIND_ASYNC;
 }
 
 /* A folio was added to the page cache: by a readahead of this thread? */
@@ -623,9 +632,7 @@ static __noinline void on_read(const struct ra_file *f, __u64 index, __u64 last)
 		if (t->read_lo < index && index < t->read_hi)
 			index = t->read_lo;
 	}
-	hi = last - index >= RA_MAX_RUNS * RA_RUN_PAGES
-		     ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
-		     : last;
+	hi = bounded_last(index, last);
 	if (t && t->memo_on && same_file(&t->memo, f) && index >= t->memo_lo &&
 	    hi < t->memo_hi)
 		return;
@@ -662,10 +669,7 @@ static __noinline void on_map(const struct ra_file *f, __u64 index, __u64 last)
 {
 	end_readahead(f);
 	if (last >= index)
-		mark_used(f, index,
-			  last - index >= RA_MAX_RUNS * RA_RUN_PAGES
-				  ? index + RA_MAX_RUNS * RA_RUN_PAGES - 1
-				  : last);
+		mark_used(f, index, bounded_last(index, last));
 }
 
 /* The fallback's read: a folio was accessed (read, written, looked up). */
@@ -776,7 +780,7 @@ int ra_tp_sync(void *ctx)
 SEC("raw_tp/page_cache_async_ra")
 int ra_raw_async(void *ctx)
 {
-	on_kind(RA_KIND_ASYNC);
+	on_async();
 	return 0;
 }
 
