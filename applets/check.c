@@ -34,6 +34,7 @@
 
 #include "collector.h"
 #include "kfeatures.h"
+#include "mapmem.h"
 
 struct check_args {
 	int verbose;
@@ -62,6 +63,16 @@ static void row(const char *kind, const char *a, const char *b, const char *c,
 		printf("%-9s %-28s %-13s %s\n", a, b, c, d);
 	else
 		printf("%-46s %s%s%s\n", a, b, *d ? ": " : "", d);
+}
+
+/* The ceilings no option may pass on this machine (mapmem.c). */
+static void limits(void)
+{
+	char mib[32];
+
+	snprintf(mib, sizeof(mib), "%.0f MiB", mem_ceiling() / (1024.0 * 1024));
+	row("limit", "memory for maps and the recorder", mib, "",
+	    "1/8 of RAM, at most 256 MiB");
 }
 
 /* Append to a "; "-separated list. */
@@ -320,6 +331,7 @@ static int check_main(void *a, int argc, char **argv)
 						: "needs root to tell",
 			    "", ans == FEATURE_YES ? "" : feature_refusal(f));
 	}
+	limits();
 	if (!tsv)
 		putchar('\n');
 	if (blocker != SB_F_END)

@@ -81,6 +81,18 @@ static const char *opt_bytes(const struct opt *o, const char *arg, void *dst)
 	return NULL;
 }
 
+/* -i: 0 (one snapshot at the end) or at least 10 ms: every snapshot
+ * drains and resolves the maps, and a typo such as -i 1us would spend a
+ * CPU on it */
+static const char *opt_interval(const struct opt *o, const char *arg, void *dst)
+{
+	const char *err = opt_duration(o, arg, dst);
+
+	if (!err && *(uint64_t *)dst && *(uint64_t *)dst < 10 * NS_PER_MS)
+		return "must be 0 (one snapshot at the end) or at least 10ms";
+	return err;
+}
+
 /* IF_X() entries stand on lines of their own: keep clang-format out. */
 /* clang-format off */
 #define C struct collect_opts
@@ -89,8 +101,8 @@ const struct opt collect_options[] = {
 	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL),
 	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
 		     NULL),
-	OPT_DURATION('i', "interval", "INTERVAL", C, interval, 0, 1LL << 62,
-		     "5s"),
+	OPT_CUSTOM('i', "interval", "INTERVAL", opt_interval, C, interval,
+		   "5s"),
 	OPT_FLAG_X('U', "user", C, user_only, "K"),
 	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
 	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
@@ -121,8 +133,9 @@ const char collect_usage[] =
 	"mount)\n"
 	"  -d DURATION      stop after DURATION (10, 10s, 500ms, 2m); "
 	"default: at a signal\n"
-	"  -i INTERVAL      a snapshot every INTERVAL (default 5s); 0: one "
-	"at the end\n"
+	"  -i INTERVAL      a snapshot every INTERVAL (default 5s, at least "
+	"10ms); 0: one\n"
+	"                   at the end\n"
 	"  -U, -K           user stacks only, kernel stacks only\n"
 	"  -f FORMAT        "
 	IF_FORMAT_TEXT("text (default)") IF_FORMAT_FOLDED(", folded: "
@@ -149,6 +162,10 @@ const char collect_usage[] =
 	"pointers (5.17+)\n"
 	"  --unwind-rows N  eh_frame: table rows for all files (262144, 12 "
 	"bytes each)\n"
+	"                   --stacks, --rows, --unwind-rows and --record-bytes "
+	"together\n"
+	"                   take at most 1/8 of RAM, 256 MiB at most (check "
+	"shows it)\n"
 	"  --btf FILE       kernel types from FILE (vmlinux, or raw BTF such as "
 	"make btf-min's),\n"
 	"                   for kernels without /sys/kernel/btf/vmlinux\n"

@@ -17,6 +17,7 @@
 #include "collector.h"
 #include "kernel.h"
 #include "mapmake.h"
+#include "mapmem.h"
 #include "sink.h"
 #include "unwind.h"
 
@@ -352,6 +353,8 @@ static void open_object(struct collector *c, bool legacy)
 	fill_config(c);
 	if (c->ops->size)
 		c->ops->size(c, c->skel, c->args);
+	/* before the map maker asks the kernel for any of it */
+	mem_check(c->obj, c->o->record ? c->o->record_bytes : 0);
 }
 
 void open_load_attach(struct collector *c)
