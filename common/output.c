@@ -414,6 +414,67 @@ static int by_value(const void *a, const void *b, void *primary)
 	return strcmp(x->key.comm, y->key.comm);
 }
 
+static int by_string(const char *x, const char *y)
+{
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* What a text row shows: equal rows differ only in addresses. */
+static int by_shown(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c;
+
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	if (x->key.aux != y->key.aux)
+		return x->key.aux < y->key.aux ? -1 : 1;
+	if (x->key.other_tgid != y->key.other_tgid)
+		return x->key.other_tgid < y->key.other_tgid ? -1 : 1;
+	if ((c = strcmp(x->key.comm, y->key.comm)) ||
+	    (c = strcmp(x->key.other_comm, y->key.other_comm)) ||
+	    (c = by_string(x->cgroup, y->cgroup)) ||
+	    (c = by_frames(x->ustack, x->nu, y->ustack, y->nu)) ||
+	    (c = by_frames(x->kstack, x->nk, y->kstack, y->nk)) ||
+	    (c = by_frames(x->other_ustack, x->other_nu, y->other_ustack,
+			   y->other_nu)))
+		return c;
+	return by_frames(x->other_kstack, x->other_nk, y->other_kstack,
+			 y->other_nk);
+}
+
+/*
+ * Text shows names, so rows whose stacks differ only in addresses
+ * (two call sites in one function, a leaf sampled at two instructions)
+ * are one row, as folded and perf report show them: its value is their
+ * sum and --top counts it once. A copy: what watches the snapshot after
+ * (triggers) and the other formats keep each address.
+ */
+static void write_text(struct output *out, const struct snapshot *s)
+{
+	struct snapshot shown = *s;
+	size_t n = 0;
+
+	shown.rows = xmalloc((s->nrows + 1) * sizeof(*s->rows));
+	memcpy(shown.rows, s->rows, s->nrows * sizeof(*s->rows));
+	qsort(shown.rows, s->nrows, sizeof(*s->rows), by_shown);
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct row *r = &shown.rows[i];
+
+		if (n && !by_shown(&shown.rows[n - 1], r))
+			for (unsigned m = 0; m < SB_MAX_VALUES; m++)
+				shown.rows[n - 1].v[m] += r->v[m];
+		else
+			shown.rows[n++] = *r;
+	}
+	shown.nrows = n;
+	qsort_r(shown.rows, n, sizeof(*s->rows), by_value, &shown.primary);
+	format_text(out->f, &shown, out->top);
+	free(shown.rows);
+}
+
 /* ---- the bin stream's view of the same caches ---- */
 static const __u64 *bin_stack(void *ctx, __u64 id, unsigned *n)
 {
@@ -629,7 +690,7 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	if (out->writer)
 		out->writer(out->writer_ctx, out->f, s);
 	else if (ENABLE_FORMAT_TEXT && out->format == FORMAT_TEXT)
-		format_text(out->f, s, out->top);
+		write_text(out, s);
 	else if (ENABLE_FORMAT_FOLDED && out->format == FORMAT_FOLDED)
 		format_folded(out->f, s);
 	pool_clear(&out->names);

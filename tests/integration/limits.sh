@@ -48,7 +48,7 @@ ceiling=$(awk -F'\t' '$1 == "limit" { sub(/ MiB/, "", $3); print $3 }' "$T/check
 mem_mib=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 / 8 }' /proc/meminfo)
 want=$((mem_mib < 256 ? mem_mib : 256))
 check "check: memory ceiling ${ceiling:-?} MiB = min(RAM/8, 256) = $want MiB" \
-	[ "${ceiling:-0}" -ge $((want - 1)) ] && [ "${ceiling:-0}" -le "$want" ]
+	[ "${ceiling:-0}" -ge $((want - 1)) -a "${ceiling:-0}" -le "$want" ]
 "$STACKBOX" offcpu -v -d 10ms >/dev/null 2>"$T/v"
 check "offcpu -v: the maps' memory under the ceiling it names" \
 	grep -qE "memory: maps [0-9.]+ MiB, ceiling $ceiling MiB" "$T/v"
@@ -66,7 +66,7 @@ if command -v stress-ng >/dev/null; then
 	kill $load 2>/dev/null
 	wait $load 2>/dev/null
 	check "oncpu -F 10000 -d 1 on 2 busy CPUs: rc $rc, ended in $ms ms (<= 2000)" \
-		[ "$rc" = 0 ] && [ "$ms" -le 2000 ]
+		[ "$rc" = 0 -a "$ms" -le 2000 ]
 	# 1 s at 10 kHz on each CPU: the hrtimer fires whatever the load
 	n=$(awk '{ s += $NF } END { print s + 0 }' "$T/max")
 	cpus=$(nproc)

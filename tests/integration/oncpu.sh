@@ -207,3 +207,31 @@ check "-o FILE leaves standard output to CMD" test -z "$(grep burn_two_thirds "$
 check "-o into a missing directory: exit 1" [ $? = 1 ]
 check "-o into a missing directory: one line naming it" \
 	[ "$(cat "$T/o.err")" = "oncpu: -o $T/no/such/dir/x: No such file or directory" ]
+
+# 14. text shows one row per named stack, as folded does: burn's spin
+# loops are sampled at many addresses in one function. The same run's
+# bin stream (STACKBOX_BIN_TEE) through report gives folded to hold
+# the text to, stack by stack.
+STACKBOX_BIN_TEE=$T/m.bin "$STACKBOX" oncpu -F 499 -i 0 -- "$BURN" 1 cpu >"$T/m.txt" 2>&1
+sb_report -f folded "$T/m.bin" >"$T/m.folded" 2>"$T/m.err"
+# text rows as folded lines: "comm;frames;-;frames VALUE"
+awk 'function flush() { if (v != "") print key, v; v = "" }
+     /^ +[0-9]+ +[0-9.]+%  / { flush(); v = $1; key = $3; next }
+     v != "" && /^ +[^ ]/ { f = $0; sub(/^ +/, "", f)
+		key = key ";" (f == "--" ? "-" : f); next }
+     { flush() } END { flush() }' "$T/m.txt" | sort >"$T/m.rows"
+sort "$T/m.folded" >"$T/m.folded.sorted"
+dups=$(cut -d' ' -f1 "$T/m.rows" | uniq -d | wc -l)
+nrows=$(wc -l <"$T/m.rows")
+named=$(sed -n 's/^total: [0-9]* samples in \([0-9]*\) stacks$/\1/p' "$T/m.txt")
+check "text: one row per named stack ($nrows rows, $dups repeated)" \
+	[ "$nrows" -gt 1 -a "$dups" = 0 ]
+check "text: the header counts the rows shown ($named stacks, $nrows rows)" \
+	[ "$named" = "$nrows" ]
+check "text rows = report's folded of the same run, stack by stack ($nrows)" \
+	cmp -s "$T/m.rows" "$T/m.folded.sorted"
+"$STACKBOX" report --top 1 "$T/m.bin" >"$T/m.top" 2>&1
+more=$(sed -n 's/^\.\.\. \([0-9]*\) more stacks.*/\1/p' "$T/m.top")
+check "--top 1 counts merged rows (1 shown, ${more:-?} more of $nrows)" \
+	[ "$(grep -cE '^ +[0-9]+ +[0-9.]+%  ' "$T/m.top")" = 1 -a \
+	"${more:-0}" = $((nrows - 1)) ]
