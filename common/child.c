@@ -2,11 +2,15 @@
 /* The processes a run follows: -p PID's, and CMD, started once attached
  * and stopped at its exec and at its entry point (entry.c). */
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +99,7 @@ void start_child(struct collector *c, int go, const char *name)
 	if (!WIFSTOPPED(st)) { /* exec failed: it has exited */
 		c->child_status = st;
 		c->child = -1;
+		c->cmd_not_run = true;
 		return;
 	}
 	/* profiled from its exec: before it, it was this program waiting */
@@ -115,4 +120,61 @@ void start_child(struct collector *c, int go, const char *name)
 	if (c->ops->target)
 		c->ops->target(c, c->skel, c->args, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);
+}
+
+/*
+ * -p: a run whose processes have all exited has nothing left to count,
+ * so it ends as a CMD's does, with a final snapshot, as perf record -p
+ * does. A pidfd (Linux 5.3) turns readable when its process exits;
+ * without one the run goes on to -d or a signal, and -v says so.
+ */
+void watch_pids(struct collector *c)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = PIDS_EV};
+	size_t n = c->o->pids.n;
+
+	if (!n)
+		return;
+	c->pidfds = xmalloc(n * sizeof(*c->pidfds));
+	for (size_t i = 0; i < n; i++) {
+		int fd = syscall(SYS_pidfd_open, c->o->pids.pid[i], 0);
+
+		if (fd < 0) {
+			verbose("-p %d: no pidfd (%s): the run does not end "
+				"when it exits",
+				c->o->pids.pid[i], strerror(errno));
+			c->pids_alive = 0;
+			unwatch_pids(c);
+			return;
+		}
+		c->pidfds[i] = fd;
+		epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev);
+		c->pids_alive++;
+	}
+}
+
+void unwatch_pids(struct collector *c)
+{
+	for (size_t i = 0; c->pidfds && i < c->o->pids.n; i++)
+		if (c->pidfds[i] >= 0)
+			close(c->pidfds[i]);
+	free(c->pidfds);
+	c->pidfds = NULL;
+}
+
+bool pids_gone(struct collector *c)
+{
+	for (size_t i = 0; c->pidfds && i < c->o->pids.n; i++) {
+		struct pollfd p = {.fd = c->pidfds[i], .events = POLLIN};
+
+		if (p.fd < 0 || poll(&p, 1, 0) != 1)
+			continue;
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, p.fd, NULL);
+		close(p.fd);
+		c->pidfds[i] = -1;
+		c->pids_alive--;
+		error_msg("-p %d: exited%s", c->o->pids.pid[i],
+			  c->pids_alive ? "" : ": final snapshot");
+	}
+	return c->pidfds && !c->pids_alive;
 }

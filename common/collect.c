@@ -252,7 +252,9 @@ static int run_loop(struct collector *c)
 		__u64 now = now_ns(), until, due = 0;
 		int n, timeout;
 
-		if (c->next_snap && now >= c->next_snap)
+		/* an interval that ends with the run is the final snapshot,
+		 * not one more before a final one a few ms long */
+		if (c->next_snap && now >= c->next_snap && !(end && now >= end))
 			take_interval(c, now, &failed);
 		/* after it: a source that watches snapshots may have fired */
 		if (c->capture)
@@ -274,7 +276,10 @@ static int run_loop(struct collector *c)
 					      now_ns());
 			else if (ev[i].data.u32 == 1)
 				ring_buffer__consume(c->events);
-			else if (handle_signals(c))
+			else if (ev[i].data.u32 == PIDS_EV) {
+				if (pids_gone(c))
+					goto done;
+			} else if (handle_signals(c))
 				goto done;
 		}
 	}
@@ -286,7 +291,8 @@ done:
 		c->child = -1;
 	if (c->events)
 		ring_buffer__consume(c->events);
-	failed |= snapshot(c, true);
+	if (!c->cmd_not_run) /* it said why in one line, and exits 127 */
+		failed |= snapshot(c, true);
 	return failed;
 }
 
@@ -340,6 +346,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 			ops->target(&c, c.skel, args, o->pids.pid[i]);
 	}
 	add_events(&c);
+	watch_pids(&c);
 	if (c.capture)
 		capture_watch(c.capture, c.epfd);
 	if (ops->describe)
@@ -376,6 +383,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		else if (WIFSIGNALED(c.child_status))
 			status = 128 + WTERMSIG(c.child_status);
 	}
+	unwatch_pids(&c);
 	free(c.links);
 	free(c.cpus);
 	return status;

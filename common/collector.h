@@ -39,6 +39,9 @@ struct collector {
 	__u64 stats_prev[SB_STAT_MAX];
 	pid_t child;
 	int child_status;
+	bool cmd_not_run; /* CMD's exec failed: nothing to snapshot */
+	int *pidfds;	  /* -p's processes, -1 once gone (child.c) */
+	size_t pids_alive;
 	int *cpus, ncpus;
 	char describe[256];
 	unsigned long seq;
@@ -70,6 +73,13 @@ void add_tgid(struct collector *c, pid_t tgid);
 bool stops_at_exec(const struct collector *c);
 pid_t spawn_waiting(char **cmd, int *go, bool stop_at_exec);
 void start_child(struct collector *c, int go, const char *name);
+/* epoll data of -p's processes' pidfds */
+#define PIDS_EV 2
+/* Watch -p's processes on c->epfd, and close what is left at the end. */
+void watch_pids(struct collector *c);
+void unwatch_pids(struct collector *c);
+/* A pidfd woke epoll: true when every -p process has exited. */
+bool pids_gone(struct collector *c);
 
 /* snapshot.c: drain, merge and emit one interval; nonzero when a sink
  * failed. */

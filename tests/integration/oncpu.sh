@@ -235,3 +235,33 @@ more=$(sed -n 's/^\.\.\. \([0-9]*\) more stacks.*/\1/p' "$T/m.top")
 check "--top 1 counts merged rows (1 shown, ${more:-?} more of $nrows)" \
 	[ "$(grep -cE '^ +[0-9]+ +[0-9.]+%  ' "$T/m.top")" = 1 -a \
 	"${more:-0}" = $((nrows - 1)) ]
+
+# 15. the run's ends. -i 1 -d 3: three snapshots of a second, the last
+# the final one, not a fourth of a few ms after the third.
+"$STACKBOX" oncpu -i 1 -d 3 >"$T/ends" 2>&1
+set -- $(awk '/^=== oncpu snapshot/ { n++; d = $(NF - 1); sub(/\(/, "", d) }
+	/^=== oncpu snapshot .*\(final\)/ { f = d } END { print n + 0, f + 0 }' "$T/ends")
+check "-i 1 -d 3: 3 snapshots ($1), the final one ${2}s long (>= 0.9)" \
+	fcmp "$1 == 3 && $2 >= 0.9"
+# -- CMD that cannot run: one line, CMD's status 127, no snapshot
+"$STACKBOX" oncpu -d 5 -- "$T/no/such/cmd" >"$T/nocmd" 2>"$T/nocmd.err"
+rc=$?
+check "-- a missing CMD: rc $rc (127), no snapshot, one line" \
+	[ "$rc" = 127 -a ! -s "$T/nocmd" -a "$(wc -l <"$T/nocmd.err")" = 1 ]
+check "-- a missing CMD: the line names it" \
+	grep -q "^oncpu: cannot run $T/no/such/cmd: No such file or directory$" "$T/nocmd.err"
+# -p: the run ends when its processes have, with a final snapshot
+sleep 1 &
+p1=$!
+"$BURN" 2 &
+p2=$!
+"$STACKBOX" oncpu -F 199 -p "$p1,$p2" -d 60 >"$T/pexit" 2>"$T/pexit.err"
+rc=$?
+burnt=$(grep -c burn_two_thirds "$T/pexit")
+check "-p: the run ended with its processes (rc $rc, before -d 60)" \
+	[ "$rc" = 0 -a "$(grep -c '^=== oncpu snapshot 1 (final)' "$T/pexit")" = 1 ]
+check "-p: the final snapshot holds what burn did ($burnt rows)" [ "$burnt" -gt 0 ]
+check "-p: one line per process that exited, the last says so" \
+	[ "$(grep -c "^oncpu: -p $p1: exited" "$T/pexit.err")" = 1 -a \
+	"$(grep -c "^oncpu: -p $p2: exited" "$T/pexit.err")" = 1 -a \
+	"$(grep -c ": exited: final snapshot$" "$T/pexit.err")" = 1 ]
