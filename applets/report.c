@@ -19,7 +19,10 @@
 //usage:it lost (-v: where and why).
 //usage:A FILE may also be what `perf script` prints of a recording with
 //usage:callchains (perf record -g, any event): its value is samples, or
-//usage:the event's period where perf prints it.
+//usage:the event's period where perf prints it. Or what an applet
+//usage:printed as text (its default): names and values as printed, no
+//usage:addresses (said in one line). -o FILE is written whole on success
+//usage:or not at all.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
@@ -77,9 +80,11 @@
 #include "collect.h"
 #include "report/flame.h"
 #include "report/hotcold.h"
+#include "report/out_file.h"
 #include "report/perf_script.h"
 #include "report/pprof.h"
 #include "report/push.h"
+#include "report/text_read.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
@@ -218,6 +223,9 @@ struct report {
 	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
 	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
 	struct perf_script *perf; /* the perf script input being read */
+	struct text_read *text;	  /* the stackbox text input being read */
+	struct out_file out_file; /* -o FILE, renamed there on success */
+	const char *path;	  /* what -o FILE is written to meanwhile */
 };
 
 /* ---- finding the profiled files ---- */
@@ -526,7 +534,7 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 			 s->metrics[s->primary].name);
 		snprintf(rp->host, sizeof(rp->host), "%s",
 			 rp->st ? rp->st->host
-			 : perf_script_host(rp->perf)
+			 : rp->perf && perf_script_host(rp->perf)
 				 ? perf_script_host(rp->perf)
 				 : "unknown");
 		rp->kind = s->metrics[s->primary].kind;
@@ -589,7 +597,8 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	emit(ctx, st, s);
 }
 
-static void on_perf_snapshot(void *ctx, struct snapshot *s)
+/* perf script's and stackbox text's snapshots: named already */
+static void on_named_snapshot(void *ctx, struct snapshot *s)
 {
 	emit(ctx, NULL, s);
 }
@@ -603,8 +612,8 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	}
 	if (!st->frames) {
 		/* nothing to count the damage against: say what it is not */
-		error_msg("%s: neither a bin stream (no frame in %llu bytes) "
-			  "nor perf script output",
+		error_msg("%s: neither a bin stream (no frame in %llu bytes), "
+			  "stackbox text nor perf script output",
 			  name, (unsigned long long)st->bytes_skipped);
 		return;
 	}
@@ -638,6 +647,51 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 		error_msg("%s: no complete snapshot", name);
 }
 
+/* The first piece of an input says what it is: stackbox text, perf
+ * script's, else a bin stream (whose reader finds frames anywhere). */
+static void start_input(struct report *rp, const char *what, const void *buf,
+			size_t n, struct bin_reader **r,
+			const struct bin_reader_ops *ops)
+{
+	if (text_read_detect(buf, n)) {
+		rp->text = text_read_new(on_named_snapshot, rp);
+		/* said always: what the user gave cannot do all bin can */
+		error_msg("%s: stackbox text output: names only, no addresses, "
+			  "values as rounded in print; record with -f bin to "
+			  "resolve symbols later",
+			  what);
+	} else if (perf_script_detect(buf, n)) {
+		rp->perf =
+			perf_script_new(rp->a->interval, on_named_snapshot, rp);
+	} else {
+		*r = bin_reader_new(ops);
+	}
+}
+
+static int end_input(struct report *rp, const char *what, struct bin_reader *r,
+		     const struct bin_reader_ops *ops)
+{
+	int err;
+
+	if (rp->text) {
+		err = !text_read_end(rp->text, what);
+		text_read_free(rp->text);
+		rp->text = NULL;
+	} else if (rp->perf) {
+		err = !perf_script_end(rp->perf, what);
+		perf_script_free(rp->perf);
+		rp->perf = NULL;
+	} else {
+		if (!r)
+			r = bin_reader_new(ops);
+		bin_reader_end(r);
+		say_skipped(what, bin_reader_stats(r));
+		err = !bin_reader_stats(r)->snapshots;
+		bin_reader_free(r);
+	}
+	return err;
+}
+
 static int read_input(struct report *rp, const char *name)
 {
 	const struct bin_reader_ops ops = {
@@ -666,29 +720,16 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		/* the first piece tells a bin stream from perf script */
-		if (!r && !rp->perf && perf_script_detect(buf, n))
-			rp->perf = perf_script_new(rp->a->interval,
-						   on_perf_snapshot, rp);
-		else if (!r && !rp->perf)
-			r = bin_reader_new(&ops);
-		if (rp->perf)
+		if (!r && !rp->perf && !rp->text)
+			start_input(rp, what, buf, n, &r, &ops);
+		if (rp->text)
+			text_read_feed(rp->text, buf, n);
+		else if (rp->perf)
 			perf_script_feed(rp->perf, buf, n);
 		else
 			bin_reader_feed(r, buf, n);
 	}
-	if (rp->perf) {
-		err |= !perf_script_end(rp->perf, what);
-		perf_script_free(rp->perf);
-		rp->perf = NULL;
-	} else {
-		if (!r)
-			r = bin_reader_new(&ops);
-		bin_reader_end(r);
-		say_skipped(what, bin_reader_stats(r));
-		err |= !bin_reader_stats(r)->snapshots;
-		bin_reader_free(r);
-	}
+	err |= end_input(rp, what, r, &ops);
 	if (!is_stdin)
 		close(fd);
 	return err;
@@ -718,20 +759,39 @@ static void note_marks(void *ctx, const struct bin_state *st,
 	}
 }
 
+static void note_text_marks(void *ctx, struct snapshot *s)
+{
+	note_marks(ctx, NULL, s);
+}
+
 static void scan_marks(const char *name, struct mark_times *m)
 {
 	const struct bin_reader_ops ops = {.ctx = m, .snapshot = note_marks};
-	struct bin_reader *r = bin_reader_new(&ops);
+	struct bin_reader *r = NULL;
+	struct text_read *t = NULL;
 	char buf[65536];
 	ssize_t n;
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		perror_exit("%s", name);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		bin_reader_feed(r, buf, n);
-	bin_reader_end(r);
-	bin_reader_free(r);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (!r && !t && text_read_detect(buf, n))
+			t = text_read_new(note_text_marks, m);
+		else if (!r && !t)
+			r = bin_reader_new(&ops);
+		if (t)
+			text_read_feed(t, buf, n);
+		else
+			bin_reader_feed(r, buf, n);
+	}
+	if (t) {
+		text_read_end(t, NULL); /* read again and judged later */
+		text_read_free(t);
+	} else if (r) {
+		bin_reader_end(r);
+		bin_reader_free(r);
+	}
 	close(fd);
 }
 
@@ -773,8 +833,8 @@ static void resolve_marks(struct report *rp, int argc, char **argv)
 static int write_profile(struct report *rp)
 {
 	struct report_args *a = rp->a;
-	FILE *f = a->output && strcmp(a->output, "-") ? fopen(a->output, "w")
-						      : stdout;
+	FILE *f = rp->path && strcmp(rp->path, "-") ? fopen(rp->path, "w")
+						    : stdout;
 	char title[256];
 	int err = 0;
 
@@ -848,7 +908,6 @@ static int report_main(void *args, int argc, char **argv)
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
 		       a->anomalies || a->hotcold;
 	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
-				 .output = profile ? NULL : a->output,
 				 .top = a->top};
 	struct report rp = {.a = a};
 	int err = 0;
@@ -858,6 +917,8 @@ static int report_main(void *args, int argc, char **argv)
 		help_exit("--base: only for -f svg");
 	rp.from = parse_when("--from", a->from);
 	rp.to = parse_when("--to", a->to);
+	rp.path = a->output ? out_file_begin(&rp.out_file, a->output) : NULL;
+	o.output = profile ? NULL : rp.path;
 	rp.out = output_open(&o);
 	rp.replay = bin_replay_new(rp.out);
 	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
@@ -903,6 +964,8 @@ static int report_main(void *args, int argc, char **argv)
 		err |= push(&rp);
 	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
+		err = 1;
+	if (a->output && out_file_end(&rp.out_file, !err && !rp.failed))
 		err = 1;
 	pprof_free(rp.pp);
 	flame_free(rp.fl);

@@ -12,9 +12,9 @@
 
 #include "output.h"
 #include "perf_script.h"
+#include "lines.h"
 #include "u64map.h"
 
-#define MAX_LINE   65536
 #define MAX_EVENTS 16
 
 struct frame {
@@ -25,16 +25,9 @@ struct frame {
 struct perf_script {
 	void (*snapshot)(void *ctx, struct snapshot *s);
 	void *ctx;
-	uint64_t interval; /* ns; 0: one snapshot */
-	/* the line being assembled across feeds */
-	char *line;
-	size_t len, cap;
-	bool overlong;
-	uint64_t lineno;
-	/* interned frame names: hash -> index + 1 in names */
-	struct u64map name_map;
-	char **names;
-	size_t nnames, names_cap;
+	uint64_t interval;  /* ns; 0: one snapshot */
+	struct lines lines; /* the line being assembled across feeds */
+	struct names names; /* frame names, each once */
 	/* the sample being read: its header, its frames */
 	bool in_sample, bad_sample;
 	struct head {
@@ -65,36 +58,6 @@ struct perf_script {
 };
 
 static const struct perf_script *aux_of; /* for aux_name(), which has no ctx */
-
-static uint64_t fnv(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 1099511628211ULL;
-	return h;
-}
-
-static const char *intern(struct perf_script *p, const char *s, size_t len)
-{
-	uint64_t h = fnv(14695981039346656037ULL, s, len), *v;
-
-	for (;; h++) {
-		v = u64map_add(&p->name_map, h);
-		if (!*v)
-			break;
-		if (!strncmp(p->names[*v - 1], s, len) &&
-		    !p->names[*v - 1][len])
-			return p->names[*v - 1];
-	}
-	p->names = grow_array(p->names, &p->names_cap, p->nnames + 1,
-			      sizeof(*p->names));
-	p->names[p->nnames] = strndup(s, len);
-	if (!p->names[p->nnames])
-		error_exit("out of memory");
-	*v = ++p->nnames;
-	return p->names[*v - 1];
-}
 
 struct perf_script *
 perf_script_new(uint64_t interval,
@@ -229,13 +192,13 @@ static void end_sample(struct perf_script *p)
 	}
 	if (p->h.have_time && p->h.time > p->end)
 		p->end = p->h.time;
-	h = fnv(fnv(14695981039346656037ULL, &p->h.key.tgid, 12), p->h.key.comm,
-		strlen(p->h.key.comm));
+	h = fnv1a(fnv1a(FNV_START, &p->h.key.tgid, 12), p->h.key.comm,
+		  strlen(p->h.key.comm));
 	for (i = 0; i < nk; i++)
-		h = fnv(h, &kf[i].name, sizeof(kf[i].name));
-	h = fnv(h, "-", 1);
+		h = fnv1a(h, &kf[i].name, sizeof(kf[i].name));
+	h = fnv1a(h, "-", 1);
 	for (i = 0; i < nu; i++)
-		h = fnv(h, &uf[i].name, sizeof(uf[i].name));
+		h = fnv1a(h, &uf[i].name, sizeof(uf[i].name));
 	for (;; h++) {
 		v = u64map_add(&p->row_map, h);
 		if (!*v ||
@@ -271,7 +234,7 @@ static void end_sample(struct perf_script *p)
 static void bad_line(struct perf_script *p)
 {
 	if (!p->bad_lines++)
-		p->first_bad = p->lineno;
+		p->first_bad = p->lines.lineno;
 	p->in_sample = p->bad_sample = true;
 }
 
@@ -415,24 +378,28 @@ static bool parse_frame(struct perf_script *p, const char *s)
 			       ? xasprintf("[%.*s+0x%llx]", (int)blen, base,
 					   addr)
 			       : xasprintf("[0x%llx]", addr);
-		p->frames[p->nframes].name = intern(p, name, strlen(name));
+		p->frames[p->nframes].name =
+			names_intern(&p->names, name, strlen(name));
 		free(name);
 	} else {
-		p->frames[p->nframes].name = intern(p, sym, len);
+		p->frames[p->nframes].name = names_intern(&p->names, sym, len);
 	}
 	/* the upper half of the address space, as on x86_64 and arm64 */
 	p->frames[p->nframes++].kernel = addr >> 63;
 	return true;
 }
 
-static void parse_line(struct perf_script *p, char *line)
+static void parse_line(void *ctx, char *line)
 {
-	size_t len = strlen(line);
+	struct perf_script *p = ctx;
+	size_t len;
 	struct head h;
 
-	p->lineno++;
-	if (len && line[len - 1] == '\r')
-		line[--len] = 0;
+	if (!line) {
+		bad_line(p);
+		return;
+	}
+	len = strlen(line);
 	if (*line == '#') {
 		/* perf script --header: "# hostname : NAME" */
 		if (!p->host && !strncmp(line, "# hostname : ", 13))
@@ -483,52 +450,23 @@ bool perf_script_detect(const void *data, size_t len)
 
 void perf_script_feed(struct perf_script *p, const void *data, size_t len)
 {
-	const char *c = data, *nl;
-
-	while (len) {
-		size_t n;
-
-		nl = memchr(c, '\n', len);
-		n = nl ? (size_t)(nl - c) : len;
-		if (p->len + n >= MAX_LINE) {
-			p->overlong = true; /* the rest of it is dropped */
-			n = p->len + n >= MAX_LINE ? 0 : n;
-		}
-		p->line = grow_array(p->line, &p->cap, p->len + n + 1, 1);
-		memcpy(p->line + p->len, c, n);
-		p->len += n;
-		if (!nl)
-			return;
-		p->line[p->len] = 0;
-		if (p->overlong || memchr(p->line, 0, p->len)) {
-			p->lineno++;
-			bad_line(p);
-		} else {
-			parse_line(p, p->line);
-		}
-		p->len = 0;
-		p->overlong = false;
-		len -= nl + 1 - c;
-		c = nl + 1;
-	}
+	lines_feed(&p->lines, data, len, parse_line, p);
 }
 
 uint64_t perf_script_end(struct perf_script *p, const char *name)
 {
-	bool cut = p->len || p->overlong;
-
 	/* a last line without its newline: the input was cut there, and
 	 * that sample may be too */
-	if (cut) {
-		p->lineno++;
+	bool cut = lines_end(&p->lines);
+
+	if (cut)
 		p->in_sample = false;
-	}
 	end_sample(p);
 	if (p->started)
 		emit(p, true);
 	if (cut)
 		error_msg("%s: cut short in line %llu: its sample is left out",
-			  name, (unsigned long long)p->lineno);
+			  name, (unsigned long long)p->lines.lineno);
 	if (p->bad_lines)
 		error_msg("%s: %llu lines are not perf script output (the "
 			  "first: line %llu): %llu samples left out",
@@ -560,16 +498,13 @@ void perf_script_free(struct perf_script *p)
 		return;
 	if (aux_of == p)
 		aux_of = NULL;
-	for (size_t i = 0; i < p->nnames; i++)
-		free(p->names[i]);
+	names_free(&p->names);
 	for (unsigned i = 0; i < p->nevents; i++)
 		free(p->event[i]);
-	free(p->names);
-	u64map_free(&p->name_map);
 	u64map_free(&p->row_map);
 	free(p->rows);
 	free(p->frames);
-	free(p->line);
+	lines_free(&p->lines);
 	free(p->host);
 	free(p);
 }

@@ -26,6 +26,7 @@ $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/opts.c
 $(TESTS_O)/fuzz/fuzz_gopclntab: $(srctree)/common/gopclntab.c
 FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit -Wl,--wrap=xmalloc
 $(TESTS_O)/fuzz/fuzz_perf_script: $(srctree)/common/report/perf_script.c \
+	$(srctree)/common/report/lines.c \
 	$(srctree)/common/u64map.c
 
 $(FUZZ_TARGETS): $(TESTS_O)/fuzz/fuzz_%: $(srctree)/tests/unit/fuzz_%.c \
