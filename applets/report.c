@@ -226,6 +226,8 @@ struct report {
 	struct text_read *text;	  /* the stackbox text input being read */
 	struct out_file out_file; /* -o FILE, renamed there on success */
 	const char *path;	  /* what -o FILE is written to meanwhile */
+	char **missing;		  /* "path (build-id ...)" of files not found */
+	size_t nmissing, missing_cap;
 };
 
 /* ---- finding the profiled files ---- */
@@ -247,10 +249,37 @@ static struct elf_symtab *open_checked(const char *path, const char *root,
 	return t;
 }
 
+/* This machine's copy of a file the recording names, only when its
+ * build-id is the recording's: the same build, wherever it came from. */
+static struct elf_symtab *same_build_here(const char *path,
+					  const char *build_id)
+{
+	struct elf_symtab *t;
+
+	if (!*build_id || !(t = elf_symtab_open(path, "")))
+		return NULL;
+	if (strcmp(build_id, elf_symtab_build_id(t))) {
+		elf_symtab_free(t);
+		return NULL;
+	}
+	verbose("%s: not under --symfs; this machine's has its build-id", path);
+	return t;
+}
+
+static void note_missing(struct report *rp, const char *path,
+			 const char *build_id)
+{
+	rp->missing = grow_array(rp->missing, &rp->missing_cap,
+				 rp->nmissing + 1, sizeof(*rp->missing));
+	rp->missing[rp->nmissing++] =
+		xasprintf("%s (build-id %s)", path, *build_id ? build_id : "-");
+}
+
 /*
  * Symbols from the debug file by build-id, else from the binary (under
- * --symfs, or this machine's when no --symfs): the binary also gives
- * leaf repair the code bytes it reads, as on the device.
+ * --symfs, or this machine's when no --symfs or not there, if it is the
+ * same build): the binary also gives leaf repair the code bytes it
+ * reads, as on the device.
  */
 static struct elf_symtab *find_file(void *ctx, const char *path,
 				    const char *build_id, int *code_fd)
@@ -258,6 +287,9 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 	struct report *rp = ctx;
 	const char *root = rp->a->symfs ? rp->a->symfs : "";
 	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
+
+	if (!bin && *root && (bin = same_build_here(path, build_id)))
+		root = "";
 
 	if (rp->a->debug_dir && strlen(build_id) > 2) {
 		char *p = xasprintf("%s/.build-id/%.2s/%s.debug",
@@ -276,11 +308,42 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		t = bin;
 	else
 		elf_symtab_free(bin);
-	if (!t)
+	if (!t) {
 		verbose("%s (build-id %s): no file found, frames stay "
 			"[module+offset]",
 			path, *build_id ? build_id : "unknown");
+		note_missing(rp, path, build_id);
+	}
 	return t;
+}
+
+/* One line, whatever -v, when files were not found: the frames left
+ * unnamed, the files that would have named them, and what to pass. */
+static void say_unnamed(struct report *rp)
+{
+	enum { SHOWN = 4 };
+	unsigned long n = output_unnamed_frames(rp->out);
+	char list[1024] = "";
+	size_t len = 0;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < rp->nmissing && i < SHOWN; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i ? ", " : "", rp->missing[i]);
+	if (rp->nmissing > SHOWN)
+		snprintf(list + len, sizeof(list) - len, " and %zu more",
+			 rp->nmissing - SHOWN);
+	if (rp->nmissing) /* else [vdso], or stripped: -v says */
+		error_msg("%lu user frames unnamed: %zu file%s not found: %s; "
+			  "pass --symfs DIR (a copy of the device's root) or "
+			  "--debug-dir DIR (.build-id/xx/rest.debug)",
+			  n, rp->nmissing, rp->nmissing > 1 ? "s" : "", list);
+	else
+		verbose("%lu user frames unnamed: no symbol of the files "
+			"found covers them ([vdso], or stripped: --debug-dir "
+			"DIR)",
+			n);
 }
 
 /* ---- from the reader ---- */
@@ -962,6 +1025,10 @@ static int report_main(void *args, int argc, char **argv)
 		err |= write_profile(&rp);
 	if (a->push)
 		err |= push(&rp);
+	say_unnamed(&rp);
+	for (size_t i = 0; i < rp.nmissing; i++)
+		free(rp.missing[i]);
+	free(rp.missing);
 	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
 		err = 1;

@@ -53,6 +53,7 @@ struct output {
 	__u32 (*nspid_of)(__u32 tgid);
 	output_writer writer;
 	void *writer_ctx;
+	unsigned long unnamed; /* user frames shown as [module+offset] */
 };
 
 const char *const mark_kind_name[MARK_MAX] = {
@@ -172,6 +173,11 @@ void output_set_kernel_names(struct output *out, struct kernel_names *kn)
 	out->knames = kn;
 }
 
+unsigned long output_unnamed_frames(const struct output *out)
+{
+	return out->unnamed;
+}
+
 struct proc_syms *output_procs(struct output *out)
 {
 	return out->procs;
@@ -272,6 +278,7 @@ static unsigned user_frame(struct output *out, __u32 tgid, __u64 ip, bool ret,
 			}
 			return n;
 		}
+		out->unnamed++;
 		if (u.module) {
 			f[0] = pool_printf(
 				&out->names, "[%s+0x%llx]", u.module,

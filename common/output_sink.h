@@ -36,6 +36,8 @@ void output_set_cgroup_names(struct output *out, const char *(*name)(__u64));
 /* Each process's pid in its own namespace (0: the same) */
 typedef void (*output_writer)(void *ctx, FILE *f, const struct snapshot *s);
 void output_set_writer(struct output *out, output_writer fn, void *ctx);
+/* User frames given no name so far: their file or its symbols missing. */
+unsigned long output_unnamed_frames(const struct output *out);
 
 /* Recorded snapshots resolve through a recording's sources, swapped in
  * for the live ones (bin_replay.c). */

@@ -140,6 +140,25 @@ else
 	skip "report --debug-dir" "the burn workload has no build-id"
 fi
 
+# 4b. a recording whose program is not on this machine: one line names
+# it, its build-id and what to pass; under a --symfs that holds only the
+# program, libc resolves from this machine's copy of the same build
+mkdir -p "$T/gone" "$T/root$T/gone"
+cp "$BURN" "$T/gone/app"
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/gone.bin" -- "$T/gone/app" 1 2>/dev/null
+mv "$T/gone/app" "$T/root$T/gone/app"
+sb_report -f folded "$T/gone.bin" >"$T/gone.folded" 2>"$T/gone.err"
+appbid=$(readelf -n "$T/root$T/gone/app" | sed -n 's/^[[:space:]]*Build ID: *//p')
+unnamed=$(grep -o '\[app+0x[0-9a-f]*\]' "$T/gone.folded" | wc -l)
+check "report: a missing program's frames counted in one line ($unnamed in folded)" \
+	grep -qE "^report: [0-9]+ user frames unnamed: 1 file not found: $T/gone/app \(build-id ${appbid:-x}\); pass --symfs DIR" "$T/gone.err"
+check "report: that line is all of standard error" [ "$(wc -l <"$T/gone.err")" = 1 ]
+sb_report -f folded --symfs "$T/root" "$T/gone.bin" >"$T/gone.symfs" 2>"$T/gone.symfs.err"
+check "report --symfs with the program only: it resolves" grep -q 'burn_two_thirds' "$T/gone.symfs"
+check "report --symfs with the program only: libc from this machine's same build" \
+	[ "$(grep -c '\[libc\.so' "$T/gone.symfs")" = 0 -a "$(grep -c '__libc_start' "$T/gone.symfs")" -gt 0 ]
+check "report --symfs with everything found: nothing on standard error" [ ! -s "$T/gone.symfs.err" ]
+
 # 5. a sink that fails (ENOSPC) does not stop collection; it is counted
 "$STACKBOX" oncpu -F 199 -i 100ms -f bin -o /dev/full -- "$BURN" 3 $CPU_BURN >/dev/null 2>"$T/full.err"
 rc=$?
