@@ -40,7 +40,7 @@ struct collector {
 	pid_t child;
 	int child_status;
 	int *cpus, ncpus;
-	char describe[256];
+	char describe[512]; /* the applet's line, then "filters: ..." */
 	unsigned long seq;
 	/* new processes whose mappings were read, and forks given their
 	 * parent's instead (SB_EV_NEW_TGID) */
