@@ -196,13 +196,15 @@ skel-install: $(ALL_SKELS)
 
 # ---- release tarball: the committed tree plus skeletons for each arch ----
 # and each combination of BPF_OPTIONS: arch's defconfig with the options
-# set one way or the other (2^n builds; one option today).
+# set one way or the other (2^n builds; one option today). VERSION in it
+# holds the version and the commit, for --version (scripts/gen-version.sh).
 DIST_ARCHES := x86_64 arm64
 VERSION ?= $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
 DIST := stackbox-$(VERSION)
 dist:
 	$(Q)rm -rf $(O)/dist && mkdir -p $(O)/dist/$(DIST)
 	$(Q)git -C $(srctree) archive HEAD | tar -x -C $(O)/dist/$(DIST)
+	$(Q)echo "$(VERSION) $$(git -C $(srctree) rev-parse --short HEAD)" >$(O)/dist/$(DIST)/VERSION
 	$(Q)for a in $(DIST_ARCHES); do i=0; \
 	while [ $$i -lt $$((1 << $(words $(BPF_OPTIONS)))) ]; do \
 		b=$(abspath $(O))/dist/build-$$a-$$i; mkdir -p $$b; j=0; \
@@ -246,6 +248,14 @@ $(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(srctree)/applets/Con
 
 $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen
 	$(Q)$(srctree)/scripts/gen-applets.sh $(srctree) $(O)/gen
+
+# --version's header: asked of git at every make, rewritten only when it
+# changed, and needed by main.c alone (not in GEN), so a commit costs one
+# compile. VERSION=... on the command line names the version.
+$(O)/gen/version.h: FORCE | $(O)/gen
+	$(Q)$(srctree)/scripts/gen-version.sh $(srctree) $@ \
+		$(if $(filter command line,$(origin VERSION)),'$(VERSION)')
+$(O)/obj/common/main.o: $(O)/gen/version.h
 
 # Only menuconfig needs a kconfig binary (Debian's kconfig-frontends);
 # the others are scripts/config.sh, as Buildroot and Yocto have no
@@ -299,11 +309,14 @@ size:
 		printf '%-28s %8d bytes stripped\n' $$b $$(stat -c %s $$s); rm -f $$s; \
 	done
 
-# install: the binary and one link per configured applet, symlinks or
-# with LINKS=hard hard links; LINKS=none leaves them to the packager (Yocto's
-# update-alternatives), which reads $(O)/stackbox.links, one path a line,
-# as oe-core's busybox recipe reads busybox.links. The list comes from the
-# .config: the target binary is never run.
+# install: the binary and one link per configured collector applet,
+# symlinks or with LINKS=hard hard links; LINKS=none leaves them to the
+# packager (Yocto's update-alternatives), which reads $(O)/stackbox.links,
+# one path a line, as oe-core's busybox recipe reads busybox.links. The
+# list comes from the .config: the target binary is never run. report and
+# check are names other programs use: linked only with LINK_ALL=1, as
+# `stackbox --install --all` does; else they run as `stackbox report`.
+# A file of an applet's name that is not stackbox is kept, and said.
 # uninstall removes the binary, the links to it of every applet the tree
 # has (so a .config changed since install is no matter), and BINDIR when
 # that leaves it empty; nothing else.
@@ -311,19 +324,30 @@ DESTDIR ?=
 BINDIR ?= /usr/bin
 LINKS ?= sym
 INSTALL_DIR := $(DESTDIR)$(BINDIR)
+# The collectors are the applets with BPF programs.
+LINK_APPLETS = $(if $(filter 1,$(LINK_ALL)),$(APPLETS),$(BPF_APPLETS))
 ALL_APPLETS := $(patsubst $(srctree)/applets/%.c,%,$(wildcard $(srctree)/applets/*.c))
 install: $(O)/stackbox
 	$(Q)case "$(LINKS)" in sym|hard|none) ;; \
 	*) echo "LINKS=$(LINKS): sym, hard or none" >&2; exit 1 ;; esac
+	$(Q)for a in $(LINK_APPLETS); do echo $(BINDIR)/$$a; done >$(O)/stackbox.links
 	$(call quiet,INSTALL,$(INSTALL_DIR)/stackbox)mkdir -p $(INSTALL_DIR) && \
 		cp $(O)/stackbox $(INSTALL_DIR)/stackbox.tmp && \
 		chmod 0755 $(INSTALL_DIR)/stackbox.tmp && \
-		mv -f $(INSTALL_DIR)/stackbox.tmp $(INSTALL_DIR)/stackbox
-	$(Q)for a in $(APPLETS); do echo $(BINDIR)/$$a; done >$(O)/stackbox.links
-	$(Q)for a in $(APPLETS); do case "$(LINKS)" in \
-		sym) ln -sfn stackbox $(INSTALL_DIR)/$$a ;; \
-		hard) ln -f $(INSTALL_DIR)/stackbox $(INSTALL_DIR)/$$a ;; \
+		cd $(INSTALL_DIR) && links=$$($(call own_links,$(LINK_APPLETS))) && \
+		mv -f stackbox.tmp stackbox && for a in $$links; do \
+		case "$(LINKS)" in \
+		sym) ln -sfn stackbox $$a ;; \
+		hard) ln -f stackbox $$a ;; \
 	esac || exit 1; done
+# $(call own_links,NAMES): those free or already links to the stackbox
+# being replaced (hard links too, so asked before it goes); the others
+# are said and kept.
+own_links = for a in $(1); do \
+	if [ "$(LINKS)" = none ] || ! { [ -e $$a ] || [ -L $$a ]; } || \
+		[ $$a -ef stackbox ]; then echo $$a; \
+	else echo "install: kept $(INSTALL_DIR)/$$a: a file of that name exists" >&2; fi; \
+	done
 uninstall:
 	$(Q)cd $(INSTALL_DIR) 2>/dev/null || exit 0; \
 	for a in $(ALL_APPLETS); do \
@@ -352,8 +376,9 @@ help:
 	@echo '  musl-x86_64       out/musl-x86_64/stackbox, static, stripped'
 	@echo '  musl-arm64        out/musl-arm64/stackbox, static, stripped'
 	@echo '  size              stripped size of each built binary'
-	@echo '  install           DESTDIR, BINDIR: binary and one link per applet'
-	@echo '                    (LINKS=sym, hard or none; $$(O)/stackbox.links lists them)'
+	@echo '  install           DESTDIR, BINDIR: binary and one link per collector applet'
+	@echo '                    (LINKS=sym, hard or none; $$(O)/stackbox.links lists them;'
+	@echo '                    LINK_ALL=1: report and check too); existing files are kept'
 	@echo '  uninstall         what install made, nothing else'
 	@echo '  dist              release tarball with skeletons: builds without clang'
 	@echo 'Configuration (.config, or $$KCONFIG_CONFIG):'
@@ -365,4 +390,5 @@ help:
 	@echo '  board-run, check-board  boot the qemu boards (BOARDS=, BOARD_JOBS=2),'
 	@echo '                    then check them (docs/boards.md)'
 	@echo 'Variables: O=DIR  V=1  ARCH=  CC=  CROSS_COMPILE=  CFLAGS=  LDFLAGS='
-	@echo '  PKG_CONFIG=  STATIC=1  DEPS=prefix  DESTDIR=  BINDIR=  LINKS='
+	@echo '  PKG_CONFIG=  STATIC=1  DEPS=prefix  DESTDIR=  BINDIR=  LINKS=  LINK_ALL=1'
+	@echo '  VERSION= (what stackbox --version and make dist call the version)'

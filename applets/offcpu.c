@@ -16,8 +16,8 @@
 //usage:Folded values are microseconds; text chooses its unit.
 //usage:
 //usage:  -w               also show who woke each blocked stack, and its stack
-//usage:  -m MIN           only blocks at least MIN long (1ms, 10us)
-//usage:  -M MAX           only blocks at most MAX long
+//usage:  -m MIN           only blocks at least MIN long, with a unit (1ms, 10us)
+//usage:  -M MAX           only blocks at most MAX long, with a unit (2s)
 //usage:  --state LIST     only these states, from S,D,R (default all)
 //usage:@COMMON
 //usage:
@@ -49,12 +49,13 @@ static const struct opt_names states = {state_names, OFFCPU_NSTATES,
 					"not a list of states (S,D,R)"};
 
 static const struct opt offcpu_opts[] = {
+	/* a unit, always: offcputime's -m 1000 is microseconds */
 	OPT_DURATION('m', "min", "MIN", struct offcpu_args, min, 0, 1LL << 62,
-		     "0"),
+		     NULL, .flags = OPT_UNIT | OPT_SHOWN),
 	OPT_DURATION('M', "max", "MAX", struct offcpu_args, max, 1, 1LL << 62,
-		     NULL),
+		     NULL, .flags = OPT_UNIT | OPT_SHOWN),
 	OPT_TABLE(0, "state", "LIST", opt_name_list, struct offcpu_args, states,
-		  states, "S,D,R"),
+		  states, "S,D,R", .flags = OPT_SHOWN),
 	OPT_FLAG('w', "wakers", struct offcpu_args, wakers),
 	OPT_INCLUDE(collect_options, struct offcpu_args, common),
 	OPT_END,

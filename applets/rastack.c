@@ -59,7 +59,7 @@ static const struct opt_names values = {value_names, RA_NMETRICS,
 
 static const struct opt rastack_opts[] = {
 	OPT_TABLE(0, "value", "WHICH", opt_name, struct rastack_args, value,
-		  values, "unused"),
+		  values, "unused", .flags = OPT_SHOWN),
 	OPT_INT(0, "pages", "N", struct rastack_args, pages, RA_RUN_PAGES,
 		1LL << 26, "1048576"),
 	OPT_INCLUDE(collect_options, struct rastack_args, common),

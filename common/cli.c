@@ -97,8 +97,10 @@ static const char *opt_interval(const struct opt *o, const char *arg, void *dst)
 /* clang-format off */
 #define C struct collect_opts
 const struct opt collect_options[] = {
-	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL),
-	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL),
+	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL,
+		   .flags = OPT_SHOWN),
+	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL,
+		   .flags = OPT_SHOWN),
 	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
 		     NULL),
 	OPT_CUSTOM('i', "interval", "INTERVAL", opt_interval, C, interval,

@@ -296,6 +296,27 @@ done:
 	return failed;
 }
 
+/*
+ * The header's text: the applet's line, then the filters the command
+ * line set (opts_shown(): -p, -m, --state, ...) on a line of their own,
+ * so every snapshot, and report of its bin stream, says what the
+ * profile left out. Nothing when no filter is set.
+ */
+static void describe(struct collector *c, void *args)
+{
+	const char *filters = opts_shown();
+	size_t n;
+
+	if (c->ops->describe)
+		c->ops->describe(c, args, c->describe, sizeof(c->describe));
+	if (!*filters)
+		return;
+	verbose("filters: %s", filters);
+	n = strlen(c->describe);
+	snprintf(c->describe + n, sizeof(c->describe) - n, "%sfilters: %s",
+		 n ? "\n" : "", filters);
+}
+
 int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		void *args, int argc, char **argv)
 {
@@ -349,13 +370,15 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	watch_pids(&c);
 	if (c.capture)
 		capture_watch(c.capture, c.epfd);
-	if (ops->describe)
-		ops->describe(&c, args, c.describe, sizeof(c.describe));
+	describe(&c, args);
 	clock_gettime(CLOCK_REALTIME, &c.interval_start);
 	if (go >= 0)
 		start_child(&c, go, cmd[0]);
-	status_say("started, pid filter %s, %s",
-		   c.child || o->pids.n ? "on" : "off", c.describe);
+	/* a status record is one line: the applet's line, then the filters */
+	status_say("started, pid filter %s, %.*s%s%s",
+		   c.child || o->pids.n ? "on" : "off",
+		   (int)strcspn(c.describe, "\n"), c.describe,
+		   *opts_shown() ? "; filters: " : "", opts_shown());
 	status = run_loop(&c) ? 1 : 0;
 	status_say("stopped after %lu snapshots", c.seq);
 	if (c.procs_read || c.procs_copied)

@@ -43,7 +43,7 @@ struct collector {
 	int *pidfds;	  /* -p's processes, -1 once gone (child.c) */
 	size_t pids_alive;
 	int *cpus, ncpus;
-	char describe[256];
+	char describe[512]; /* the applet's line, then "filters: ..." */
 	unsigned long seq;
 	/* new processes whose mappings were read, and forks given their
 	 * parent's instead (SB_EV_NEW_TGID) */

@@ -11,6 +11,19 @@
 
 #include "stackbox.h"
 
+static const char *name_of(const struct opt *o)
+{
+	static char buf[2][64];
+	static int i;
+
+	i ^= 1;
+	if (o->short_name)
+		snprintf(buf[i], sizeof(buf[i]), "-%c", o->short_name);
+	else
+		snprintf(buf[i], sizeof(buf[i]), "--%s", o->long_name);
+	return buf[i];
+}
+
 const char *opt_flag(const struct opt *o, const char *arg, void *dst)
 {
 	(*(int *)dst)++;
@@ -72,13 +85,30 @@ const char *parse_duration(const char *s, uint64_t *ns)
 	return "unknown unit (use ns, us, ms, s, m or h)";
 }
 
+/* An error that carries its own fix: said in one line, without the
+ * pointer to --help (take()). */
+static char hinted[96];
+
+static bool bare_number(const char *s)
+{
+	char *end;
+
+	strtod(s, &end);
+	return end != s && !*end;
+}
+
 const char *opt_duration(const struct opt *o, const char *arg, void *dst)
 {
 	static char msg[96];
 	uint64_t ns;
-	const char *err = parse_duration(arg, &ns);
+	const char *err;
 
-	if (err)
+	if ((o->flags & OPT_UNIT) && bare_number(arg)) {
+		snprintf(hinted, sizeof(hinted),
+			 "needs a unit (%s 1ms, 500us, 2s)", name_of(o));
+		return hinted;
+	}
+	if ((err = parse_duration(arg, &ns)))
 		return err;
 	if (o->min != o->max &&
 	    (ns < (uint64_t)o->min || ns > (uint64_t)o->max)) {
@@ -249,19 +279,6 @@ static void apply_defaults(const struct opt *tbl, char *base)
 	}
 }
 
-static const char *name_of(const struct opt *o)
-{
-	static char buf[2][64];
-	static int i;
-
-	i ^= 1;
-	if (o->short_name)
-		snprintf(buf[i], sizeof(buf[i]), "-%c", o->short_name);
-	else
-		snprintf(buf[i], sizeof(buf[i]), "--%s", o->long_name);
-	return buf[i];
-}
-
 static void print_usage(const char *usage)
 {
 	const char *p = usage, *nl;
@@ -280,13 +297,40 @@ static void print_usage(const char *usage)
 	}
 }
 
+/* One command line per process (the applet's), so one string: the
+ * collector reads it once its header is written (collect.c). */
+static char shown[512];
+
+const char *opts_shown(void)
+{
+	return shown;
+}
+
+/* An OPT_SHOWN option as given; a value equal to the default filters
+ * nothing (--state S,D,R) and is left out. */
+static void show(const struct opt *o, const char *arg)
+{
+	size_t n = strlen(shown);
+
+	if (arg && o->dflt && !strcmp(arg, o->dflt))
+		return;
+	snprintf(shown + n, sizeof(shown) - n, "%s%s%s%s", n ? " " : "",
+		 name_of(o), arg ? " " : "", arg ? arg : "");
+}
+
 static void take(struct found *f, const char *arg, const struct opt **seen,
 		 size_t *nseen)
 {
 	const char *err = f->o->parse(f->o, arg, f->dst);
 
+	if (err == hinted) {
+		error_msg("%s %s: %s", name_of(f->o), arg, err);
+		exit(2);
+	}
 	if (err)
 		help_exit("%s %s: %s", name_of(f->o), arg ? arg : "", err);
+	if (f->o->flags & OPT_SHOWN)
+		show(f->o, arg);
 	seen[(*nseen)++] = f->o;
 }
 
@@ -315,6 +359,7 @@ int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 	for (i = 1; i < argc; i++)
 		most += strlen(argv[i]) + 1;
 	seen = xmalloc(most * sizeof(*seen));
+	shown[0] = 0;
 
 	apply_defaults(tbl, args);
 	for (i = 1; i < argc; i++) {

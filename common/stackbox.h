@@ -63,7 +63,16 @@ struct opt {
 	const char *conflicts;	   /* short names this one excludes */
 	const struct opt *include; /* a nested table at offset */
 	const void *data;	   /* the parser's table (OPT_NAME) */
+	unsigned flags;		   /* OPT_UNIT, OPT_SHOWN */
 };
+
+/* A duration that refuses a bare number: where tools of the same
+ * purpose read one in another unit (offcputime's -m is microseconds),
+ * "1000" would be a guess. */
+#define OPT_UNIT (1u << 0)
+/* A filter: the command line's value goes into each snapshot's header
+ * (opts_shown()), so a profile says what it left out. */
+#define OPT_SHOWN (1u << 1)
 
 const char *opt_flag(const struct opt *, const char *, void *);
 const char *opt_int(const struct opt *, const char *, void *); /* long long */
@@ -107,25 +116,27 @@ const char *opt_format(const struct opt *, const char *, void *); /* int */
 double parse_size(const char *s, char **end);
 
 /* clang-format off */
+/* The last argument, optional, sets more fields: .flags = OPT_SHOWN. */
 #define OPT_(s, l, arg, fn, type, field)                                       \
 	.short_name = s, .long_name = l, .arg_name = arg, .parse = fn,         \
 	.offset = offsetof(type, field)
-#define OPT_FLAG(s, l, type, field)                                            \
-	{ OPT_(s, l, NULL, opt_flag, type, field) }
+#define OPT_FLAG(s, l, type, field, ...)                                       \
+	{ OPT_(s, l, NULL, opt_flag, type, field), __VA_ARGS__ }
 #define OPT_FLAG_X(s, l, type, field, excl)                                    \
 	{ OPT_(s, l, NULL, opt_flag, type, field), .conflicts = excl }
 #define OPT_INT(s, l, arg, type, field, lo, hi, def)                           \
 	{ OPT_(s, l, arg, opt_int, type, field), .min = lo, .max = hi,         \
 	  .dflt = def }
-#define OPT_DURATION(s, l, arg, type, field, lo, hi, def)                      \
+#define OPT_DURATION(s, l, arg, type, field, lo, hi, def, ...)                 \
 	{ OPT_(s, l, arg, opt_duration, type, field), .min = lo, .max = hi,    \
-	  .dflt = def }
-#define OPT_STRING(s, l, arg, type, field, def)                                \
-	{ OPT_(s, l, arg, opt_string, type, field), .dflt = def }
-#define OPT_CUSTOM(s, l, arg, fn, type, field, def)                            \
-	{ OPT_(s, l, arg, fn, type, field), .dflt = def }
-#define OPT_TABLE(s, l, arg, fn, type, field, tbl, def)                       \
-	{ OPT_(s, l, arg, fn, type, field), .data = &(tbl), .dflt = def }
+	  .dflt = def, __VA_ARGS__ }
+#define OPT_STRING(s, l, arg, type, field, def, ...)                           \
+	{ OPT_(s, l, arg, opt_string, type, field), .dflt = def, __VA_ARGS__ }
+#define OPT_CUSTOM(s, l, arg, fn, type, field, def, ...)                       \
+	{ OPT_(s, l, arg, fn, type, field), .dflt = def, __VA_ARGS__ }
+#define OPT_TABLE(s, l, arg, fn, type, field, tbl, def, ...)                  \
+	{ OPT_(s, l, arg, fn, type, field), .data = &(tbl), .dflt = def,       \
+	  __VA_ARGS__ }
 #define OPT_INCLUDE(tbl, type, field)                                          \
 	{ .offset = offsetof(type, field), .include = tbl }
 #define OPT_END                                                                \
@@ -139,6 +150,9 @@ double parse_size(const char *s, char **end);
  */
 int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 	       const char *usage);
+/* The OPT_SHOWN options the last opts_parse() took, as given on the
+ * command line ("-p 42 -m 1ms --state S,D"); "" when none. */
+const char *opts_shown(void);
 /* What "@COMMON" in a usage text expands to (collect.c). */
 extern const char collect_usage[];
 /* Parse "10", "10s", "500ms", "1.5m", "2h" into ns; NULL or an error. */

@@ -61,6 +61,12 @@ if make -s O="$T/tiny" install DESTDIR="$T/root" BINDIR=/usr/bin >"$T/install.lo
 else
 	fail "make install DESTDIR=" "$(tail -3 "$T/install.log")"
 fi
+# ... and keeps a file of an applet's name that is not stackbox, saying so
+mkdir -p "$T/root2/usr/bin" && echo mine >"$T/root2/usr/bin/oncpu"
+make -s O="$T/tiny" install DESTDIR="$T/root2" BINDIR=/usr/bin >/dev/null 2>"$T/install2.err"
+check "install: keeps a file named like an applet" [ "$(cat "$T/root2/usr/bin/oncpu")" = mine ]
+check "install: says which file it kept" \
+	grep -qx "install: kept $T/root2/usr/bin/oncpu: a file of that name exists" "$T/install2.err"
 
 # make dist and the builds from its tarball: tests/unit/image.sh
 

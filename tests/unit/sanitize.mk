@@ -16,6 +16,7 @@ UNIT_FIXTURES += $(SAN_O)/stackbox $(SAN_UNIT_BINS)
 $(SAN_O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+$(SAN_O)/obj/common/main.o: $(O)/gen/version.h
 $(SAN_O)/obj/gen/%.o: $(O)/obj/gen/%.o
 	$(Q)mkdir -p $(@D) && cp $< $@
 $(SAN_O)/stackbox: $(SAN_OBJS)

@@ -261,6 +261,24 @@ static void test_u64map(void)
 	      "found");
 }
 
+/* OPT_SHOWN: the filters a snapshot header names, as the command line
+ * gave them; options that are not filters are not in it. */
+static void test_shown(void)
+{
+	char *argv[] = {"test", "-p",	       "1,2", "-d", "3",
+			"-v",	"--cgroup=/x", "-p",  "7",  NULL};
+	struct args a = {0};
+
+	opts_parse(opts, &a, ARRAY_SIZE(argv) - 1, argv, "usage: test\n");
+	CHECK_STR("opts_shown: the filters as given", opts_shown(),
+		  "-p 1,2 -c /x -p 7");
+	free(a.common.pids.pid);
+	memset(&a, 0, sizeof(a));
+	opts_parse(opts, &a, 3, (char *[]){"test", "-d", "3", NULL},
+		   "usage: test\n");
+	CHECK_STR("opts_shown: none set, empty", opts_shown(), "");
+}
+
 int main(void)
 {
 	test_values();
@@ -269,5 +287,6 @@ int main(void)
 	test_durations();
 	test_shared();
 	test_u64map();
+	test_shown();
 	return 0;
 }
