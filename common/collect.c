@@ -204,6 +204,11 @@ static void setup_wait(struct collector *c)
 	c->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (c->sigfd < 0)
 		perror_exit("signalfd");
+	/* a write to a pipe whose reader exited fails with EPIPE instead of
+	 * killing the run before it detaches (CMD unblocks it at its start) */
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	ev.data.u32 = 0;
 	epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->sigfd, &ev);
 }
@@ -256,6 +261,8 @@ static int run_loop(struct collector *c)
 		 * not one more before a final one a few ms long */
 		if (c->next_snap && now >= c->next_snap && !(end && now >= end))
 			take_interval(c, now, &failed);
+		if (output_reader_gone(c->out))
+			break;
 		/* after it: a source that watches snapshots may have fired */
 		if (c->capture)
 			due = capture_due(c->capture, now_ns());
@@ -381,6 +388,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		   *opts_shown() ? "; filters: " : "", opts_shown());
 	status = run_loop(&c) ? 1 : 0;
 	status_say("stopped after %lu snapshots", c.seq);
+	verbose("stopped after %lu snapshots", c.seq);
 	if (c.procs_read || c.procs_copied)
 		verbose("new processes: %lu had their mappings read, %lu "
 			"forks not exec'd were given their parent's",

@@ -45,7 +45,8 @@ struct output {
 	bool dump_failed;
 	FILE *tee;
 	const char *tee_path;
-	__u64 unwritten; /* snapshots the sink could not take */
+	__u64 unwritten;  /* snapshots the sink could not take */
+	bool reader_gone; /* a pipe's reader exited: nothing to write for */
 	const char *(*cgroup_name)(__u64 id);
 	/* tgid -> its pid in its own namespace, 0 the same; read while the
 	 * process lives, kept until it is gone. report: from the recording */
@@ -171,6 +172,11 @@ void output_set_stacks(struct output *out, struct stack_cache *stacks)
 void output_set_kernel_names(struct output *out, struct kernel_names *kn)
 {
 	out->knames = kn;
+}
+
+bool output_reader_gone(const struct output *out)
+{
+	return out->reader_gone;
 }
 
 unsigned long output_unnamed_frames(const struct output *out)
@@ -521,7 +527,14 @@ static const char *bin_cgroup(void *ctx, __u64 id)
  * said again with the count when the sink works again. */
 static int emit(struct output *out, const void *p, size_t len)
 {
+	if (out->reader_gone)
+		return 0;
 	if (sink_write(out->sink, p, len)) {
+		if (sink_reader_gone(out->sink, errno)) {
+			verbose("%s: its reader is gone: stopping", out->path);
+			out->reader_gone = true;
+			return 0;
+		}
 		if (!out->unwritten++) {
 			perror_msg("writing %s (collection goes on; counting "
 				   "the snapshots that cannot be written)",

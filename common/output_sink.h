@@ -22,6 +22,9 @@ struct proc_syms *output_procs(struct output *out);
 /* A process seen for the first time, or exec'd: what must be read of it
  * while it lives (its pid in its own namespace). */
 void output_note_process(struct output *out, __u32 tgid);
+/* Standard output was a pipe and its reader exited (| head): the run
+ * has no one to write for and ends. */
+bool output_reader_gone(const struct output *out);
 /* Resolve, sort and write; -1 when the sink failed. */
 int output_snapshot(struct output *out, struct snapshot *s);
 int output_close(struct output *out);

@@ -17,6 +17,7 @@ struct sink {
 	int fd; /* -1: failed, open again at the next write */
 	char *path;
 	bool is_stdout, terminal, device, binary;
+	bool regular;  /* a regular file, -o FILE's or standard output's */
 	uint64_t size; /* of the current file */
 	uint64_t rotate_size;
 	unsigned rotate_count;
@@ -141,6 +142,7 @@ static int open_path(struct sink *s, bool truncate)
 		return -1;
 	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	s->device = !fstat(s->fd, &st) && S_ISCHR(st.st_mode);
+	s->regular = S_ISREG(st.st_mode);
 	s->terminal = isatty(s->fd);
 	if (s->terminal && make_raw(s))
 		perror_msg("-o %s: cannot switch the terminal to raw mode",
@@ -155,6 +157,7 @@ struct sink *sink_open(const char *path, uint64_t rotate_size,
 {
 	struct sink *s = xzalloc(sizeof(*s));
 	bool known = !baud;
+	struct stat st;
 
 	s->binary = binary;
 	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
@@ -171,6 +174,7 @@ struct sink *sink_open(const char *path, uint64_t rotate_size,
 		s->is_stdout = true;
 		s->path = xstrdup("standard output");
 		s->terminal = isatty(s->fd);
+		s->regular = !fstat(s->fd, &st) && S_ISREG(st.st_mode);
 	} else {
 		s->path = xstrdup(path);
 		if (open_path(s, true) && s->refused)
@@ -195,18 +199,37 @@ bool sink_is_terminal(const struct sink *s)
 	return s->terminal;
 }
 
-bool sink_rotates(const struct sink *s, size_t len)
+/* A regular file removed under us (a log cleaner, a user) takes what is
+ * written to it nowhere: the next write makes a new one. */
+static bool removed(const struct sink *s)
+{
+	struct stat st;
+
+	return s->fd >= 0 && !s->is_stdout && s->regular &&
+	       !fstat(s->fd, &st) && !st.st_nlink;
+}
+
+static bool rotation_due(const struct sink *s, size_t len)
 {
 	return s->rotate_size && s->size && s->size + len > s->rotate_size;
 }
 
-/* FILE -> FILE.1 -> ... -> FILE.COUNT; the oldest goes. */
+bool sink_rotates(const struct sink *s, size_t len)
+{
+	return rotation_due(s, len) || removed(s);
+}
+
+/* FILE -> FILE.1 -> ... -> FILE.COUNT; the oldest goes. Once: a new
+ * FILE that cannot be created (a full disk) is tried again at each
+ * write, without rotating again, which would push out the old files. */
 static void rotate(struct sink *s)
 {
 	char *from, *to;
 
-	close(s->fd);
+	if (s->fd >= 0)
+		close(s->fd);
 	s->fd = -1;
+	s->size = 0;
 	for (unsigned i = s->rotate_count; i > 0; i--) {
 		from = i > 1 ? xasprintf("%s.%u", s->path, i - 1)
 			     : xstrdup(s->path);
@@ -222,14 +245,37 @@ static void rotate(struct sink *s)
 		perror_msg("--rotate: opening %s again", s->path);
 }
 
+static void renew(struct sink *s)
+{
+	error_msg("-o %s: the file was removed: writing a new one", s->path);
+	status_say("-o %s was removed: writing a new one", s->path);
+	close(s->fd);
+	open_path(s, true);
+}
+
+/* A snapshot that did not fit (a full disk) is taken back out of a
+ * regular file, so what the file holds stays whole snapshots: also
+ * standard output sent to one (offcpu -d 10 > /log/x). */
+static void take_back(struct sink *s, off_t to, uint64_t size)
+{
+	if (to >= 0 && !ftruncate(s->fd, to) && lseek(s->fd, to, SEEK_SET) >= 0)
+		s->size = size;
+}
+
 int sink_write(struct sink *s, const void *buf, size_t len)
 {
 	const char *p = buf;
+	uint64_t size;
+	off_t start;
 
-	if (sink_rotates(s, len))
+	if (rotation_due(s, len))
 		rotate(s);
+	else if (removed(s))
+		renew(s);
 	if (s->fd < 0 && open_path(s, false))
 		return -1;
+	size = s->size;
+	start = s->regular ? lseek(s->fd, 0, SEEK_CUR) : -1;
 	while (len) {
 		ssize_t n = write(s->fd, p, len);
 
@@ -238,6 +284,7 @@ int sink_write(struct sink *s, const void *buf, size_t len)
 		if (n <= 0) {
 			int err = n < 0 ? errno : EIO;
 
+			take_back(s, start, size);
 			/* a port that went away: open it again next time */
 			if (!s->is_stdout && s->device && err != EAGAIN) {
 				close(s->fd);
@@ -251,6 +298,14 @@ int sink_write(struct sink *s, const void *buf, size_t len)
 		s->size += n;
 	}
 	return 0;
+}
+
+bool sink_reader_gone(const struct sink *s, int err)
+{
+	struct stat st;
+
+	return err == EPIPE && s->fd >= 0 && !fstat(s->fd, &st) &&
+	       (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 int sink_close(struct sink *s)

@@ -28,6 +28,9 @@ bool sink_is_terminal(const struct sink *s);
 bool sink_rotates(const struct sink *s, size_t len);
 /* 0, or -1 with errno (the sink is retried at the next write). */
 int sink_write(struct sink *s, const void *buf, size_t len);
+/* Did the write that failed with err find no reader (a pipe whose
+ * reader exited: offcpu | head)? Then there is no one to write for. */
+bool sink_reader_gone(const struct sink *s, int err);
 int sink_close(struct sink *s);
 
 /* ---- --status kmsg|syslog: one-line status records ---- */

@@ -1,0 +1,99 @@
+#!/bin/sh
+# A car's faults, one by one: a rotating log on a full disk whose next
+# file cannot be created, a log file removed under the collector, a
+# reader that goes away, a collector stopped for seconds. Each time
+# collection goes on, nothing is counted twice, and what is lost is
+# counted: the files read back whole.
+. "$SRCTREE/tests/lib.sh"
+need_bpf "faults integration"
+BURN=$WORKLOADS/burn
+
+# seqs FILE...: the snapshot numbers report reads in FILEs, one a line
+seqs() {
+	for f in "$@"; do sb_report "$f" 2>/dev/null; done |
+		sed -n 's/^=== oncpu snapshot \([0-9]*\).*/\1/p' | sort -n
+}
+
+# 1. --rotate where the next file cannot be created (the tmpfs's inodes
+# all taken: the root, a filler, p.bin), until the filler goes; the
+# rotation after that fails again, to the end. Every snapshot is written
+# or counted, each file decodes alone and whole, none is rotated twice.
+mkdir "$T/small"
+if mount -t tmpfs -o size=4m,nr_inodes=3 tmpfs "$T/small" 2>/dev/null; then
+	: >"$T/small/filler"
+	( wait_for 60 grep -q -- '--rotate: opening' "$T/rot.err"
+	  sleep 1
+	  rm -f "$T/small/filler" ) &
+	"$STACKBOX" oncpu -v -F 499 -i 100ms -f bin -o "$T/small/p.bin" --rotate 6k,9 \
+		-- "$BURN" 5 2 2 cpu 2>"$T/rot.err"
+	rc=$?
+	wait
+	check "--rotate, no room for the next file: the run goes to the end (status $rc)" [ $rc = 0 ]
+	check "--rotate, no room for the next file: said" \
+		grep -q -- "--rotate: opening $T/small/p.bin again: No space left on device" "$T/rot.err"
+	unwritten=$(sed -n 's/.*works again: \([0-9]*\) snapshots were not written/\1/p
+		s/.*: the last \([0-9]*\) snapshots were not written/\1/p' "$T/rot.err" |
+		awk '{ s += $1 } END { print s + 0 }')
+	files=$(ls "$T/small"/p.bin* | wc -l)
+	seqs "$T/small"/p.bin* >"$T/rot.seqs"
+	got=$(wc -l <"$T/rot.seqs")
+	dup=$(uniq -d "$T/rot.seqs" | wc -l)
+	taken=$(sed -n 's/^oncpu: stopped after \([0-9]*\) snapshots$/\1/p' "$T/rot.err")
+	check "--rotate, no room: $got snapshots in $files files + $unwritten counted unwritten = the ${taken:-?} taken" \
+		[ "$unwritten" -gt 0 -a "$files" -ge 2 -a $((got + unwritten)) = "${taken:-0}" ]
+	check "--rotate, no room: no snapshot twice ($dup)" [ "$dup" = 0 ]
+	bad=
+	for f in "$T/small"/p.bin*; do
+		sb_report -v -f folded "$f" >"$T/one" 2>"$T/one.err" &&
+			grep -q burn "$T/one" || bad="$bad ${f##*/}"
+	done
+	check "--rotate, no room: each file decodes alone (${bad:-all})" [ -z "$bad" ]
+	umount "$T/small"
+else
+	skip "--rotate with no room for its next file" "cannot mount a tmpfs here"
+fi
+
+# 2. the log file removed under the collector: a new one, said once,
+# that decodes alone
+( wait_for 60 test -s "$T/rm.bin"; sleep 0.5; rm -f "$T/rm.bin" ) &
+"$STACKBOX" oncpu -F 199 -i 100ms -f bin -o "$T/rm.bin" -- "$BURN" 2 2>"$T/rm.err"
+rc=$?
+wait
+check "-o FILE removed: the run goes on (status $rc)" [ $rc = 0 ]
+check "-o FILE removed: said once" \
+	[ "$(grep -c "^oncpu: -o $T/rm.bin: the file was removed: writing a new one$" "$T/rm.err")" = 1 ]
+seqs "$T/rm.bin" >"$T/rm.seqs"
+first=$(head -1 "$T/rm.seqs")
+check "-o FILE removed: the new file decodes alone, from snapshot ${first:-?} on" \
+	[ "${first:-1}" -gt 1 -a "$(wc -l <"$T/rm.seqs")" -ge 1 ]
+
+# 3. standard output's reader goes away (offcpu -d 10 | head -1): the
+# run stops at once, status 0, no error; its programs are detached
+start=$(date +%s)
+( "$STACKBOX" offcpu -i 100ms -d 30 2>"$T/pipe.err"; echo $? >"$T/pipe.rc" ) |
+	head -1 >"$T/pipe.out"
+took=$(($(date +%s) - start))
+check "a reader that goes away: status $(cat "$T/pipe.rc"), nothing on stderr, ${took}s of -d 30" \
+	[ "$(cat "$T/pipe.rc")" = 0 -a ! -s "$T/pipe.err" -a "$took" -lt 20 ]
+check "a reader that goes away: it read a snapshot's first line" grep -q '^=== offcpu snapshot 1' "$T/pipe.out"
+
+# 4. the collector stopped (SIGSTOP) for 2 s, then continued: burn's 4 s
+# of CPU are counted once (199 Hz: about 800 samples), the stop's time
+# in the snapshot after it, and the run goes on at its interval
+"$STACKBOX" oncpu -v -F 199 -i 500ms -- "$BURN" 4 1 2 cpu >"$T/stop" 2>"$T/stop.err" &
+prof=$!
+wait_for 60 attached "$T/stop.err"
+sleep 0.7
+kill -STOP $prof
+sleep 2
+kill -CONT $prof
+wait $prof
+rc=$?
+n=$(awk '/^ +[0-9]+ +[0-9.]+%  burn / { s += $1 } END { print s + 0 }' "$T/stop")
+longest=$(awk '/^=== oncpu snapshot/ { d = $(NF - 1); sub(/\(/, "", d); if (d > m) m = d } END { print m + 0 }' "$T/stop")
+after=$(awk '/^=== oncpu snapshot/ { d = $(NF - 1); sub(/\(/, "", d); if (seen && !/final/) a = d; if (d >= 2) seen = 1 } END { print a + 0 }' "$T/stop")
+check "stopped 2 s: the run ends with burn (status $rc)" [ "$rc" = 0 ]
+check "stopped 2 s: burn's 4 s of CPU counted once: $n samples at 199 Hz (796 +- 15 %)" \
+	fcmp "$n >= 677 && $n <= 916"
+check "stopped 2 s: one snapshot holds the stop (${longest}s >= 2)" fcmp "$longest >= 2"
+check "stopped 2 s: later snapshots are 0.5 s again (${after}s)" fcmp "$after > 0.4 && $after < 0.7"
