@@ -19,7 +19,8 @@ both_ready() { attached "$T/on.err" && attached "$T/off.err"; }
 wait_for 60 both_ready
 kill -USR1 "$pid"
 wait "$wl"
-kill -INT "$on" "$off"
+# (-p: both end with the process; a SIGINT covers a slow pidfd wake-up)
+kill -INT "$on" "$off" 2>/dev/null
 wait "$on" "$off"
 
 sb_report --hotcold -f folded -o "$T/hc.folded" "$T/on.bin" "$T/off.bin" 2>"$T/hc.err"

@@ -195,16 +195,12 @@ sleep 1
 echo end >&3
 exec 3>&-
 wait $wl
-# stopped once a snapshot has said it exited and one more has followed:
-# counted, not a guessed -d, which a loaded machine's BPF load and slow
-# steps here could outlast
-snaps() { grep -c '^=== memstack snapshot' "$T/p.text"; }
-more_snaps() { [ "$(snaps)" -gt "$1" ]; }
-wait_for 60 grep -q 'held at exit' "$T/p.text"
-wait_for 60 more_snaps "$(snaps)"
-kill -INT $prof
+# the run ends with the process it follows, its final snapshot the one
+# that says it exited
 wait $prof
 check "-p: memstack exits 0" [ $? = 0 ]
+check "-p: the run ended with its process" \
+	grep -q "^memstack: -p $wl: exited: final snapshot$" "$T/p.err"
 check "-p: probes for that process only (-v)" grep -q "uprobes in .*libc.so.6 for pid $wl:" "$T/p.err"
 # per snapshot: late_keep's row, and whether it is marked
 awk '/^=== memstack snapshot/ { s = $4 } / pid [0-9]+/ { mark = / held at exit/ }
