@@ -2,6 +2,7 @@
 /* Sinks and status records; see sink.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,8 +141,10 @@ static int open_path(struct sink *s, bool truncate)
 			     0644);
 	if (s->fd < 0)
 		return -1;
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	s->device = !fstat(s->fd, &st) && S_ISCHR(st.st_mode);
+	/* a device stays non-blocking: sink_write bounds its waits */
+	if (!s->device)
+		fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	s->regular = S_ISREG(st.st_mode);
 	s->terminal = isatty(s->fd);
 	if (s->terminal && make_raw(s))
@@ -245,6 +248,23 @@ static void rotate(struct sink *s)
 		perror_msg("--rotate: opening %s again", s->path);
 }
 
+/*
+ * A serial port drains at its baud rate; one whose peer holds it (a pty
+ * nobody reads, hardware flow control with the cable pulled) would
+ * block the run, and with it every snapshot, for as long as that lasts.
+ * A device waits at most this long for room, then the snapshot is
+ * counted as not written (EAGAIN).
+ */
+#define DEVICE_STALL_MS 2000
+
+static bool writable_soon(const struct sink *s)
+{
+	struct pollfd p = {.fd = s->fd, .events = POLLOUT};
+
+	return s->device && poll(&p, 1, DEVICE_STALL_MS) == 1 &&
+	       !(p.revents & (POLLERR | POLLHUP | POLLNVAL));
+}
+
 static void renew(struct sink *s)
 {
 	error_msg("-o %s: the file was removed: writing a new one", s->path);
@@ -280,6 +300,8 @@ int sink_write(struct sink *s, const void *buf, size_t len)
 		ssize_t n = write(s->fd, p, len);
 
 		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && writable_soon(s))
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : EIO;

@@ -678,7 +678,7 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 {
 	struct bin_state *st = &r->st;
 	struct snapshot s = {0};
-	uint64_t unwind, primary_lost = 0, piece = 0;
+	uint64_t unwind, unwritten, primary_lost = 0, piece = 0;
 	size_t nstat, kept = 0;
 	bool ok, last = true;
 
@@ -705,7 +705,7 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 		c->bad = st->version == BIN_VERSION_1;
 	else if (unwind)
 		s.unwind = st->str[unwind - 1];
-	r->stats.unwritten += bc_varint(c);
+	unwritten = bc_varint(c);
 	if (st->version == BIN_VERSION_1) {
 		uint64_t key = bc_varint(c), dict_frames = bc_varint(c);
 
@@ -719,6 +719,9 @@ static bool read_samples(struct bin_reader *r, struct bcur *c)
 	}
 	if (c->bad)
 		return false;
+	/* every piece of a snapshot carries its fields: count them once */
+	if (last)
+		r->stats.unwritten += unwritten;
 	if (r->last_seq && s.seq > r->last_seq + 1) {
 		r->stats.snapshots_missing += s.seq - r->last_seq - 1;
 		verbose("bin: snapshots %lu to %lu missing", r->last_seq + 1,

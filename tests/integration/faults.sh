@@ -67,6 +67,60 @@ first=$(head -1 "$T/rm.seqs")
 check "-o FILE removed: the new file decodes alone, from snapshot ${first:-?} on" \
 	[ "${first:-1}" -gt 1 -a "$(wc -l <"$T/rm.seqs")" -ge 1 ]
 
+# 2b. a serial port unplugged, and another plugged in under the name -o
+# gives (a symlink, as udev makes): said once each way, no busy loop
+# meanwhile, the new port gets a stream that decodes
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+"$WORKLOADS/ptyread" "$T/port1.bin" 1 >"$T/pty1" &
+far=$!
+wait_for 30 test -s "$T/pty1"
+ln -s "$(cat "$T/pty1")" "$T/port"
+"$STACKBOX" oncpu -F 199 -i 200ms -f bin -o "$T/port" -- "$BURN" 8 1 2 cpu 2>"$T/port.err" &
+prof=$!
+wait $far # 1 s after the first byte: the cable is pulled
+wait_for 30 grep -q "writing $T/port" "$T/port.err"
+t0=$(cpu_ticks $prof)
+sleep 2
+t1=$(cpu_ticks $prof)
+"$WORKLOADS/ptyread" "$T/port2.bin" 60 >"$T/pty2" &
+far=$!
+wait_for 30 test -s "$T/pty2"
+ln -sfn "$(cat "$T/pty2")" "$T/port"
+wait $prof
+rc=$?
+wait $far
+hz=$(getconf CLK_TCK)
+check "serial port swapped: the run goes to the end (status $rc)" [ $rc = 0 ]
+check "serial port swapped: unplugged said once" \
+	[ "$(grep -c "writing $T/port (collection goes on" "$T/port.err")" = 1 ]
+check "serial port swapped: plugged in said once, with the count" \
+	[ "$(grep -cE "$T/port works again: [1-9][0-9]* snapshots were not written" "$T/port.err")" = 1 ]
+check "serial port swapped: no busy loop while it was away ($((t1 - t0)) of $((2 * hz)) ticks)" \
+	[ $((t1 - t0)) -le $((hz / 5)) ]
+sb_report -f folded "$T/port2.bin" >"$T/port2.folded" 2>"$T/port2.err"
+away=$(sed -n 's/.*works again: \([0-9]*\) snapshots were not written/\1/p' "$T/port.err")
+check "serial port swapped: the new port's stream decodes" grep -q burn_two_thirds "$T/port2.folded"
+# (a snapshot after a failure goes in pieces, each of which carries the
+# count: it was once summed over them)
+check "serial port swapped: report counts the ${away:-?} snapshots not written, once" \
+	[ "$(cat "$T/port2.err")" = "report: $T/port2.bin: the collector could not write ${away:-?} snapshots (its sink failed)" ]
+
+# 2c. a port whose far end holds it (nobody reads the pty): each write
+# waits at most 2 s, then the snapshot is counted; -d is kept
+"$WORKLOADS/ptyread" "$T/held.bin" 0 30 hold >"$T/pty3" &
+far=$!
+wait_for 30 test -s "$T/pty3"
+start=$(date +%s)
+"$STACKBOX" offcpu -i 200ms -d 3 -f text -o "$(cat "$T/pty3")" 2>"$T/held.err"
+rc=$?
+took=$(($(date +%s) - start))
+kill $far 2>/dev/null
+wait $far 2>/dev/null
+check "a held port: the run ends ($took s for -d 3, the port held 30 s; status $rc)" \
+	[ "$took" -lt 20 ]
+check "a held port: the snapshots it could not take are counted" \
+	grep -qE "the last [1-9][0-9]* snapshots were not written" "$T/held.err"
+
 # 3. standard output's reader goes away (offcpu -d 10 | head -1): the
 # run stops at once, status 0, no error; its programs are detached
 start=$(date +%s)

@@ -12,7 +12,10 @@
  * machine may take seconds to load the collector's BPF. A minute
  * without any byte ends it all the same.
  *
- *   ptyread FILE SECONDS [LINGER]
+ * With "hold", the master stays open through LINGER but is not read: a
+ * port whose far end holds it (flow control, a pty nobody reads).
+ *
+ *   ptyread FILE SECONDS [LINGER [hold]]
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -65,7 +68,8 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			usleep(10000);
 	}
-	close(m);
+	if (argc <= 4)
+		close(m);
 	close(out);
 	sleep(argc > 3 ? atoi(argv[3]) : 0);
 	return 0;
