@@ -42,6 +42,9 @@ struct offcpu_args {
 	uint64_t min, max;
 	int states;
 	int wakers;
+	/* task_struct.se.sum_exec_runtime, from kernel BTF; 0: unknown */
+	unsigned runtime_off;
+	bool runtime_probed;
 };
 
 static const char *const state_names[OFFCPU_NSTATES] = {"S", "D", "R"};
@@ -85,16 +88,39 @@ static const struct attach_alt wakeup_alts[] = {
 	{NULL},
 };
 
-static bool want_wakers(struct collector *c, void *args)
+/* Where task_struct keeps the CPU time a task has had, or 0. Asked
+ * once: the plan asks again after the kernel's types are released. */
+static unsigned task_runtime_off(struct offcpu_args *a)
 {
-	return ((struct offcpu_args *)args)->wakers;
+	unsigned size = 0;
+	int se, in;
+
+	if (a->runtime_probed)
+		return a->runtime_off;
+	a->runtime_probed = true;
+	if (kbtf_layouts() &&
+	    (se = kbtf_member("task_struct", "se", NULL)) >= 0 &&
+	    (in = kbtf_member("sched_entity", "sum_exec_runtime", &size)) >=
+		    0 &&
+	    size == 8)
+		a->runtime_off = se + in;
+	return a->runtime_off;
+}
+
+/* -w; or no CPU time to end a block whose switch-in sched_switch did not
+ * report: its wakeup ends it then (a lookup and a store, no stacks). */
+static bool want_wakeups(struct collector *c, void *args)
+{
+	struct offcpu_args *a = args;
+
+	return a->wakers || !task_runtime_off(a);
 }
 
 /* New tasks' first wakeups (sched_wakeup_new) end no blocked time: they
  * were never switched out, so only sched_waking names wakers. */
 static const struct attach_hook offcpu_hooks[] = {
 	{"sched_switch", switch_alts},
-	{"sched_waking", wakeup_alts, want_wakers, "-w"},
+	{"sched_waking", wakeup_alts, want_wakeups, "-w"},
 	{NULL},
 };
 
@@ -106,10 +132,10 @@ static const struct attach_hook offcpu_hooks[] = {
  * the CPU time a task has had is (se.sum_exec_runtime), for switch-ins
  * sched_switch did not report.
  */
-static void probe_task_layout(struct offcpu_bpf *s)
+static void probe_task_layout(struct offcpu_bpf *s, struct offcpu_args *a)
 {
 	unsigned size = 0;
-	int off, in;
+	int off;
 
 	if (!kbtf_layouts())
 		return; /* the tracepoint path needs none of it */
@@ -120,11 +146,7 @@ static void probe_task_layout(struct offcpu_bpf *s)
 		s->rodata->task_state_off = off;
 		s->rodata->task_state_size = size;
 	}
-	if ((off = kbtf_member("task_struct", "se", NULL)) >= 0 &&
-	    (in = kbtf_member("sched_entity", "sum_exec_runtime", &size)) >=
-		    0 &&
-	    size == 8)
-		s->rodata->task_runtime_off = off + in;
+	s->rodata->task_runtime_off = task_runtime_off(a);
 	s->rodata->state_arg = kbtf_proto_params("btf_trace_sched_switch") >= 5;
 }
 
@@ -146,7 +168,7 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->min_ns = a->min;
 	s->rodata->max_ns = a->max ? a->max : ~0ULL;
 	s->rodata->state_mask = a->states;
-	probe_task_layout(s);
+	probe_task_layout(s, a);
 	s->rodata->wakers_on = a->wakers;
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
@@ -191,7 +213,10 @@ static void offcpu_describe(struct collector *c, void *args, char *buf,
 
 static const char *const offcpu_stat_names[] = {
 	"blocks not tracked (starts map full)",
-	"switch-ins not reported (blocked time from CPU time)",
+	"switch-ins not reported (block ended by CPU time)",
+	"switch-ins not reported (block ended at its wakeup)",
+	"switch-ins not reported (block ended at its CPU's last switch)",
+	"switch-ins not reported (block lost, no end known)",
 	NULL,
 };
 

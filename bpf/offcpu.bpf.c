@@ -44,6 +44,7 @@ struct offcpu_start {
 	__u64 ts;
 	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
 	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
+	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
 	struct sb_key key;
 };
 
@@ -53,6 +54,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_start);
 } starts SEC(".maps");
+
+/* The time of each CPU's last sched_switch (ours ran there then). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_switched SEC(".maps");
 
 /* Who woke a blocked thread, kept until its switch-in. */
 struct waker {
@@ -150,29 +159,54 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 
 /*
  * prev leaves the CPU still holding a block: the kernel ran it without
- * reporting the switch-in (seen on a 6.18 guest: no sched_switch when
- * the previous task belongs to PID 1). It was off the CPU for the time
- * since that block began less the CPU time it had since: counted so,
- * under the stack it blocked in, instead of lost to the new block.
- * Without its CPU time (no BTF), the block is dropped. Either way the
- * snapshot counts it.
+ * reporting the switch-in (seen on a 6.18 guest: no sched_switch, nor
+ * any sched event, while the current task belongs to PID 1). It was off
+ * the CPU for the time since that block began less the CPU time it had
+ * since: counted so, under the stack it blocked in, instead of lost to
+ * the new block. Without its CPU time (no BTF) the block ends at the
+ * later of two times before the unseen switch-in: its wakeup, and this
+ * CPU's last reported switch (prev, not PID 1's, was switched in after
+ * it: a later switch would have been prev's switch-out). Neither later
+ * than its start: dropped. Each way has its counter.
  */
 static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
-					     __u64 now, __u64 ran)
+					     __u64 now, __u64 ran,
+					     __u64 cpu_last)
 {
 	__u64 on = ran > s->ran ? ran - s->ran : 0;
+	__u64 seen = s->woken > cpu_last ? s->woken : cpu_last;
 
-	sb_stat_add(OFFCPU_STAT_SWITCH_IN_MISSED, 1);
-	if (!s->ran || !ran || on > now - s->ts) {
+	if (s->ran && ran && on <= now - s->ts) {
+		sb_stat_add(OFFCPU_STAT_MISSED_RAN, 1);
+		count_block(s, pid, now - on);
+	} else if (seen > s->ts && seen <= now) {
+		sb_stat_add(seen == s->woken ? OFFCPU_STAT_MISSED_WOKEN
+					     : OFFCPU_STAT_MISSED_CPU,
+			    1);
+		count_block(s, pid, seen);
+	} else {
+		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
 		bpf_map_delete_elem(&starts, &pid);
-		return;
 	}
-	count_block(s, pid, now - on);
+}
+
+/* This CPU's last reported switch before now; now is the next one's. */
+static __always_inline __u64 cpu_switched_at(__u64 now)
+{
+	__u32 zero = 0;
+	__u64 *t = bpf_map_lookup_elem(&cpu_switched, &zero), last = 0;
+
+	if (t) {
+		last = *t;
+		*t = now;
+	}
+	return last;
 }
 
 static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u64 cpu_last = cpu_switched_at(now);
 	__u64 id = bpf_get_current_pid_tgid(); /* current is prev */
 	__u32 pid = id;
 	struct offcpu_start *s;
@@ -182,7 +216,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 
 		s = bpf_map_lookup_elem(&starts, &pid);
 		if (s)
-			missed_switch_in(s, pid, now, ran);
+			missed_switch_in(s, pid, now, ran, cpu_last);
 		if (cls >= 0 && (state_mask & (1 << cls))) {
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
@@ -197,14 +231,23 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 		count_block(s, next_pid, now);
 }
 
-/* -w: current is waking pid; remember its stacks if pid is blocked here.
- * sched_waking runs in the waker; sched_wakeup may run later on the
- * wakee's CPU (a queued remote wakeup), in whatever task was there. */
+/*
+ * pid is woken; if it is blocked here, note when (the end of its block
+ * should its switch-in go unreported and its CPU time be unknown) and,
+ * with -w, who woke it: current, whose stacks are kept. sched_waking
+ * runs in the waker; sched_wakeup may run later on the wakee's CPU (a
+ * queued remote wakeup), in whatever task was there.
+ */
 static __always_inline void on_wakeup(void *ctx, __u32 pid)
 {
+	struct offcpu_start *s = bpf_map_lookup_elem(&starts, &pid);
 	struct waker w = {};
 
-	if (!bpf_map_lookup_elem(&starts, &pid))
+	if (!s)
+		return;
+	if (!s->woken) /* the first ends it; a later one, after an unseen run */
+		s->woken = bpf_ktime_get_ns();
+	if (!wakers_on)
 		return;
 	w.user_stack = sb_user_stack(ctx);
 	w.kern_stack = sb_kern_stack(ctx);

@@ -13,7 +13,11 @@ enum offcpu_state {
 
 enum offcpu_stat {
 	OFFCPU_STAT_STARTS_FULL = SB_STAT_APPLET0, /* a block not tracked */
-	OFFCPU_STAT_SWITCH_IN_MISSED,		   /* a block ended unseen */
+	/* a switch-in sched_switch did not report: the block before it */
+	OFFCPU_STAT_MISSED_RAN,	  /* ended where the CPU time since says */
+	OFFCPU_STAT_MISSED_WOKEN, /* ended at its wakeup (no CPU time) */
+	OFFCPU_STAT_MISSED_CPU,	  /* ended at its CPU's last switch (same) */
+	OFFCPU_STAT_MISSED_LOST,  /* dropped: no end known */
 };
 
 #endif
