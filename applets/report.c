@@ -213,6 +213,7 @@ struct report {
 	int cpu_metric;	 /* the metric of those samples */
 	unsigned levels; /* pprof types that are levels (memory held) */
 	int64_t period;	 /* ns per sample */
+	unsigned weigh;	 /* the pprof type that weighs main binaries */
 	struct flame *fl;
 	bool base_mode; /* reading --base inputs */
 	char applet[32], metric[32], host[64];
@@ -413,6 +414,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 	if (rp->a->hotcold) {
 		rp->pp = pprof_new(hotcold_types, hotcold_units,
 				   ARRAY_SIZE(hotcold_types), -1, 0, 0);
+		rp->weigh = 0;
 		return;
 	}
 	for (unsigned m = 0; m < s->nmetrics; m++) {
@@ -428,6 +430,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		types[n] = s->metrics[m].name;
 		units[n++] = unit_of(s->metrics[m].kind);
 	}
+	rp->weigh = primary;
 	rp->period = s->period_ns;
 	rp->cpu_metric = cpu_metric(s);
 	rp->cpu_time = rp->cpu_metric >= 0;
@@ -445,6 +448,17 @@ static const struct rec_map *map_of(const struct rec_map *m, size_t n,
 {
 	for (size_t i = 0; i < n; i++)
 		if (ip >= m[i].start && ip < m[i].end)
+			return &m[i];
+	return NULL;
+}
+
+/* A process's executable: its lowest mapping of a file. The kernel
+ * loads a program below the libraries ld.so maps from the top down
+ * (x86_64, arm64, arm), and a static one maps nothing else. */
+static const struct rec_map *exe_of(const struct rec_map *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].path[0] == '/')
 			return &m[i];
 	return NULL;
 }
@@ -543,6 +557,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 			labels[nl++] = nspid;
 		}
 		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
+		pprof_weigh_main(rp->pp, exe_of(maps, nmaps), v[rp->weigh]);
 		free(maps);
 	}
 	free(f);
