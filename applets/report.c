@@ -220,6 +220,7 @@ struct report {
 	enum metric_kind kind;
 	enum flame_palette palette;
 	int64_t t0, t1;		  /* first start, last end, ns */
+	bool boot_clock;	  /* t0, t1 count from boot (perf's) */
 	struct anomalies *an;	  /* --anomalies */
 	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
 	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
@@ -622,6 +623,7 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 		add_flame(rp, s);
 		return;
 	}
+	rp->boot_clock |= s->boot_clock;
 	if (!rp->t0 || start < rp->t0)
 		rp->t0 = start;
 	if (end > rp->t1)
@@ -937,7 +939,9 @@ static int write_profile(struct report *rp)
 		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
 				    a->title ? a->title : title);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
-		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+		/* pprof's time is a date: none rather than one in 1970 */
+		pprof_time(rp->pp, rp->boot_clock ? 0 : rp->t0,
+			   rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
 	} else if (a->format == FORMAT_SVG && rp->fl) {
 		snprintf(title, sizeof(title), "%s: %s%s on %s", rp->applet,
