@@ -27,6 +27,12 @@
 #define CHAR_W	7.3
 #define PAD	3
 
+/* The title: 16 px, smaller when it would reach the buttons either side
+ * of it ("Reset zoom" ends at 83 px, "Search" starts 60 px from the
+ * right): centred, it keeps 90 px clear each side. */
+#define TITLE_PX     16
+#define TITLE_MARGIN 90
+
 struct node {
 	char *name;
 	uint64_t v, base; /* this profile's value, the base profile's */
@@ -94,6 +100,11 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 	}
 	if (depth > fl->depth)
 		fl->depth = depth;
+}
+
+uint64_t flame_total(const struct flame *fl, bool base)
+{
+	return base ? fl->root.base : fl->root.v;
 }
 
 static void forget(struct node *n, bool base)
@@ -315,6 +326,19 @@ static const char script[] =
 	"document.getElementById('search').onclick=search;\n"
 	"]]></script>\n";
 
+/* The title's font size: TITLE_PX, or what fits it between the
+ * buttons (an advance of 0.602 em a character, as for labels). */
+static double title_px(const char *title)
+{
+	double room = WIDTH - 2 * TITLE_MARGIN, px;
+	long n = 0;
+
+	for (const char *p = title; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	px = n ? room / (0.602 * n) : TITLE_PX;
+	return px < TITLE_PX ? px : TITLE_PX;
+}
+
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit)
 {
@@ -333,9 +357,9 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		"g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
 		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
-		"font-size=\"16\">",
+		"font-size=\"%.1f\">",
 		WIDTH, d.height, FONT_PX, fl->diff ? "#fff" : "#f8f8f0",
-		WIDTH / 2);
+		WIDTH / 2, title_px(title));
 	xml_text(f, title);
 	fprintf(f,
 		"</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "

@@ -27,6 +27,9 @@ void flame_add_folded(struct flame *fl, const char *line, bool base);
 /* A new snapshot of levels (memory held): forget this side's values
  * (the base profile's when base) before its lines are added. */
 void flame_snapshot(struct flame *fl, bool base);
+/* The sum of the values added (the base profile's when base): what the
+ * folded lines sum to, for the title. */
+uint64_t flame_total(const struct flame *fl, bool base);
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit);
 void flame_free(struct flame *fl);

@@ -5,9 +5,34 @@
 . "$SRCTREE/tests/lib.sh"
 need_bpf "flame graph labels"
 
-"$STACKBOX" oncpu -F 199 -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
+"$STACKBOX" oncpu -F 199 -i 250ms -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
 sb_report -f svg -o "$T/f.svg" "$T/b.bin"
 check "report -f svg exits 0" [ $? = 0 ]
+
+# the title: applet, the total as folded sums it (grouped by thousands),
+# the CPU time it stands for, host, and the span from the first
+# snapshot's start to the last one's end (text's header times, to the
+# second), or of the snapshots --from/--to keep
+# title_of SVG: the title's text; span_of TEXT: "DATE START .. END"
+title_of() { sed -n 's|^<text x="600" y="20"[^>]*>\(.*\)</text>$|\1|p' "$1"; }
+span_of() {
+	sed -n 's/^=== .*: \([0-9-]*\) \([0-9:]*\)\.[0-9]* \.\. \([0-9:]*\)\..*/\1 \2 \3/p' "$1" |
+		awk 'NR == 1 { d = $1; s = $2 } { e = $3 } END { print d, s, "..", e }'
+}
+sum_of() { awk '{ s += $NF } END { printf "%d", s }' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+for slice in "" "--from +500ms"; do
+	sb_report $slice -f svg -o "$T/t.svg" "$T/b.bin" 2>/dev/null
+	sb_report $slice -f folded "$T/b.bin" >"$T/t.folded" 2>/dev/null
+	sb_report $slice "$T/b.bin" >"$T/t.text" 2>/dev/null
+	title=$(title_of "$T/t.svg")
+	n=$(grep -c '^=== ' "$T/t.text")
+	check "SVG title ${slice:-of all} ($n snapshots): $title" \
+		sh -c "echo '$title' | grep -qF 'oncpu: $(sum_of "$T/t.folded") samples (' &&
+			echo '$title' | grep -qF ' of CPU) on ' &&
+			echo '$title' | grep -qE ', $(span_of "$T/t.text") \([0-9.]+ m?s\)\$'"
+done
+check "SVG title: --from +500ms drew fewer snapshots than all" \
+	[ "$(grep -c '^=== ' "$T/t.text")" -lt "$(sb_report "$T/b.bin" 2>/dev/null | grep -c '^=== ')" ]
 if ! command -v python3 >/dev/null; then
 	skip "SVG labels" "no python3 to read the SVG"
 	exit 0

@@ -41,7 +41,12 @@ else
 fi
 
 sb_report -f svg -o "$T/p.svg" "$F"
-check "perf script -f svg: titled with the host of perf's header" grep -q '>perf: cpu-clock on testhost</text>' "$T/p.svg"
+# the title: folded's sum (7,000 us of cpu-clock), the host of perf's
+# header, the first sample's time to the last's, since boot
+check "perf script -f svg: titled with the total, the host of perf's header, the span since boot" \
+	grep -qF '>perf: 7,000 us cpu-clock (7.0 ms of CPU) on testhost, boot+10.000s .. boot+10.600s (599.9 ms)</text>' "$T/p.svg"
+check "perf script -f svg: the title's total is folded's sum" \
+	[ "$(awk '{ s += $NF } END { print s }' "$T/folded")" = 7000 ]
 if command -v python3 >/dev/null; then
 	set -- $(python3 "$SRCTREE/tests/svg_labels.py" "$T/p.svg" burn_two_thirds "Web Content")
 	check "SVG labels: every frame 3 characters wide has one ($6 of $4), none wider than its bar ($8), whole where it fits (${12} not)" \
