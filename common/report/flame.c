@@ -26,7 +26,6 @@
 #define FONT_PX 12
 #define CHAR_W	7.3
 #define PAD	3
-
 /* The title: 16 px, smaller when it would reach the buttons either side
  * of it ("Reset zoom" ends at 83 px, "Search" starts 60 px from the
  * right): centred, it keeps 90 px clear each side. */
@@ -214,15 +213,27 @@ static void colour(char *buf, size_t len, enum flame_palette pal,
 	}
 }
 
+/* The value against the base scaled to the same total: unchanged when
+ * within half a unit, a difference no count could show. */
+static bool unchanged(const struct node *n, double scale)
+{
+	double d = n->v - n->base * scale;
+
+	return d > -0.5 && d < 0.5;
+}
+
 /* Red where the frame grew against the base (scaled to the same
- * total), blue where it shrank, white where it stayed. */
+ * total), blue where it shrank, grey where it stayed: neutral, as
+ * flamegraph.pl's white for no change, but seen on our white ground. */
 static void diff_colour(char *buf, size_t len, const struct node *n,
 			double scale, double max)
 {
 	double d = n->v - n->base * scale;
 	int c = max > 0 ? (int)(255 * (1 - (d < 0 ? -d : d) / max)) : 255;
 
-	if (d >= 0)
+	if (unchanged(n, scale))
+		snprintf(buf, len, FLAME_UNCHANGED);
+	else if (d >= 0)
 		snprintf(buf, len, "rgb(255,%d,%d)", c, c);
 	else
 		snprintf(buf, len, "rgb(%d,%d,255)", c, c);
@@ -271,7 +282,9 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth,
 		x, w, depth);
 	xml_text(d->f, n->name);
 	fprintf(d->f, " (%" PRIu64 " %s, %.2f%%", n->v, d->unit, 100 * w);
-	if (d->fl->diff)
+	if (d->fl->diff && unchanged(n, d->scale))
+		fprintf(d->f, "; base %" PRIu64 ", unchanged", n->base);
+	else if (d->fl->diff)
 		fprintf(d->f, "; base %" PRIu64 ", %+.2f%%", n->base,
 			d->total ? 100 * (n->v - n->base * d->scale) / d->total
 				 : 0);

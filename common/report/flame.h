@@ -3,7 +3,8 @@
  * Flame graphs for report: folded lines in, one self-contained SVG out
  * (search, click to zoom, tooltips with value and share). With a base
  * profile it is a differential graph: the shape is the new profile, the
- * colour says whether each frame grew (red) or shrank (blue).
+ * colour says whether each frame grew (red), shrank (blue) or stayed
+ * (grey, its tooltip "unchanged").
  */
 #ifndef STACKBOX_FLAME_H
 #define STACKBOX_FLAME_H
@@ -19,6 +20,8 @@ struct flame;
 enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM, PALETTE_HOTCOLD };
 #define FLAME_ON_CPU  "[on-cpu]"
 #define FLAME_OFF_CPU "[off-cpu]"
+/* A differential graph's fill of frames that did not change */
+#define FLAME_UNCHANGED "rgb(221,221,221)"
 
 struct flame *flame_new(void);
 /* "frame;frame;... VALUE"; base: the line belongs to the base profile. */

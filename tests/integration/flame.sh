@@ -2,6 +2,8 @@
 # report -f svg without scripts: every frame wide enough has its label in
 # the SVG, cut to its bar, and a renderer that runs no script (rsvg-convert)
 # draws them. Zoom in a browser: bench/flame-zoom.sh (headless Chromium).
+# The title holds the total and the span; a differential graph draws
+# every frame, the unchanged grey.
 . "$SRCTREE/tests/lib.sh"
 need_bpf "flame graph labels"
 
@@ -33,6 +35,28 @@ for slice in "" "--from +500ms"; do
 done
 check "SVG title: --from +500ms drew fewer snapshots than all" \
 	[ "$(grep -c '^=== ' "$T/t.text")" -lt "$(sb_report "$T/b.bin" 2>/dev/null | grep -c '^=== ')" ]
+
+# differential: a recording against itself changed nowhere, and every
+# frame still has a bar, in a neutral grey (they were white on white);
+# against burn at RATIO 1 the grown and shrunk keep red and blue
+sb_report -f svg --base "$T/b.bin" -o "$T/self.svg" "$T/b.bin"
+frames=$(grep -c '^<g class="f"' "$T/self.svg")
+grey=$(grep '^<g class="f"' "$T/self.svg" | grep -c '<rect [^>]*width="[0-9.]*[1-9][0-9.]*" [^>]*fill="rgb(221,221,221)"')
+same=$(grep '^<g class="f"' "$T/self.svg" | grep -c '<title>[^<]*; base [0-9]*, unchanged)</title>')
+rects=$(grep '^<g class="f"' "$T/self.svg" | grep -o '<rect ' | wc -l)
+check "differential against itself: $frames frames, $rects bars, $grey grey with width, $same tooltips unchanged" \
+	[ "$frames" -gt 5 -a "$rects" = "$frames" -a "$grey" = "$frames" -a "$same" = "$frames" ]
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/even.bin" -- "$WORKLOADS/burn" 1 1 1 cpu 2>/dev/null
+sb_report -f svg --base "$T/b.bin" -o "$T/diff.svg" "$T/even.bin"
+# fill_of NAME: the fill of NAME's first frame
+fill_of() { sed -n "s|^<g class=\"f\"[^>]*><title>$1 ([^)]*)</title><rect [^>]*fill=\"\([^\"]*\)\".*|\1|p" "$T/diff.svg" | head -1; }
+check "differential against RATIO 1: burn_one_third grew, red ($(fill_of burn_one_third))" \
+	grep -qE '<title>burn_one_third \([^)]*, \+[0-9.]+%\)</title><rect [^>]*fill="rgb\(255,([0-9]{1,2}|1[0-9]{2}|2[0-4][0-9]|25[0-4]),\1\)"' "$T/diff.svg"
+check "differential against RATIO 1: burn_two_thirds shrank, blue ($(fill_of burn_two_thirds))" \
+	grep -qE '<title>burn_two_thirds \([^)]*, -[0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,255\)"' "$T/diff.svg"
+# (the root is unchanged by construction: the base is scaled to its total)
+check "differential against RATIO 1: the root unchanged, grey ($(fill_of all))" \
+	grep -qE '<title>all \([^)]*, unchanged\)</title><rect [^>]*fill="rgb\(221,221,221\)"' "$T/diff.svg"
 if ! command -v python3 >/dev/null; then
 	skip "SVG labels" "no python3 to read the SVG"
 	exit 0
