@@ -31,7 +31,7 @@
 //usage:  -o FILE          write to FILE, not standard output
 //usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
 //usage:                   before: red grew, blue shrank (more: --base F --base G)
-//usage:  --title TEXT     svg: the title (default: applet, metric, host)
+//usage:  --title TEXT     svg: the title (default: applet, total, host, span)
 //usage:  --push URL       send the profile (pprof) to a Pyroscope server:
 //usage:                   POST URL/ingest (http only); --app NAME names it
 //usage:  --app NAME       the application name for --push (stackbox.APPLET)
@@ -68,6 +68,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,12 +214,16 @@ struct report {
 	int cpu_metric;	 /* the metric of those samples */
 	unsigned levels; /* pprof types that are levels (memory held) */
 	int64_t period;	 /* ns per sample */
+	unsigned weigh;	 /* the pprof type that weighs main binaries */
 	struct flame *fl;
 	bool base_mode; /* reading --base inputs */
 	char applet[32], metric[32], host[64];
 	enum metric_kind kind;
+	bool cpu;	  /* the metric measures CPU time */
+	uint64_t unit_ns; /* ns a count of it stands for, 0: not time */
 	enum flame_palette palette;
 	int64_t t0, t1;		  /* first start, last end, ns */
+	bool boot_clock;	  /* t0, t1 count from boot (perf's) */
 	struct anomalies *an;	  /* --anomalies */
 	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
 	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
@@ -413,6 +418,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 	if (rp->a->hotcold) {
 		rp->pp = pprof_new(hotcold_types, hotcold_units,
 				   ARRAY_SIZE(hotcold_types), -1, 0, 0);
+		rp->weigh = 0;
 		return;
 	}
 	for (unsigned m = 0; m < s->nmetrics; m++) {
@@ -428,6 +434,7 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		types[n] = s->metrics[m].name;
 		units[n++] = unit_of(s->metrics[m].kind);
 	}
+	rp->weigh = primary;
 	rp->period = s->period_ns;
 	rp->cpu_metric = cpu_metric(s);
 	rp->cpu_time = rp->cpu_metric >= 0;
@@ -445,6 +452,17 @@ static const struct rec_map *map_of(const struct rec_map *m, size_t n,
 {
 	for (size_t i = 0; i < n; i++)
 		if (ip >= m[i].start && ip < m[i].end)
+			return &m[i];
+	return NULL;
+}
+
+/* A process's executable: its lowest mapping of a file. The kernel
+ * loads a program below the libraries ld.so maps from the top down
+ * (x86_64, arm64, arm), and a static one maps nothing else. */
+static const struct rec_map *exe_of(const struct rec_map *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].path[0] == '/')
 			return &m[i];
 	return NULL;
 }
@@ -543,6 +561,7 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 			labels[nl++] = nspid;
 		}
 		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
+		pprof_weigh_main(rp->pp, exe_of(maps, nmaps), v[rp->weigh]);
 		free(maps);
 	}
 	free(f);
@@ -601,12 +620,18 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 				 ? perf_script_host(rp->perf)
 				 : "unknown");
 		rp->kind = s->metrics[s->primary].kind;
+		rp->cpu = metric_measure(&s->metrics[s->primary]) ==
+			  MEASURE_CPU_TIME;
+		rp->unit_ns = rp->kind == METRIC_NS ? 1000 /* folded's us */
+			      : rp->cpu		    ? s->period_ns
+						    : 0;
 		rp->palette = palette_of(s);
 	}
 	if (rp->base_mode) {
 		add_flame(rp, s);
 		return;
 	}
+	rp->boot_clock |= s->boot_clock;
 	if (!rp->t0 || start < rp->t0)
 		rp->t0 = start;
 	if (end > rp->t1)
@@ -892,13 +917,94 @@ static void resolve_marks(struct report *rp, int argc, char **argv)
 	free(m.t);
 }
 
+/* ---- the SVG's title ---- */
+/* 1234567 as "1,234,567": a total in a title is read, not parsed */
+static const char *grouped(char *buf, size_t len, uint64_t v)
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* "2,345 samples (23.40 s of CPU)", "812,345 us blocked (812.3 ms)",
+ * "1,048,576 bytes inuse_space (1.0 MiB)": the total as folded sums it,
+ * in folded's unit, and what it comes to. */
+static void title_total(char *buf, size_t len, const struct report *rp,
+			uint64_t total)
+{
+	const char *unit = rp->kind == METRIC_NS      ? "us"
+			   : rp->kind == METRIC_BYTES ? "bytes"
+						      : rp->metric;
+	char n[32], v[32], human[48] = "";
+
+	if (rp->unit_ns)
+		snprintf(human, sizeof(human), " (%s%s)",
+			 format_value(v, sizeof(v), METRIC_NS,
+				      total * rp->unit_ns),
+			 rp->cpu ? " of CPU" : "");
+	else if (rp->kind == METRIC_BYTES)
+		snprintf(human, sizeof(human), " (%s)",
+			 format_value(v, sizeof(v), METRIC_BYTES, total));
+	snprintf(buf, len, "%s %s%s%s%s", grouped(n, sizeof(n), total), unit,
+		 strcmp(unit, rp->metric) ? " " : "",
+		 strcmp(unit, rp->metric) ? rp->metric : "", human);
+}
+
+/* "2026-11-27 13:40:01 .. 13:41:01 (60.00 s)", the date again past
+ * midnight; "boot+10.000s .. boot+10.600s (600.0 ms)" on perf's clock */
+static void title_span(char *buf, size_t len, const struct report *rp)
+{
+	time_t t0 = rp->t0 / NS_PER_SEC, t1 = rp->t1 / NS_PER_SEC;
+	struct tm a, b;
+	char d[32], from[32], to[32];
+	int n;
+
+	format_value(d, sizeof(d), METRIC_NS, rp->t1 - rp->t0);
+	if (rp->boot_clock) {
+		snprintf(buf, len, "boot+%.3fs .. boot+%.3fs (%s)",
+			 rp->t0 / 1e9, rp->t1 / 1e9, d);
+		return;
+	}
+	localtime_r(&t0, &a);
+	localtime_r(&t1, &b);
+	strftime(from, sizeof(from), "%Y-%m-%d %H:%M:%S", &a);
+	n = a.tm_yday == b.tm_yday && a.tm_year == b.tm_year ? 11 : 0;
+	strftime(to, sizeof(to), "%Y-%m-%d %H:%M:%S", &b);
+	snprintf(buf, len, "%s .. %s (%s)", from, to + n, d);
+}
+
+/* "oncpu: 2,345 samples (23.40 s of CPU) on HOST, SPAN"; a differential
+ * graph's says the base's total too ("... against 2,100 (differential)"). */
+static void flame_title(char *buf, size_t len, const struct report *rp)
+{
+	char total[128], base[48] = "", span[128] = "";
+
+	title_total(total, sizeof(total), rp, flame_total(rp->fl, false));
+	if (rp->a->base.n) { /* the number only: the title fits the width */
+		strcpy(base, " against ");
+		grouped(base + 9, sizeof(base) - 9, flame_total(rp->fl, true));
+	}
+	if (rp->t1)
+		title_span(span, sizeof(span), rp);
+	snprintf(buf, len, "%s: %s%s%s on %s%s%s", rp->applet, total, base,
+		 rp->a->base.n ? " (differential)" : "", rp->host,
+		 *span ? ", " : "", span);
+}
+
 /* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
 static int write_profile(struct report *rp)
 {
 	struct report_args *a = rp->a;
 	FILE *f = rp->path && strcmp(rp->path, "-") ? fopen(rp->path, "w")
 						    : stdout;
-	char title[256];
+	char title[512];
 	int err = 0;
 
 	if (!f)
@@ -922,12 +1028,12 @@ static int write_profile(struct report *rp)
 		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
 				    a->title ? a->title : title);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
-		pprof_time(rp->pp, rp->t0, rp->t1 - rp->t0);
+		/* pprof's time is a date: none rather than one in 1970 */
+		pprof_time(rp->pp, rp->boot_clock ? 0 : rp->t0,
+			   rp->t1 - rp->t0);
 		err = pprof_write(rp->pp, f);
 	} else if (a->format == FORMAT_SVG && rp->fl) {
-		snprintf(title, sizeof(title), "%s: %s%s on %s", rp->applet,
-			 rp->metric, a->base.n ? " (differential)" : "",
-			 rp->host);
+		flame_title(title, sizeof(title), rp);
 		flame_write_svg(rp->fl, f, a->title ? a->title : title,
 				rp->palette,
 				rp->kind == METRIC_NS	   ? "us"

@@ -58,6 +58,18 @@ static void print_time(FILE *f, const struct timespec *ts, bool date)
 	fprintf(f, "%s.%03ld", buf, ts->tv_nsec / 1000000);
 }
 
+/* A snapshot's start or end: a date and time, or the time since boot of
+ * a clock that counts from there (perf's), with its unit. */
+static void print_snapshot_time(FILE *f, const struct snapshot *s,
+				const struct timespec *ts, bool date)
+{
+	if (s->boot_clock)
+		fprintf(f, "boot+%lld.%03lds", (long long)ts->tv_sec,
+			ts->tv_nsec / 1000000);
+	else
+		print_time(f, ts, date);
+}
+
 /* A trigger's firing or clearing: one line each, before the snapshot
  * written after it. */
 static void print_marks(FILE *f, const struct snapshot *s)
@@ -80,9 +92,9 @@ static void print_header(FILE *f, const struct snapshot *s)
 
 	fprintf(f, "=== %s snapshot %lu%s: ", s->applet, s->seq,
 		s->final ? " (final)" : "");
-	print_time(f, &s->start, true);
+	print_snapshot_time(f, s, &s->start, true);
 	fputs(" .. ", f);
-	print_time(f, &s->end, false);
+	print_snapshot_time(f, s, &s->end, false);
 	fprintf(f, " (%.3f s)\n", secs);
 	if (s->describe && *s->describe)
 		fprintf(f, "%s\n", s->describe);

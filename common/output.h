@@ -38,7 +38,10 @@ struct snapshot {
 	const char *applet;
 	unsigned long seq; /* 1, 2, ... */
 	bool final;
-	struct timespec start, end; /* CLOCK_REALTIME */
+	struct timespec start, end; /* CLOCK_REALTIME, unless boot_clock */
+	/* start and end count from boot (perf's clock, report's perf script
+	 * input): no date to print, nor to send as one */
+	bool boot_clock;
 	const struct metric *metrics;
 	unsigned nmetrics;
 	/* the metric rows are sorted by, text's share is of, and folded

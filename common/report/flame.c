@@ -26,6 +26,11 @@
 #define FONT_PX 12
 #define CHAR_W	7.3
 #define PAD	3
+/* The title: 16 px, smaller when it would reach the buttons either side
+ * of it ("Reset zoom" ends at 83 px, "Search" starts 60 px from the
+ * right): centred, it keeps 90 px clear each side. */
+#define TITLE_PX     16
+#define TITLE_MARGIN 90
 
 struct node {
 	char *name;
@@ -94,6 +99,11 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 	}
 	if (depth > fl->depth)
 		fl->depth = depth;
+}
+
+uint64_t flame_total(const struct flame *fl, bool base)
+{
+	return base ? fl->root.base : fl->root.v;
 }
 
 static void forget(struct node *n, bool base)
@@ -203,15 +213,27 @@ static void colour(char *buf, size_t len, enum flame_palette pal,
 	}
 }
 
+/* The value against the base scaled to the same total: unchanged when
+ * within half a unit, a difference no count could show. */
+static bool unchanged(const struct node *n, double scale)
+{
+	double d = n->v - n->base * scale;
+
+	return d > -0.5 && d < 0.5;
+}
+
 /* Red where the frame grew against the base (scaled to the same
- * total), blue where it shrank, white where it stayed. */
+ * total), blue where it shrank, grey where it stayed: neutral, as
+ * flamegraph.pl's white for no change, but seen on our white ground. */
 static void diff_colour(char *buf, size_t len, const struct node *n,
 			double scale, double max)
 {
 	double d = n->v - n->base * scale;
 	int c = max > 0 ? (int)(255 * (1 - (d < 0 ? -d : d) / max)) : 255;
 
-	if (d >= 0)
+	if (unchanged(n, scale))
+		snprintf(buf, len, FLAME_UNCHANGED);
+	else if (d >= 0)
 		snprintf(buf, len, "rgb(255,%d,%d)", c, c);
 	else
 		snprintf(buf, len, "rgb(%d,%d,255)", c, c);
@@ -260,7 +282,9 @@ static void draw(struct draw *d, struct node *n, double x, unsigned depth,
 		x, w, depth);
 	xml_text(d->f, n->name);
 	fprintf(d->f, " (%" PRIu64 " %s, %.2f%%", n->v, d->unit, 100 * w);
-	if (d->fl->diff)
+	if (d->fl->diff && unchanged(n, d->scale))
+		fprintf(d->f, "; base %" PRIu64 ", unchanged", n->base);
+	else if (d->fl->diff)
 		fprintf(d->f, "; base %" PRIu64 ", %+.2f%%", n->base,
 			d->total ? 100 * (n->v - n->base * d->scale) / d->total
 				 : 0);
@@ -315,6 +339,19 @@ static const char script[] =
 	"document.getElementById('search').onclick=search;\n"
 	"]]></script>\n";
 
+/* The title's font size: TITLE_PX, or what fits it between the
+ * buttons (an advance of 0.602 em a character, as for labels). */
+static double title_px(const char *title)
+{
+	double room = WIDTH - 2 * TITLE_MARGIN, px;
+	long n = 0;
+
+	for (const char *p = title; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	px = n ? room / (0.602 * n) : TITLE_PX;
+	return px < TITLE_PX ? px : TITLE_PX;
+}
+
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit)
 {
@@ -333,9 +370,9 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		"g.f{cursor:pointer} .b{cursor:pointer;fill:#06c}</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n"
 		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" "
-		"font-size=\"16\">",
+		"font-size=\"%.1f\">",
 		WIDTH, d.height, FONT_PX, fl->diff ? "#fff" : "#f8f8f0",
-		WIDTH / 2);
+		WIDTH / 2, title_px(title));
 	xml_text(f, title);
 	fprintf(f,
 		"</text>\n<text id=\"reset\" class=\"b\" x=\"10\" "

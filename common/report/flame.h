@@ -3,7 +3,8 @@
  * Flame graphs for report: folded lines in, one self-contained SVG out
  * (search, click to zoom, tooltips with value and share). With a base
  * profile it is a differential graph: the shape is the new profile, the
- * colour says whether each frame grew (red) or shrank (blue).
+ * colour says whether each frame grew (red), shrank (blue) or stayed
+ * (grey, its tooltip "unchanged").
  */
 #ifndef STACKBOX_FLAME_H
 #define STACKBOX_FLAME_H
@@ -19,6 +20,8 @@ struct flame;
 enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM, PALETTE_HOTCOLD };
 #define FLAME_ON_CPU  "[on-cpu]"
 #define FLAME_OFF_CPU "[off-cpu]"
+/* A differential graph's fill of frames that did not change */
+#define FLAME_UNCHANGED "rgb(221,221,221)"
 
 struct flame *flame_new(void);
 /* "frame;frame;... VALUE"; base: the line belongs to the base profile. */
@@ -27,6 +30,9 @@ void flame_add_folded(struct flame *fl, const char *line, bool base);
 /* A new snapshot of levels (memory held): forget this side's values
  * (the base profile's when base) before its lines are added. */
 void flame_snapshot(struct flame *fl, bool base);
+/* The sum of the values added (the base profile's when base): what the
+ * folded lines sum to, for the title. */
+uint64_t flame_total(const struct flame *fl, bool base);
 void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 		     enum flame_palette pal, const char *unit);
 void flame_free(struct flame *fl);

@@ -119,6 +119,7 @@ static void emit(struct perf_script *p, bool final)
 		.rows = p->rows,
 		.nrows = p->nrows,
 		.resolved = true,
+		.boot_clock = true,
 	};
 
 	aux_of = p;

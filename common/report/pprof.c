@@ -104,8 +104,21 @@ static void intern_free(struct intern *t)
 	free(t->slot);
 }
 
+/* A program some samples' processes ran (pprof_weigh_main) */
+struct exe {
+	int64_t weight;
+	uint64_t mapping; /* the first Mapping of it met */
+};
+
 struct pprof {
 	struct intern strings, functions, mappings, locations;
+	/* where each Mapping's message starts in mapping_msgs, so the main
+	 * binary's can be written first */
+	size_t *mapping_at, mapping_at_cap;
+	/* the programs processes ran, by (path, build-id) */
+	struct intern exes;
+	struct exe *exe;
+	size_t exe_cap;
 	/* Samples by their locations and labels (encoded, fields 1 and 3),
 	 * values by the same index: equal samples are one, and a level's
 	 * value can be replaced. */
@@ -184,6 +197,9 @@ static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 	if (p->mappings.n != before) {
 		struct bbuf m = {0};
 
+		p->mapping_at = grow_array(p->mapping_at, &p->mapping_at_cap,
+					   id, sizeof(*p->mapping_at));
+		p->mapping_at[id - 1] = p->mapping_msgs.len;
 		pb_int(&m, 1, id);
 		pb_int(&m, 2, pm->start);
 		pb_int(&m, 3, pm->end);
@@ -195,6 +211,75 @@ static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 		free(m.p);
 	}
 	return id;
+}
+
+/* A file pprof may show as the main binary: on disk by its path, not a
+ * memfd, an anonymous region or a file deleted since it was mapped. */
+static bool real_file(const char *path)
+{
+	size_t n = strlen(path);
+	static const char deleted[] = " (deleted)";
+
+	return path[0] == '/' && strncmp(path, "/memfd:", 7) &&
+	       (n < sizeof(deleted) - 1 ||
+		strcmp(path + n - (sizeof(deleted) - 1), deleted));
+}
+
+void pprof_weigh_main(struct pprof *p, const struct rec_map *exe,
+		      int64_t weight)
+{
+	int64_t key[2];
+	size_t before = p->exes.n, i;
+	uint64_t id;
+
+	if (!exe || !real_file(exe->path))
+		return;
+	id = mapping_id(p, exe);
+	key[0] = str(p, exe->path);
+	key[1] = str(p, exe->build_id);
+	i = intern(&p->exes, key, sizeof(key));
+	if (p->exes.n != before) {
+		p->exe =
+			grow_array(p->exe, &p->exe_cap, i + 1, sizeof(*p->exe));
+		p->exe[i] = (struct exe){0, id};
+	}
+	p->exe[i].weight += weight < 0 ? -weight : weight;
+}
+
+/* The Mapping pprof shows as the main binary (its first), 1-based: the
+ * file weighed most, else the first that is a real file, else the
+ * first. */
+static uint64_t main_mapping(const struct pprof *p)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < p->exes.n; i++)
+		if (p->exe[i].weight > p->exe[best].weight)
+			best = i;
+	if (p->exes.n)
+		return p->exe[best].mapping;
+	for (size_t i = 0; i < p->mappings.n; i++) {
+		const int64_t *key = (const int64_t *)p->mappings.key[i];
+
+		if (real_file(p->strings.key[key[0]]))
+			return i + 1;
+	}
+	return 1;
+}
+
+/* The Mapping messages, the main binary's first. */
+static void put_mappings(const struct pprof *p, struct bbuf *b)
+{
+	uint64_t id = main_mapping(p);
+	size_t at, end;
+
+	if (!p->mappings.n) /* no message, and mapping_at never made */
+		return;
+	at = p->mapping_at[id - 1];
+	end = id < p->mappings.n ? p->mapping_at[id] : p->mapping_msgs.len;
+	bb_put(b, p->mapping_msgs.p + at, end - at);
+	bb_put(b, p->mapping_msgs.p, at);
+	bb_put(b, p->mapping_msgs.p + end, p->mapping_msgs.len - end);
 }
 
 /* The Location of n frames at one address: f[0 .. n - 2] inlined into
@@ -294,7 +379,7 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 		pb_msg(&s, 2, &packed);
 		pb_msg(&b, 2, &s);
 	}
-	bb_put(&b, p->mapping_msgs.p, p->mapping_msgs.len);
+	put_mappings(p, &b);
 	bb_put(&b, p->location_msgs.p, p->location_msgs.len);
 	bb_put(&b, p->function_msgs.p, p->function_msgs.len);
 	for (size_t i = 0; i < p->strings.n; i++)
@@ -348,6 +433,9 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->mappings);
 	intern_free(&p->locations);
 	intern_free(&p->samples);
+	intern_free(&p->exes);
+	free(p->mapping_at);
+	free(p->exe);
 	free(p->values);
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);

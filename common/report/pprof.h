@@ -36,6 +36,13 @@ struct pprof_frame {
  * string pairs ("comm", "burn", ...); pid a numeric label when > 0. */
 void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	       const int64_t *values, const char *const *labels, int64_t pid);
+/* exe is what a sample's process runs (its executable), weight the
+ * sample's value: pprof shows the first Mapping as the profile's main
+ * binary, and that is the executable weighed most over all samples that
+ * is a real file (never a memfd, [anon] or deleted one; else the first
+ * real file mapped, else the first Mapping). */
+void pprof_weigh_main(struct pprof *p, const struct rec_map *exe,
+		      int64_t weight);
 /* A new snapshot: the types in levels (bit i: types[i]) are levels at
  * the snapshot (memory held), so its values replace the last ones
  * instead of adding to them. */

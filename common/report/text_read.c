@@ -5,6 +5,7 @@
  * event, then per snapshot
  *
  *   === APPLET snapshot N[ (final)]: DATE TIME .. TIME (D s)
+ *   (or boot+S.MMMs .. boot+S.MMMs: times since boot, perf script's)
  *   [describe line]
  *   [unwind line]
  *   total: VALUE NAME[, VALUE NAME]... in N stacks
@@ -312,6 +313,32 @@ static const char *parse_time(const char *s, struct tm *day,
 	return end + 4;
 }
 
+/* "boot+12.345s": a time since boot (perf's clock), in ms as printed */
+static const char *parse_boot_time(const char *s, struct timespec *ts)
+{
+	unsigned long long sec;
+	unsigned ms;
+	int n = 0;
+
+	if (sscanf(s, "boot+%llu.%3us%n", &sec, &ms, &n) != 2 || !n ||
+	    s[n - 5] != '.' || sec > 1ULL << 40)
+		return NULL;
+	ts->tv_sec = sec;
+	ts->tv_nsec = ms * 1000000L;
+	return s + n;
+}
+
+/* A snapshot's start or end: of its clock, which its start says. */
+static const char *parse_snapshot_time(struct text_read *t, const char *s,
+				       struct tm *day, struct timespec *ts)
+{
+	if (!strncmp(s, "boot+", 5)) {
+		t->s.boot_clock = true;
+		return parse_boot_time(s, ts);
+	}
+	return t->s.boot_clock ? NULL : parse_time(s, day, ts);
+}
+
 /* "*** mark N KIND at DATE TIME: CAUSE", before the snapshot it is in */
 static bool parse_mark(struct text_read *t, const char *line)
 {
@@ -334,7 +361,8 @@ static bool parse_mark(struct text_read *t, const char *line)
 	return true;
 }
 
-/* "=== APPLET snapshot N[ (final)]: DATE TIME .. TIME (D s)" */
+/* "=== APPLET snapshot N[ (final)]: DATE TIME .. TIME (D s)", or perf
+ * script's "... boot+S.MMMs .. boot+S.MMMs (D s)" */
 static bool parse_header(struct text_read *t, const char *line)
 {
 	struct tm day = {0};
@@ -344,11 +372,13 @@ static bool parse_header(struct text_read *t, const char *line)
 	if (sscanf(line, "=== %31s snapshot %lu%n", applet, &t->s.seq, &n) != 2)
 		return false;
 	line += n;
+	t->s.boot_clock = false; /* the start's form says */
 	t->s.final = !strncmp(line, " (final)", 8);
 	line += t->s.final ? 8 : 0;
 	if (strncmp(line, ": ", 2) ||
-	    !(line = parse_time(line + 2, &day, &t->s.start)) ||
-	    strncmp(line, " .. ", 4) || !parse_time(line + 4, &day, &t->s.end))
+	    !(line = parse_snapshot_time(t, line + 2, &day, &t->s.start)) ||
+	    strncmp(line, " .. ", 4) ||
+	    !parse_snapshot_time(t, line + 4, &day, &t->s.end))
 		return false;
 	t->s.applet = keep(t, applet);
 	return true;

@@ -2,12 +2,61 @@
 # report -f svg without scripts: every frame wide enough has its label in
 # the SVG, cut to its bar, and a renderer that runs no script (rsvg-convert)
 # draws them. Zoom in a browser: bench/flame-zoom.sh (headless Chromium).
+# The title holds the total and the span; a differential graph draws
+# every frame, the unchanged grey.
 . "$SRCTREE/tests/lib.sh"
 need_bpf "flame graph labels"
 
-"$STACKBOX" oncpu -F 199 -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
+"$STACKBOX" oncpu -F 199 -i 250ms -f bin -o "$T/b.bin" -- "$WORKLOADS/burn" 1 2>/dev/null
 sb_report -f svg -o "$T/f.svg" "$T/b.bin"
 check "report -f svg exits 0" [ $? = 0 ]
+
+# the title: applet, the total as folded sums it (grouped by thousands),
+# the CPU time it stands for, host, and the span from the first
+# snapshot's start to the last one's end (text's header times, to the
+# second), or of the snapshots --from/--to keep
+# title_of SVG: the title's text; span_of TEXT: "DATE START .. END"
+title_of() { sed -n 's|^<text x="600" y="20"[^>]*>\(.*\)</text>$|\1|p' "$1"; }
+span_of() {
+	sed -n 's/^=== .*: \([0-9-]*\) \([0-9:]*\)\.[0-9]* \.\. \([0-9:]*\)\..*/\1 \2 \3/p' "$1" |
+		awk 'NR == 1 { d = $1; s = $2 } { e = $3 } END { print d, s, "..", e }'
+}
+sum_of() { awk '{ s += $NF } END { printf "%d", s }' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+for slice in "" "--from +500ms"; do
+	sb_report $slice -f svg -o "$T/t.svg" "$T/b.bin" 2>/dev/null
+	sb_report $slice -f folded "$T/b.bin" >"$T/t.folded" 2>/dev/null
+	sb_report $slice "$T/b.bin" >"$T/t.text" 2>/dev/null
+	title=$(title_of "$T/t.svg")
+	n=$(grep -c '^=== ' "$T/t.text")
+	check "SVG title ${slice:-of all} ($n snapshots): $title" \
+		sh -c "echo '$title' | grep -qF 'oncpu: $(sum_of "$T/t.folded") samples (' &&
+			echo '$title' | grep -qF ' of CPU) on ' &&
+			echo '$title' | grep -qE ', $(span_of "$T/t.text") \([0-9.]+ m?s\)\$'"
+done
+check "SVG title: --from +500ms drew fewer snapshots than all" \
+	[ "$(grep -c '^=== ' "$T/t.text")" -lt "$(sb_report "$T/b.bin" 2>/dev/null | grep -c '^=== ')" ]
+
+# differential: a recording against itself changed nowhere, and every
+# frame still has a bar, in a neutral grey (they were white on white);
+# against burn at RATIO 1 the grown and shrunk keep red and blue
+sb_report -f svg --base "$T/b.bin" -o "$T/self.svg" "$T/b.bin"
+frames=$(grep -c '^<g class="f"' "$T/self.svg")
+grey=$(grep '^<g class="f"' "$T/self.svg" | grep -c '<rect [^>]*width="[0-9.]*[1-9][0-9.]*" [^>]*fill="rgb(221,221,221)"')
+same=$(grep '^<g class="f"' "$T/self.svg" | grep -c '<title>[^<]*; base [0-9]*, unchanged)</title>')
+rects=$(grep '^<g class="f"' "$T/self.svg" | grep -o '<rect ' | wc -l)
+check "differential against itself: $frames frames, $rects bars, $grey grey with width, $same tooltips unchanged" \
+	[ "$frames" -gt 5 -a "$rects" = "$frames" -a "$grey" = "$frames" -a "$same" = "$frames" ]
+"$STACKBOX" oncpu -F 199 -f bin -o "$T/even.bin" -- "$WORKLOADS/burn" 1 1 1 cpu 2>/dev/null
+sb_report -f svg --base "$T/b.bin" -o "$T/diff.svg" "$T/even.bin"
+# fill_of NAME: the fill of NAME's first frame
+fill_of() { sed -n "s|^<g class=\"f\"[^>]*><title>$1 ([^)]*)</title><rect [^>]*fill=\"\([^\"]*\)\".*|\1|p" "$T/diff.svg" | head -1; }
+check "differential against RATIO 1: burn_one_third grew, red ($(fill_of burn_one_third))" \
+	grep -qE '<title>burn_one_third \([^)]*, \+[0-9.]+%\)</title><rect [^>]*fill="rgb\(255,([0-9]{1,2}|1[0-9]{2}|2[0-4][0-9]|25[0-4]),\1\)"' "$T/diff.svg"
+check "differential against RATIO 1: burn_two_thirds shrank, blue ($(fill_of burn_two_thirds))" \
+	grep -qE '<title>burn_two_thirds \([^)]*, -[0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,255\)"' "$T/diff.svg"
+# (the root is unchanged by construction: the base is scaled to its total)
+check "differential against RATIO 1: the root unchanged, grey ($(fill_of all))" \
+	grep -qE '<title>all \([^)]*, unchanged\)</title><rect [^>]*fill="rgb\(221,221,221\)"' "$T/diff.svg"
 if ! command -v python3 >/dev/null; then
 	skip "SVG labels" "no python3 to read the SVG"
 	exit 0

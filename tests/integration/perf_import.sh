@@ -53,6 +53,11 @@ want=$(awk '/cpu-clock:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-clock:"
 	sub(":", "", t); split(t, f, "."); u = 10 ^ length(f[2]); t = f[1] * u + f[2]
 	if (t0 == "") t0 = t; k[int((t - t0) / (u / 2))] = 1 } END { print length(k) }' "$T/p.txt")
 check "perf import -i 500ms: a snapshot per 500 ms of the run that has samples ($ns, $want)" [ "$ns" = "$want" ]
+# perf's clock counts from boot: the first snapshot starts at the first
+# sample's time, said as such (it was a 1970 date)
+t0=$(awk '/cpu-clock:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-clock:") { t = $(i - 1); sub(":", "", t); printf "%.3f", int(t * 1000) / 1000; exit } }' "$T/p.txt")
+check "perf import text: the first snapshot starts at boot+${t0}s, the first sample's time" \
+	grep -qE "^=== perf snapshot 1: boot\+$t0""s \.\. boot\+[0-9]+\.[0-9]{3}s \([0-9.]+ s\)\$" "$T/i.text"
 sb_report -f svg -o "$T/p.svg" "$T/p.txt"
 check "perf import -f svg: burn_two_thirds labelled" grep -q '>burn_two_thirds</text>' "$T/p.svg"
 sb_report -f pprof -o "$T/p.pb.gz" "$T/p.txt"

@@ -18,14 +18,35 @@ check "perf script fixture: folded is the expected, line by line" \
 sb_report -f folded - <"$F" >"$T/stdin"
 check "perf script fixture: the same from standard input" cmp -s "$T/folded" "$T/stdin"
 sb_report -i 500ms "$F" >"$T/text"
-check "perf script -i 500ms: two snapshots, 10.000 .. 10.500 and 10.500 .. 10.600" \
-	sh -c "grep -q '^=== perf snapshot 1: .* 00:00:10.000 .. 00:00:10.500' '$T/text' &&
-		grep -q '^=== perf snapshot 2 (final): .* 00:00:10.500 .. 00:00:10.600' '$T/text'"
+# perf's times count from boot: said so, in seconds, never as a date
+# (they were 1970-01-01 00:00:10.000 .. 00:00:10.500)
+check "perf script -i 500ms: two snapshots, boot+10.000s .. boot+10.500s and boot+10.500s .. boot+10.600s" \
+	sh -c "grep -qx '=== perf snapshot 1: boot+10.000s .. boot+10.500s (0.500 s)' '$T/text' &&
+		grep -qx '=== perf snapshot 2 (final): boot+10.500s .. boot+10.600s (0.100 s)' '$T/text'"
+check "perf script text: no date anywhere" sh -c "! grep -qE '19[0-9]{2}-[0-9]{2}-[0-9]{2}' '$T/text'"
+sb_report "$T/text" >"$T/text2" 2>/dev/null
+check "perf script text read back by report: the same text, boot times and all" cmp -s "$T/text" "$T/text2"
+sb_report -f folded --from +500ms "$T/text" >"$T/late" 2>/dev/null
+check "perf script text read back: --from +500ms keeps the second snapshot's one sample (Web Content)" \
+	sh -c "[ \$(wc -l <'$T/late') = 1 ] && grep -q '^Web Content;' '$T/late'"
 check "perf script: cpu-clock's period is ns of CPU time (4.0 ms in app's 4 samples)" \
 	grep -q 'total: 4 samples, 4.0 ms cpu-clock' "$T/text"
+sb_report -f pprof -o "$T/p.pb.gz" "$F"
+if command -v go >/dev/null; then
+	GOCACHE=$T/go-cache go tool pprof -top "$T/p.pb.gz" >"$T/top" 2>/dev/null
+	check "perf script -f pprof: a duration, no time (a date would be 1970)" \
+		sh -c "grep -q '^Duration: 599.90ms' '$T/top' && ! grep -q '^Time:' '$T/top'"
+else
+	skip "perf script -f pprof's time" "go not installed"
+fi
 
 sb_report -f svg -o "$T/p.svg" "$F"
-check "perf script -f svg: titled with the host of perf's header" grep -q '>perf: cpu-clock on testhost</text>' "$T/p.svg"
+# the title: folded's sum (7,000 us of cpu-clock), the host of perf's
+# header, the first sample's time to the last's, since boot
+check "perf script -f svg: titled with the total, the host of perf's header, the span since boot" \
+	grep -qF '>perf: 7,000 us cpu-clock (7.0 ms of CPU) on testhost, boot+10.000s .. boot+10.600s (599.9 ms)</text>' "$T/p.svg"
+check "perf script -f svg: the title's total is folded's sum" \
+	[ "$(awk '{ s += $NF } END { print s }' "$T/folded")" = 7000 ]
 if command -v python3 >/dev/null; then
 	set -- $(python3 "$SRCTREE/tests/svg_labels.py" "$T/p.svg" burn_two_thirds "Web Content")
 	check "SVG labels: every frame 3 characters wide has one ($6 of $4), none wider than its bar ($8), whole where it fits (${12} not)" \
