@@ -72,6 +72,31 @@ static void print_marks(FILE *f, const struct snapshot *s)
 	}
 }
 
+static void lost_item(FILE *f, unsigned *shown, __u64 n, const char *what)
+{
+	if (n)
+		fprintf(f, "%s %llu %s", (*shown)++ ? "," : "",
+			(unsigned long long)n, what);
+}
+
+/* Only the counters that are not zero: eleven zeros on every snapshot
+ * hid the one that said the profile is short. */
+static void print_lost(FILE *f, const struct snapshot *s)
+{
+	unsigned shown = 0;
+
+	fputs("lost:", f);
+	lost_item(f, &shown, s->lost_ustacks, LOST_USTACKS);
+	lost_item(f, &shown, s->lost_kstacks, LOST_KSTACKS);
+	lost_item(f, &shown, s->dropped_rows, LOST_ROWS);
+	lost_item(f, &shown, s->dropped_events, LOST_EVENTS);
+	for (unsigned i = 0; s->applet_stat_names && s->applet_stat_names[i];
+	     i++)
+		lost_item(f, &shown, s->applet_stats[i],
+			  s->applet_stat_names[i]);
+	fputs(shown ? "\n" : " none\n", f);
+}
+
 static void print_header(FILE *f, const struct snapshot *s)
 {
 	double secs = (s->end.tv_sec - s->start.tv_sec) +
@@ -98,18 +123,7 @@ static void print_header(FILE *f, const struct snapshot *s)
 				      s->total, m),
 			s->metrics[m].name);
 	fprintf(f, " in %zu stacks\n", s->nrows);
-	fprintf(f,
-		"lost: %llu user stacks, %llu kernel stacks, "
-		"%llu events (row map full), %llu process events",
-		(unsigned long long)s->lost_ustacks,
-		(unsigned long long)s->lost_kstacks,
-		(unsigned long long)s->dropped_rows,
-		(unsigned long long)s->dropped_events);
-	for (unsigned i = 0; s->applet_stat_names && s->applet_stat_names[i];
-	     i++)
-		fprintf(f, ", %llu %s", (unsigned long long)s->applet_stats[i],
-			s->applet_stat_names[i]);
-	fputc('\n', f);
+	print_lost(f, s);
 }
 
 static void print_row(FILE *f, const struct snapshot *s, const struct row *r)

@@ -8,10 +8,11 @@
  *   [describe line]
  *   [unwind line]
  *   total: VALUE NAME[, VALUE NAME]... in N stacks
- *   lost: N user stacks, N kernel stacks, N events (...), N process
- *         events[, N STAT]...
+ *   lost: none | N COUNTER[, N COUNTER]... (those not zero; older
+ *         versions: N user stacks, N kernel stacks, N events (...),
+ *         N process events[, N STAT]...)
  *
- *   NAME... share  process
+ *   NAME... %PRIMARY  process (older versions: share)
  *   VALUE... SHARE%  COMM pid N[ nspid N][ tid N][ AUX][ cgroup PATH]
  *   <indent>user frames, root first
  *   <indent>--
@@ -252,17 +253,34 @@ static bool parse_totals(struct text_read *t, const char *line)
 	return t->s.nmetrics > 0;
 }
 
-/* "lost: N user stacks, N kernel stacks, N events (row map full), N
- * process events[, N NAME]...": an item starts at ", " and a digit. */
+/* The core's counter an item names, or NULL: the applet's own. */
+static __u64 *lost_counter(struct snapshot *s, const char *name, size_t len)
+{
+	const struct {
+		const char *name;
+		__u64 *n;
+	} fixed[] = {{LOST_USTACKS, &s->lost_ustacks},
+		     {LOST_KSTACKS, &s->lost_kstacks},
+		     {LOST_ROWS, &s->dropped_rows},
+		     {LOST_EVENTS, &s->dropped_events}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (strlen(fixed[i].name) == len &&
+		    !memcmp(fixed[i].name, name, len))
+			return fixed[i].n;
+	return NULL;
+}
+
+/* "lost: none", or "lost: N NAME[, N NAME]..." (older versions give
+ * every counter, zeros too): an item starts at ", " and a digit. */
 static bool parse_lost(struct text_read *t, const char *line)
 {
-	__u64 *fixed[] = {&t->s.lost_ustacks, &t->s.lost_kstacks,
-			  &t->s.dropped_rows, &t->s.dropped_events};
 	const char *s = line + 6, *next;
-	unsigned i = 0, nstats = 0;
+	unsigned nstats = 0;
+	__u64 *fixed;
 	char *end;
 
-	for (; *s; s = next, i++) {
+	for (; *s && strcmp(s, "none"); s = next) {
 		__u64 n = strtoull(s, &end, 10);
 
 		if (end == s || *end != ' ')
@@ -271,8 +289,8 @@ static bool parse_lost(struct text_read *t, const char *line)
 			if (next[0] == ',' && next[1] == ' ' &&
 			    isdigit((unsigned char)next[2]))
 				break;
-		if (i < ARRAY_SIZE(fixed)) {
-			*fixed[i] = n;
+		if ((fixed = lost_counter(&t->s, end + 1, next - end - 1))) {
+			*fixed = n;
 		} else if (nstats < MAX_STATS) {
 			t->stat_names[nstats] = names_intern(&t->names, end + 1,
 							     next - end - 1);
@@ -282,7 +300,7 @@ static bool parse_lost(struct text_read *t, const char *line)
 	}
 	t->stat_names[nstats] = NULL;
 	t->s.applet_stat_names = nstats ? t->stat_names : NULL;
-	return i >= ARRAY_SIZE(fixed);
+	return s != line + 6 || !strcmp(s, "none");
 }
 
 /* "2026-11-27 13:39:50.174" (date) or "13:39:50.478", local time; the

@@ -147,7 +147,7 @@ check "--value some: one clear error" \
 
 # 4. bounded maps: what does not fit is counted, never lost silently
 lost() { # FILE TEXT: the snapshot's count for "TEXT"
-	sed -n "s/.*, \([0-9]*\) pages not tracked ($2.*/\1/p" "$1" | awk '{ s += $1 } END { print s + 0 }'
+	sed -n "s/^lost: \(.*, \)\{0,1\}\([0-9]*\) pages not tracked ($2.*/\2/p" "$1" | awk '{ s += $1 } END { print s + 0 }'
 }
 "$STACKBOX" rastack -i 0 --pages 256 -- "$RA" seq "$D" 16 >"$T/small" 2>"$T/err4"
 set -- "$(awk '/^total:/ { print $2; exit }' "$T/small")" "$(lost "$T/small" 'page map full')" \

@@ -90,11 +90,13 @@ static void test_text(void)
 	const char *header =
 		"=== oncpu snapshot 3: 2023-11-14 22:13:20.000 .. 22:13:25.250 "
 		"(5.250 s)\nvalue: samples\ntotal: 10 samples in 4 stacks\n"
-		"lost: 2 user stacks, 0 kernel stacks, 1 events (row map full), "
-		"0 process events\n";
+		"lost: 2 user stacks, 1 events (row map full)\n";
 
 	CHECK("text header", !strncmp(out, header, strlen(header)), "got:\n%s",
 	      out);
+	CHECK("text columns: the share names its metric",
+	      strstr(out, "\n      samples %samples  process\n") != NULL,
+	      "got:\n%s", out);
 	CHECK("text first row",
 	      strstr(out, "            5  50.0%  burn pid 10 "
 			  "tid 11\n") != NULL,
