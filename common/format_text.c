@@ -167,6 +167,31 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 		fprintf(f, "%*s%s\n", indent + 2, "", r->other_kstack[i]);
 }
 
+/*
+ * The columns' names. The share column is each row's share of the
+ * metric the rows are sorted by, so it sums to 100 % down the rows; its
+ * name says which ("%unused"): a bare "share" read as the share of the
+ * first column, or of everything. Right-aligned over the share, into
+ * the blanks of the column before when it is wider.
+ */
+static void print_columns(FILE *f, const struct snapshot *s)
+{
+	char line[SB_MAX_VALUES * 14 + 8], share[64];
+	size_t n = 0, end, len;
+
+	for (unsigned m = 0; m < s->nmetrics && n < sizeof(line); m++)
+		n += snprintf(line + n, sizeof(line) - n, "%13s ",
+			      s->metrics[m].name);
+	n = n < sizeof(line) ? n : sizeof(line) - 1;
+	end = n + 6; /* the share column's right edge */
+	len = snprintf(share, sizeof(share), "%%%s",
+		       s->metrics[s->primary].name);
+	while (n && line[n - 1] == ' ')
+		n--;
+	fprintf(f, "\n%.*s%*s%s  process\n", (int)n, line,
+		(int)(n + len + 1 <= end ? end - n - len : 1), "", share);
+}
+
 void format_text(FILE *f, const struct snapshot *s, long long top)
 {
 	size_t shown = s->nrows;
@@ -177,12 +202,8 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 	print_header(f, s);
 	if (top > 0 && (size_t)top < shown)
 		shown = top;
-	if (s->nrows) {
-		fputc('\n', f);
-		for (unsigned m = 0; m < s->nmetrics; m++)
-			fprintf(f, "%13s ", s->metrics[m].name);
-		fprintf(f, "%6s  process\n", "share");
-	}
+	if (s->nrows)
+		print_columns(f, s);
 	for (size_t i = 0; i < shown; i++)
 		print_row(f, s, &s->rows[i]);
 	for (size_t i = shown; i < s->nrows; i++)

@@ -51,7 +51,8 @@ struct text_read {
 	struct mark *marks; /* before the snapshot being read */
 	size_t nmarks, marks_cap;
 	struct row *rows;
-	double *share; /* each row's share, as printed */
+	double *share;		/* each row's share, as printed */
+	unsigned primary_named; /* the share's metric + 1; 0: not named */
 	size_t nrows, rows_cap, share_cap;
 	/* the row being read: its frames in the order printed */
 	bool in_row, bad_row, cut_row;
@@ -455,11 +456,15 @@ static void end_row(struct text_read *t)
 	t->nrows++;
 }
 
-/* The metric the share column is of: the one it fits best. */
+/* The metric the share column is of: the one its name says, else
+ * (older versions' "share") the one it fits best. */
 static unsigned primary_of(const struct text_read *t)
 {
 	double best = INFINITY;
 	unsigned primary = 0;
+
+	if (t->primary_named)
+		return t->primary_named - 1;
 
 	for (unsigned m = 0; m < t->s.nmetrics; m++) {
 		double err = 0;
@@ -501,6 +506,7 @@ static void emit(struct text_read *t)
 	for (size_t i = 0; i < t->nrows; i++)
 		free(t->rows[i].ustack);
 	t->nrows = 0;
+	t->primary_named = 0;
 	memset(s, 0, sizeof(*s));
 	t->at = AT_NONE;
 }
@@ -560,6 +566,27 @@ static bool frame_line(struct text_read *t, const char *line)
 	return true;
 }
 
+/* The columns' names, "...  %unused  process": which metric the share
+ * column is of (older versions: "...  share  process"). */
+static bool columns_line(struct text_read *t, const char *line, size_t len)
+{
+	static const char tail[] = "  process";
+	size_t tl = sizeof(tail) - 1;
+	const char *pct = memrchr(line, '%', len);
+
+	if (len <= tl || strcmp(line + len - tl, tail))
+		return false;
+	if (!pct)
+		return len > 14 && !strcmp(line + len - 14, "share  process");
+	for (unsigned m = 0; m < t->s.nmetrics; m++)
+		if (strlen(t->metrics[m].name) ==
+			    (size_t)(line + len - tl - pct - 1) &&
+		    !strncmp(pct + 1, t->metrics[m].name,
+			     line + len - tl - pct - 1))
+			t->primary_named = m + 1;
+	return true;
+}
+
 static void body_line(struct text_read *t, const char *line)
 {
 	size_t len = strlen(line);
@@ -589,8 +616,8 @@ static void body_line(struct text_read *t, const char *line)
 		t->part = P_USER;
 		return;
 	}
-	if (len > 14 && !strcmp(line + len - 14, "share  process"))
-		return; /* the columns' names */
+	if (columns_line(t, line, len))
+		return;
 	if (sscanf(line, "... %llu more stacks", &n) == 1) {
 		t->hidden += n; /* --top */
 		return;
