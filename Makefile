@@ -81,6 +81,7 @@ core-y += stacks output cgroup sink elfzip
 core-y += nspid # a process's pid in its own namespace (containers)
 core-y += anomaly # one series' detector: report and the device
 core-y += rootfs privs # confined opens in a process's root; capabilities after attach
+core-$(CONFIG_CHECK) += kconfig # the running kernel's config against ours
 core-$(CONFIG_FORMAT_TEXT) += format_text
 core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
@@ -248,6 +249,12 @@ $(O)/gen/autoconf.h: $(KCONFIG_CONFIG) $(srctree)/Kconfig $(srctree)/applets/Con
 
 $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(srctree)/applets/*.c) | $(O)/gen
 	$(Q)$(srctree)/scripts/gen-applets.sh $(srctree) $(O)/gen
+
+# The kernel config fragment, built in for stackbox check (a device has
+# no source tree); needed by kconfig.c alone.
+$(O)/gen/kconfig_frag.h: $(srctree)/board/kernel/stackbox.config $(srctree)/scripts/gen-kconfig.sh | $(O)/gen
+	$(call quiet,GEN,$@)$(srctree)/scripts/gen-kconfig.sh $< $@
+$(O)/obj/common/kconfig.o: $(O)/gen/kconfig_frag.h
 
 # --version's header: asked of git at every make, rewritten only when it
 # changed, and needed by main.c alone (not in GEN), so a commit costs one

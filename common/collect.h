@@ -253,6 +253,11 @@ enum feature_answer collect_alt_kernel(struct collector *c,
  * both choose here. */
 int collect_pick_alt(struct collector *c, const struct attach_hook *hk,
 		     unsigned from, int *unsure);
+/* Bytes of kernel memory ops's maps take with these options, as the
+ * run's own check (mapmem.c) counts them; the object is opened and
+ * sized, never loaded. 0 when it cannot be opened. */
+uint64_t collect_maps_bytes(const struct collector_ops *ops,
+			    struct collect_opts *o, void *args);
 /* An applet's collector_ops for struct applet: COLLECTORS(&a, &b). */
 #define COLLECTORS(...) \
 	((const struct collector_ops *const[]){__VA_ARGS__, NULL})

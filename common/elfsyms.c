@@ -658,6 +658,94 @@ int elf_each_function(const char *path, unsigned *machine, elf_function_fn fn,
 	return 0;
 }
 
+/* ---- what a file offers stack walking (stackbox check) ---- */
+
+/* Functions looked at per file: enough for a share, few enough that a
+ * 100 MB binary on a slow flash answers at once. */
+#define FACTS_SAMPLE 2048
+
+/* x86_64: [endbr64] push %rbp; mov %rsp,%rbp (either encoding). */
+static bool x86_frame_setup(const uint8_t *b)
+{
+	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+	if (!memcmp(b, endbr64, sizeof(endbr64)))
+		b += sizeof(endbr64);
+	return b[0] == 0x55 && b[1] == 0x48 &&
+	       ((b[2] == 0x89 && b[3] == 0xe5) ||
+		(b[2] == 0x8b && b[3] == 0xec));
+}
+
+/* arm64: stp x29, x30, [sp, #-N]! (or [sp, #N] after sub sp) within the
+ * first instructions, after any PAC or BTI landing pad. Instructions
+ * are little-endian whatever the data's order. */
+static bool arm64_frame_setup(const uint8_t *b)
+{
+	for (int i = 0; i < 4; i++) {
+		uint32_t w = b[4 * i] | b[4 * i + 1] << 8 | b[4 * i + 2] << 16 |
+			     (uint32_t)b[4 * i + 3] << 24;
+
+		if ((w & 0xffc07fff) == 0xa9807bfd ||
+		    (w & 0xffc07fff) == 0xa9007bfd)
+			return true;
+	}
+	return false;
+}
+
+/* Count the sampled functions of a symbol section, and those whose
+ * entry sets up a frame pointer. */
+static void count_prologues(struct efile *ef, Elf_Scn *scn, struct elf_facts *f)
+{
+	size_t i, n, step;
+	uint8_t code[16];
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	uint64_t off;
+
+	if (!sym_section(ef->elf, scn, &sh, &data, &n))
+		return;
+	step = n / FACTS_SAMPLE + 1;
+	for (i = 1; i < n; i += step) {
+		if (!gelf_getsym(data, i, &s) || !is_function(&s) ||
+		    !s.st_size || !exec_offset(ef->elf, s.st_value, &off) ||
+		    pread(ef->fd, code, sizeof(code), off) != sizeof(code))
+			continue;
+		f->functions++;
+		if (f->machine == EM_X86_64    ? x86_frame_setup(code)
+		    : f->machine == EM_AARCH64 ? arm64_frame_setup(code)
+					       : false)
+			f->fp_prologue++;
+	}
+}
+
+int elf_facts(const char *path, struct elf_facts *f)
+{
+	Elf_Scn *symtab, *dynsym;
+	struct efile ef;
+	GElf_Ehdr eh;
+
+	memset(f, 0, sizeof(*f));
+	if (!efile_open(&ef, NULL, path))
+		return -1;
+	f->machine = gelf_getehdr(ef.elf, &eh) ? eh.e_machine : EM_NONE;
+	symtab = find_scn_type(ef.elf, SHT_SYMTAB);
+	dynsym = find_scn_type(ef.elf, SHT_DYNSYM);
+	f->symtab = symtab;
+	f->dynsym = dynsym;
+	f->eh_frame = find_scn_name(ef.elf, ".eh_frame");
+	f->debug_frame = find_scn_name(ef.elf, ".debug_frame");
+	f->debugdata = find_scn_name(ef.elf, ".gnu_debugdata");
+	f->debuglink = find_scn_name(ef.elf, ".gnu_debuglink");
+	_Static_assert(sizeof(f->build_id) >= 2 * BUILD_ID_MAX + 1,
+		       "room for the longest build-id");
+	read_build_id(ef.elf, f->build_id);
+	if (symtab || dynsym)
+		count_prologues(&ef, symtab ? symtab : dynsym, f);
+	efile_close(&ef);
+	return 0;
+}
+
 /* ---- Go's own table, for Go binaries without symbols ---- */
 
 /* Below any sized ELF symbol at the same address (lower wins). */

@@ -84,6 +84,31 @@ static void print_marks(FILE *f, const struct snapshot *s)
 	}
 }
 
+static void lost_item(FILE *f, unsigned *shown, __u64 n, const char *what)
+{
+	if (n)
+		fprintf(f, "%s %llu %s", (*shown)++ ? "," : "",
+			(unsigned long long)n, what);
+}
+
+/* Only the counters that are not zero: eleven zeros on every snapshot
+ * hid the one that said the profile is short. */
+static void print_lost(FILE *f, const struct snapshot *s)
+{
+	unsigned shown = 0;
+
+	fputs("lost:", f);
+	lost_item(f, &shown, s->lost_ustacks, LOST_USTACKS);
+	lost_item(f, &shown, s->lost_kstacks, LOST_KSTACKS);
+	lost_item(f, &shown, s->dropped_rows, LOST_ROWS);
+	lost_item(f, &shown, s->dropped_events, LOST_EVENTS);
+	for (unsigned i = 0; s->applet_stat_names && s->applet_stat_names[i];
+	     i++)
+		lost_item(f, &shown, s->applet_stats[i],
+			  s->applet_stat_names[i]);
+	fputs(shown ? "\n" : " none\n", f);
+}
+
 static void print_header(FILE *f, const struct snapshot *s)
 {
 	double secs = (s->end.tv_sec - s->start.tv_sec) +
@@ -110,18 +135,7 @@ static void print_header(FILE *f, const struct snapshot *s)
 				      s->total, m),
 			s->metrics[m].name);
 	fprintf(f, " in %zu stacks\n", s->nrows);
-	fprintf(f,
-		"lost: %llu user stacks, %llu kernel stacks, "
-		"%llu events (row map full), %llu process events",
-		(unsigned long long)s->lost_ustacks,
-		(unsigned long long)s->lost_kstacks,
-		(unsigned long long)s->dropped_rows,
-		(unsigned long long)s->dropped_events);
-	for (unsigned i = 0; s->applet_stat_names && s->applet_stat_names[i];
-	     i++)
-		fprintf(f, ", %llu %s", (unsigned long long)s->applet_stats[i],
-			s->applet_stat_names[i]);
-	fputc('\n', f);
+	print_lost(f, s);
 }
 
 static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
@@ -165,6 +179,31 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 		fprintf(f, "%*s%s\n", indent + 2, "", r->other_kstack[i]);
 }
 
+/*
+ * The columns' names. The share column is each row's share of the
+ * metric the rows are sorted by, so it sums to 100 % down the rows; its
+ * name says which ("%unused"): a bare "share" read as the share of the
+ * first column, or of everything. Right-aligned over the share, into
+ * the blanks of the column before when it is wider.
+ */
+static void print_columns(FILE *f, const struct snapshot *s)
+{
+	char line[SB_MAX_VALUES * 14 + 8], share[64];
+	size_t n = 0, end, len;
+
+	for (unsigned m = 0; m < s->nmetrics && n < sizeof(line); m++)
+		n += snprintf(line + n, sizeof(line) - n, "%13s ",
+			      s->metrics[m].name);
+	n = n < sizeof(line) ? n : sizeof(line) - 1;
+	end = n + 6; /* the share column's right edge */
+	len = snprintf(share, sizeof(share), "%%%s",
+		       s->metrics[s->primary].name);
+	while (n && line[n - 1] == ' ')
+		n--;
+	fprintf(f, "\n%.*s%*s%s  process\n", (int)n, line,
+		(int)(n + len + 1 <= end ? end - n - len : 1), "", share);
+}
+
 void format_text(FILE *f, const struct snapshot *s, long long top)
 {
 	size_t shown = s->nrows;
@@ -175,12 +214,8 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 	print_header(f, s);
 	if (top > 0 && (size_t)top < shown)
 		shown = top;
-	if (s->nrows) {
-		fputc('\n', f);
-		for (unsigned m = 0; m < s->nmetrics; m++)
-			fprintf(f, "%13s ", s->metrics[m].name);
-		fprintf(f, "%6s  process\n", "share");
-	}
+	if (s->nrows)
+		print_columns(f, s);
 	for (size_t i = 0; i < shown; i++)
 		print_row(f, s, &s->rows[i]);
 	for (size_t i = shown; i < s->nrows; i++)

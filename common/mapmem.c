@@ -99,6 +99,14 @@ static uint64_t sum_maps(const struct bpf_object *obj,
 	return sum;
 }
 
+uint64_t mem_maps(const struct bpf_object *obj)
+{
+	const struct bpf_map *big;
+	uint64_t big_bytes;
+
+	return sum_maps(obj, &big, &big_bytes);
+}
+
 static const char *option_of(const char *map)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(sized_by); i++)

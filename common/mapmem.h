@@ -15,6 +15,10 @@ struct bpf_object;
  * an eighth of the machine's memory, at most 256 MiB. */
 uint64_t mem_ceiling(void);
 
+/* What the object's maps take at their sizes now: the figure -v's
+ * "memory: maps" line says, and stackbox check gives per applet. */
+uint64_t mem_maps(const struct bpf_object *obj);
+
 /* Exit naming the largest map and its option when the maps (and extra
  * bytes of the process's own, the recorder's bound) pass the ceiling;
  * -v says the figure otherwise. */

@@ -357,6 +357,27 @@ static void open_object(struct collector *c, bool legacy)
 	mem_check(c->obj, c->o->record ? c->o->record_bytes : 0);
 }
 
+/* Opening is all it takes: the maps are sized before any is made. The
+ * legacy object has the same maps, so the current one stands for it. */
+uint64_t collect_maps_bytes(const struct collector_ops *ops,
+			    struct collect_opts *o, void *args)
+{
+	struct collector c = {.ops = ops, .o = o, .args = args};
+	uint64_t bytes;
+
+	c.skel = ops->open(&c.obj, &c.cfg, false);
+	if (!c.skel)
+		return 0;
+	fill_config(&c);
+	if (ops->size)
+		ops->size(&c, c.skel, args);
+	bytes = mem_maps(c.obj);
+	unwind_free(c.unwind);
+	ops->destroy(c.skel);
+	sb_elf_release(); /* the inflated copy the object was opened from */
+	return bytes;
+}
+
 void open_load_attach(struct collector *c)
 {
 	bool legacy = choose_programs(c);

@@ -48,6 +48,22 @@ size_t elf_symtab_bytes(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
 void elf_symtab_free(struct elf_symtab *t);
+/* What a file offers stack walking and naming (stackbox check). */
+struct elf_facts {
+	unsigned machine;     /* e_machine */
+	unsigned functions;   /* sized functions whose entry was read */
+	unsigned fp_prologue; /* of them, those that set up a frame pointer */
+	bool eh_frame, debug_frame;
+	bool symtab, dynsym;
+	bool debugdata;	    /* .gnu_debugdata: MiniDebugInfo (xz), not read */
+	bool debuglink;	    /* .gnu_debuglink: a separate debug file named */
+	char build_id[129]; /* hex, "" when none */
+};
+/* Fill f for the file at path; 0, or -1 with errno when it is
+ * unreadable or not ELF. The frame-pointer count is a heuristic: the
+ * prologue that builds a frame record, looked for at each function's
+ * entry (.symtab, else .dynsym) on x86_64 and arm64. */
+int elf_facts(const char *path, struct elf_facts *f);
 /* fn for each global or weak function the file defines in .dynsym, then
  * .symtab (so a name may come twice), with its file offset in an
  * executable segment: where a uprobe goes. *machine is its e_machine.

@@ -9,10 +9,11 @@
  *   [describe line]
  *   [unwind line]
  *   total: VALUE NAME[, VALUE NAME]... in N stacks
- *   lost: N user stacks, N kernel stacks, N events (...), N process
- *         events[, N STAT]...
+ *   lost: none | N COUNTER[, N COUNTER]... (those not zero; older
+ *         versions: N user stacks, N kernel stacks, N events (...),
+ *         N process events[, N STAT]...)
  *
- *   NAME... share  process
+ *   NAME... %PRIMARY  process (older versions: share)
  *   VALUE... SHARE%  COMM pid N[ nspid N][ tid N][ AUX][ cgroup PATH]
  *   <indent>user frames, root first
  *   <indent>--
@@ -51,7 +52,8 @@ struct text_read {
 	struct mark *marks; /* before the snapshot being read */
 	size_t nmarks, marks_cap;
 	struct row *rows;
-	double *share; /* each row's share, as printed */
+	double *share;		/* each row's share, as printed */
+	unsigned primary_named; /* the share's metric + 1; 0: not named */
 	size_t nrows, rows_cap, share_cap;
 	/* the row being read: its frames in the order printed */
 	bool in_row, bad_row, cut_row;
@@ -253,17 +255,34 @@ static bool parse_totals(struct text_read *t, const char *line)
 	return t->s.nmetrics > 0;
 }
 
-/* "lost: N user stacks, N kernel stacks, N events (row map full), N
- * process events[, N NAME]...": an item starts at ", " and a digit. */
+/* The core's counter an item names, or NULL: the applet's own. */
+static __u64 *lost_counter(struct snapshot *s, const char *name, size_t len)
+{
+	const struct {
+		const char *name;
+		__u64 *n;
+	} fixed[] = {{LOST_USTACKS, &s->lost_ustacks},
+		     {LOST_KSTACKS, &s->lost_kstacks},
+		     {LOST_ROWS, &s->dropped_rows},
+		     {LOST_EVENTS, &s->dropped_events}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (strlen(fixed[i].name) == len &&
+		    !memcmp(fixed[i].name, name, len))
+			return fixed[i].n;
+	return NULL;
+}
+
+/* "lost: none", or "lost: N NAME[, N NAME]..." (older versions give
+ * every counter, zeros too): an item starts at ", " and a digit. */
 static bool parse_lost(struct text_read *t, const char *line)
 {
-	__u64 *fixed[] = {&t->s.lost_ustacks, &t->s.lost_kstacks,
-			  &t->s.dropped_rows, &t->s.dropped_events};
 	const char *s = line + 6, *next;
-	unsigned i = 0, nstats = 0;
+	unsigned nstats = 0;
+	__u64 *fixed;
 	char *end;
 
-	for (; *s; s = next, i++) {
+	for (; *s && strcmp(s, "none"); s = next) {
 		__u64 n = strtoull(s, &end, 10);
 
 		if (end == s || *end != ' ')
@@ -272,8 +291,8 @@ static bool parse_lost(struct text_read *t, const char *line)
 			if (next[0] == ',' && next[1] == ' ' &&
 			    isdigit((unsigned char)next[2]))
 				break;
-		if (i < ARRAY_SIZE(fixed)) {
-			*fixed[i] = n;
+		if ((fixed = lost_counter(&t->s, end + 1, next - end - 1))) {
+			*fixed = n;
 		} else if (nstats < MAX_STATS) {
 			t->stat_names[nstats] = names_intern(&t->names, end + 1,
 							     next - end - 1);
@@ -283,7 +302,7 @@ static bool parse_lost(struct text_read *t, const char *line)
 	}
 	t->stat_names[nstats] = NULL;
 	t->s.applet_stat_names = nstats ? t->stat_names : NULL;
-	return i >= ARRAY_SIZE(fixed);
+	return s != line + 6 || !strcmp(s, "none");
 }
 
 /* "2026-11-27 13:39:50.174" (date) or "13:39:50.478", local time; the
@@ -467,11 +486,15 @@ static void end_row(struct text_read *t)
 	t->nrows++;
 }
 
-/* The metric the share column is of: the one it fits best. */
+/* The metric the share column is of: the one its name says, else
+ * (older versions' "share") the one it fits best. */
 static unsigned primary_of(const struct text_read *t)
 {
 	double best = INFINITY;
 	unsigned primary = 0;
+
+	if (t->primary_named)
+		return t->primary_named - 1;
 
 	for (unsigned m = 0; m < t->s.nmetrics; m++) {
 		double err = 0;
@@ -513,6 +536,7 @@ static void emit(struct text_read *t)
 	for (size_t i = 0; i < t->nrows; i++)
 		free(t->rows[i].ustack);
 	t->nrows = 0;
+	t->primary_named = 0;
 	memset(s, 0, sizeof(*s));
 	t->at = AT_NONE;
 }
@@ -572,6 +596,27 @@ static bool frame_line(struct text_read *t, const char *line)
 	return true;
 }
 
+/* The columns' names, "...  %unused  process": which metric the share
+ * column is of (older versions: "...  share  process"). */
+static bool columns_line(struct text_read *t, const char *line, size_t len)
+{
+	static const char tail[] = "  process";
+	size_t tl = sizeof(tail) - 1;
+	const char *pct = memrchr(line, '%', len);
+
+	if (len <= tl || strcmp(line + len - tl, tail))
+		return false;
+	if (!pct)
+		return len > 14 && !strcmp(line + len - 14, "share  process");
+	for (unsigned m = 0; m < t->s.nmetrics; m++)
+		if (strlen(t->metrics[m].name) ==
+			    (size_t)(line + len - tl - pct - 1) &&
+		    !strncmp(pct + 1, t->metrics[m].name,
+			     line + len - tl - pct - 1))
+			t->primary_named = m + 1;
+	return true;
+}
+
 static void body_line(struct text_read *t, const char *line)
 {
 	size_t len = strlen(line);
@@ -601,8 +646,8 @@ static void body_line(struct text_read *t, const char *line)
 		t->part = P_USER;
 		return;
 	}
-	if (len > 14 && !strcmp(line + len - 14, "share  process"))
-		return; /* the columns' names */
+	if (columns_line(t, line, len))
+		return;
 	if (sscanf(line, "... %llu more stacks", &n) == 1) {
 		t->hidden += n; /* --top */
 		return;

@@ -31,6 +31,14 @@ for b in $(boards); do
 	want=0
 	! grep '^@rc-' "$res" | grep -v '^@rc-user ' | grep -qv ' 0$' || want=1
 	check "$t: exit status $want, as the runs' says" grep -qx "@check-rc $want" "$res"
+	# the verdict rows, before the table, agree with the exit status
+	check "$t: a verdict row per applet with a row in the table" \
+		[ "$(tsv | awk -F'	' '$1 == "applet" { print $2 }' | sort | tr '\n' ' ')" = \
+		  "$(tsv | awk -F'	' '$1 == "attach" { print $2 }' | sort -u | tr '\n' ' ')" ]
+	if grep -qx "@check-rc 0" "$res"; then
+		check "$t: exit status 0, every verdict row ok" \
+			[ -z "$(tsv | awk -F'	' '$1 == "applet" && $3 != "ok"')" ]
+	fi
 	check "$t: kernel BTF as /sys/kernel/btf/vmlinux says" \
 		[ "$(feature "kernel BTF")" = "$(sed -n 's/^@btf //p' "$res")" ]
 	fact bpf_for_each_map_elem 5.13

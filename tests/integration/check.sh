@@ -12,6 +12,11 @@ way() { awk -F'\t' -v a="$1" -v h="$2" '$1 == "attach" && $2 == a && $3 == h { p
 notes() { awk -F'\t' -v a="$1" -v h="$2" '$1 == "attach" && $2 == a && $3 == h { print $5 }' "$3"; }
 feature() { awk -F'\t' -v f="$1" '$1 == "feature" && $2 == f { print $3 }' "$2"; }
 verdict() { awk -F'\t' '$1 == "verdict" { print $2 }' "$1"; }
+# applet NAME FILE [COLUMN]: its verdict row's answer (3), map bytes (4),
+# why not (5)
+applet() { awk -F'\t' -v a="$1" -v c="${3:-3}" '$1 == "applet" && $2 == a { print $c }' "$2"; }
+binary() { awk -F'\t' -v f="$1" -v c="$2" '$1 == "binary" && $2 == f { print $c }' "$3"; }
+kconfig() { awk -F'\t' -v o="$1" '$1 == "kconfig" && $2 == o { print $3 }' "$2"; }
 # at_least MAJOR MINOR: is the running kernel that version or later?
 at_least() {
 	uname -r | awk -F. -v M="$1" -v m="$2" '{ exit !($1 > M || ($1 == M && $2 >= m)) }'
@@ -54,7 +59,18 @@ check "check as root: --tsv verdict ok" [ "$(verdict "$T/tsv")" = ok ]
 for a in $applets; do
 	case $a in report | check) continue ;; esac
 	check "check: a row for $a" grep -q "^attach	$a	" "$T/tsv"
+	check "check: a verdict row for $a, ok as the exit status says" \
+		[ "$(applet $a "$T/tsv")" = ok ]
+	# ok: every hook it attaches by default has a way (no option's hook)
+	check "check: $a's verdict ok and none of its default hooks without a way" \
+		[ -z "$(awk -F'\t' -v a=$a '$1 == "attach" && $2 == a && $3 !~ /\(/ && $4 == "none"' "$T/tsv")" ]
 done
+first_verdict=$(grep -n '^applet  *here' "$T/text" | cut -d: -f1)
+first_attach=$(grep -n '^applet  *hook' "$T/text" | cut -d: -f1)
+check "check: the verdicts ($first_verdict) come before the attach table ($first_attach)" \
+	[ "${first_verdict:-2}" -lt "${first_attach:-1}" ]
+check "check: --tsv's applet rows come before its attach rows" \
+	[ "$(cut -f1 "$T/tsv" | uniq | head -n 2 | tr '\n' ' ')" = "applet attach " ]
 btf=$(yes_if test -s /sys/kernel/btf/vmlinux)
 check "check: kernel BTF $btf, as /sys/kernel/btf/vmlinux says" \
 	[ "$(feature "kernel BTF" "$T/tsv")" = "$btf" ]
@@ -168,6 +184,9 @@ if has rastack && [ "$kprobes" = no ] && [ "$(feature fentry "$T/tsv")" = no ] &
 	check "check without tracefs and BTF: exit status 1" [ $status = 1 ]
 	check "check without tracefs and BTF: rastack cannot run, and why" \
 		grep -q "^verdict	no	cannot run here: .*rastack (page cache adds: no way to attach is left)" "$T/nosys"
+	check "check without tracefs and BTF: rastack's own verdict row says no, and why" \
+		[ "$(applet rastack "$T/nosys") $(applet rastack "$T/nosys" 5)" = \
+		  "no page cache adds: no way to attach is left" ]
 	check "check without tracefs and BTF: what each way misses is named" \
 		grep -q "^attach	rastack	page cache adds	none	no raw_tp: no kernel types (--btf FILE); no tracepoint: no tracepoint filemap:mm_filemap_add_to_page_cache$" "$T/nosys"
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel &&
@@ -215,3 +234,77 @@ check "check as a user namespace's root: no BPF privileges" \
 	[ "$(feature "running BPF" "$T/userns")" = no ]
 check "check as a user namespace's root: bpf_loop needs root to tell" \
 	[ "$(feature bpf_loop "$T/userns")" = needs-root ]
+
+# 6. the maps' kernel memory each applet takes with its defaults: the
+# figure the applet's own -v gives
+if has oncpu; then
+	want=$("$STACKBOX" oncpu -v -d 10ms -f folded 2>&1 >/dev/null |
+		sed -n 's/.*memory: maps \([0-9.]*\) MiB.*/\1/p')
+	got=$(awk -v b="$(applet oncpu "$T/tsv" 4)" 'BEGIN { printf "%.1f", b / 1048576 }')
+	check "check: oncpu's maps $got MiB, as oncpu -v says ($want MiB)" \
+		[ -n "$want" -a "$got" = "$want" ]
+	check "check: the text says oncpu's maps in MiB" \
+		grep -q "^oncpu  *runs  *$want MiB$" "$T/text"
+fi
+for a in $applets; do
+	case $a in report | check) continue ;; esac
+	check "check: $a's maps take some kernel memory ($(applet $a "$T/tsv" 4) bytes)" \
+		[ "$(applet $a "$T/tsv" 4)" -gt 65536 ]
+done
+
+# 7. the binaries: frame pointers where the workload was built with
+# them, not where it was not; no .symtab once stripped
+cp "$WORKLOADS/burn" "$T/burn-stripped" && strip "$T/burn-stripped"
+"$STACKBOX" check --tsv --binary "$WORKLOADS/burn" "$WORKLOADS/libcall-nofp" \
+	"$T/burn-stripped" "$T/none" >"$T/bin.tsv"
+check "check --binary: exit status 0 (binaries do not decide it)" [ $? = 0 ]
+check "check --binary: burn (-fno-omit-frame-pointer) has frame pointers" \
+	[ "$(binary "$WORKLOADS/burn" 3 "$T/bin.tsv")" = yes ]
+check "check --binary: burn needs no more than --unwind fp" \
+	[ "$(binary "$WORKLOADS/burn" 10 "$T/bin.tsv")" = fp ]
+check "check --binary: burn has .symtab and .eh_frame" \
+	[ "$(binary "$WORKLOADS/burn" 7 "$T/bin.tsv") $(binary "$WORKLOADS/burn" 5 "$T/bin.tsv")" = "symtab yes" ]
+id=$(readelf -n "$WORKLOADS/burn" | sed -n 's/.*Build ID: *//p')
+check "check --binary: burn's build-id is readelf's ($id)" \
+	[ "$(binary "$WORKLOADS/burn" 9 "$T/bin.tsv")" = "$id" ]
+check "check --binary: libcall-nofp (-fomit-frame-pointer) has none" \
+	[ "$(binary "$WORKLOADS/libcall-nofp" 3 "$T/bin.tsv")" = no ]
+check "check --binary: libcall-nofp needs --unwind eh_frame" \
+	[ "$(binary "$WORKLOADS/libcall-nofp" 10 "$T/bin.tsv")" = eh_frame ]
+check "check --binary: a stripped copy has no .symtab" \
+	[ "$(binary "$T/burn-stripped" 7 "$T/bin.tsv")" != symtab ]
+check "check --binary: a missing file says why" \
+	[ "$(binary "$T/none" 3 "$T/bin.tsv")" = error ]
+"$STACKBOX" check --binary "$WORKLOADS/libcall-nofp" >"$T/bin.text"
+check "check --binary: the text says libcall-nofp has no frame pointers" \
+	grep -q "^  frame pointers   no: 0 of [0-9]* functions set one up" "$T/bin.text"
+"$STACKBOX" check --tsv >"$T/default-bin.tsv"
+check "check: by default it looks at a C library" \
+	grep -q "^binary	[^	]*/l[id][-b][^	]*	" "$T/default-bin.tsv"
+
+# 8. the kernel config against board/kernel/stackbox.config
+printf 'CONFIG_BPF=y\nCONFIG_BPF_SYSCALL=y\n# CONFIG_KPROBES is not set\nCONFIG_CGROUPS=m\n' >"$T/config"
+"$STACKBOX" check --tsv --kernel-config "$T/config" >"$T/kc.tsv"
+check "check --kernel-config: exit status 0 (the config does not decide it)" [ $? = 0 ]
+check "check --kernel-config: CONFIG_BPF set" [ "$(kconfig CONFIG_BPF "$T/kc.tsv")" = set ]
+check "check --kernel-config: =m counts as set" [ "$(kconfig CONFIG_CGROUPS "$T/kc.tsv")" = set ]
+check "check --kernel-config: CONFIG_KPROBES missing, optional, with what it is for" \
+	grep -q "^kconfig	CONFIG_KPROBES	missing	optional	rastack's fallback" "$T/kc.tsv"
+check "check --kernel-config: CONFIG_UPROBES missing, required" \
+	grep -q "^kconfig	CONFIG_UPROBES	missing	required	memstack" "$T/kc.tsv"
+check "check --kernel-config: a row per option of the fragment" \
+	[ "$(grep -c '^kconfig	' "$T/kc.tsv")" = "$(grep -c '^CONFIG_' "$SRCTREE/board/kernel/stackbox.config")" ]
+gzip -c "$T/config" >"$T/config.gz"
+"$STACKBOX" check --kernel-config "$T/config.gz" >"$T/kc.text"
+check "check --kernel-config: a gzip'd config reads the same" \
+	grep -q "^kernel config $T/config.gz: 2 of 9 required, 1 of 8 optional options of stackbox.config set$" "$T/kc.text"
+check "check --kernel-config: the text names the missing option" \
+	grep -q "^  missing CONFIG_KPROBES (optional): " "$T/kc.text"
+"$STACKBOX" check --kernel-config "$T/none" >"$T/kc-none.text"
+check "check --kernel-config: no such file, one line says so" \
+	[ "$(grep -c "kernel config" "$T/kc-none.text")" = 1 ]
+if [ -r /proc/config.gz ]; then
+	n=$(zcat /proc/config.gz | grep -cE '^CONFIG_(KPROBES|KPROBE_EVENTS)=[ym]')
+	check "check: by default /proc/config.gz: kprobes options set ($n) as it says" \
+		[ "$(grep -c '^kconfig	CONFIG_KPROBE[_A-Z]*	set' "$T/tsv")" = "$n" ]
+fi

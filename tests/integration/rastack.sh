@@ -118,6 +118,18 @@ STACKBOX_BIN_TEE=$T/text.bin "$STACKBOX" rastack -i 50ms -- "$RA" $WORK \
 	>"$T/text2" 2>"$T/err2"
 sb_report "$T/text.bin" >"$T/text2-r" 2>"$T/report2.err"
 same "report of rastack (text, -i 50ms) is byte for byte rastack's text" "$T/text2" "$T/text2-r"
+# the share column is of unused pages, the metric rows are sorted by,
+# and says so; it sums to 100 % over a snapshot's rows
+check "rastack text: the share column is named %unused" \
+	grep -q ' %unused  process$' "$T/text2"
+sum=$(awk '/^=== rastack/ { s = 0 } /^ +[0-9].*%  [^ ].* pid [0-9]/ {
+	for (i = 1; i <= NF; i++) if ($i ~ /%$/) v = $i; s += v }
+	END { printf "%.0f", s }' "$T/text2")
+check "rastack text: the last snapshot's shares sum to 100 % ($sum)" [ "$sum" = 100 ]
+# report of the text (the text parser): the same text, share named
+sb_report "$T/text2" 2>/dev/null | sed 's/ ([0-9.]* s)$//' >"$T/text2-t"
+check "report of rastack's text is that text (the span aside)" \
+	sh -c "sed 's/ ([0-9.]* s)\$//' '$T/text2' | cmp -s - '$T/text2-t'"
 # (ra's reads from storage take far more than 50 ms, and a loaded
 # machine only makes them longer)
 check "rastack -i 50ms: several snapshots ($(grep -c '^=== rastack' "$T/text2"))" \
@@ -147,7 +159,7 @@ check "--value some: one clear error" \
 
 # 4. bounded maps: what does not fit is counted, never lost silently
 lost() { # FILE TEXT: the snapshot's count for "TEXT"
-	sed -n "s/.*, \([0-9]*\) pages not tracked ($2.*/\1/p" "$1" | awk '{ s += $1 } END { print s + 0 }'
+	sed -n "s/^lost: \(.*, \)\{0,1\}\([0-9]*\) pages not tracked ($2.*/\2/p" "$1" | awk '{ s += $1 } END { print s + 0 }'
 }
 "$STACKBOX" rastack -i 0 --pages 256 -- "$RA" seq "$D" 16 >"$T/small" 2>"$T/err4"
 set -- "$(awk '/^total:/ { print $2; exit }' "$T/small")" "$(lost "$T/small" 'page map full')" \

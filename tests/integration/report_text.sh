@@ -44,6 +44,13 @@ sb_report "$T/on.text" 2>/dev/null | sed 's/ ([0-9.]* s)$//' >"$T/on-t.text"
 sed 's/ ([0-9.]* s)$//' "$T/on.text" >"$T/on-c.text"
 check "report of oncpu's text is that text (the span aside)" \
 	cmp -s "$T/on-t.text" "$T/on-c.text"
+# lost: only the counters that are not zero, "none" when all are
+check "oncpu text: no zero counter in a lost: line" \
+	[ -z "$(grep -E '^lost: (.*, )?0 ' "$T/on.text")" ]
+check "oncpu text: a lost: line per snapshot, none or counts" \
+	[ "$(grep -cE '^lost: (none|[1-9][0-9]* [a-z])' "$T/on.text")" = "$(grep -c '^=== ' "$T/on.text")" ]
+check "oncpu text: the share column is named %samples" \
+	grep -qx '      samples %samples  process' "$T/on.text"
 
 # 2. offcpu -w: times are printed to 3-4 digits ("300.3 ms"), so each
 # folded line of text is within half a printed step of bin's: 0.05 us

@@ -90,11 +90,13 @@ static void test_text(void)
 	const char *header =
 		"=== oncpu snapshot 3: 2023-11-14 22:13:20.000 .. 22:13:25.250 "
 		"(5.250 s)\nvalue: samples\ntotal: 10 samples in 4 stacks\n"
-		"lost: 2 user stacks, 0 kernel stacks, 1 events (row map full), "
-		"0 process events\n";
+		"lost: 2 user stacks, 1 events (row map full)\n";
 
 	CHECK("text header", !strncmp(out, header, strlen(header)), "got:\n%s",
 	      out);
+	CHECK("text columns: the share names its metric",
+	      strstr(out, "\n      samples %samples  process\n") != NULL,
+	      "got:\n%s", out);
 	CHECK("text first row",
 	      strstr(out, "            5  50.0%  burn pid 10 "
 			  "tid 11\n") != NULL,
@@ -140,6 +142,9 @@ static void test_primary(void)
 		free(out);
 	}
 	out = render(&s, 0, 1);
+	CHECK("text share column named for the primary metric",
+	      strstr(out, "\n        bytes         calls %calls  process\n"),
+	      "got:\n%s", out);
 	CHECK("text share of the primary metric",
 	      strstr(out, "  75.0%  burn pid 10 tid 11\n") != NULL, "got:\n%s",
 	      out);
@@ -164,8 +169,11 @@ static void test_ratio(void)
 	s.metrics = ra;
 	s.nmetrics = 3;
 	s.total[1] = 4;
+	s.lost_ustacks = s.dropped_rows = 0;
 	rows[0].v[1] = 4;
 	out = render(&s, 0, 0);
+	CHECK("text: lost none when every counter is zero",
+	      strstr(out, "\nlost: none\n") != NULL, "got:\n%s", out);
 	CHECK("text ratio of the totals",
 	      strstr(out, "total: 10 read ahead, 4 used, 40.0% used ratio") !=
 		      NULL,
