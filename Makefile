@@ -316,6 +316,22 @@ size:
 		printf '%-28s %8d bytes stripped\n' $$b $$(stat -c %s $$s); rm -f $$s; \
 	done
 
+# The sizes README.md states (integrators size flash from them) against
+# fresh builds: the static musl binaries, this host's dynamic one and
+# tiny_defconfig, stripped; fails naming the README line that is more
+# than README_SIZE_TOL percent (2) off. make check runs the same test
+# (tests/unit/readme_sizes.sh) on the builds it has made anyway.
+.PHONY: readme-sizes
+readme-sizes: musl-x86_64 musl-arm64 $(O)/stackbox
+	$(Q)$(MAKE) --no-print-directory -f $(srctree)/Makefile O=$(abspath $(O))/obj/tiny \
+		KCONFIG_CONFIG=$(abspath $(O))/obj/tiny/.config tiny_defconfig >/dev/null
+	$(Q)$(MAKE) --no-print-directory -f $(srctree)/Makefile O=$(abspath $(O))/obj/tiny \
+		KCONFIG_CONFIG=$(abspath $(O))/obj/tiny/.config >/dev/null
+	$(Q)SRCTREE=$(srctree) STACKBOX=$(abspath $(O)/stackbox) OUT=$(srctree)/out \
+		TINY=$(abspath $(O))/obj/tiny/stackbox sh $(srctree)/tests/unit/readme_sizes.sh \
+		>$(O)/obj/readme-sizes.log; s=$$?; cat $(O)/obj/readme-sizes.log; \
+		[ $$s = 0 ] && ! grep -q "^FAIL" $(O)/obj/readme-sizes.log
+
 # install: the binary and one link per configured collector applet,
 # symlinks or with LINKS=hard hard links; LINKS=none leaves them to the
 # packager (Yocto's update-alternatives), which reads $(O)/stackbox.links,
@@ -383,6 +399,7 @@ help:
 	@echo '  musl-x86_64       out/musl-x86_64/stackbox, static, stripped'
 	@echo '  musl-arm64        out/musl-arm64/stackbox, static, stripped'
 	@echo '  size              stripped size of each built binary'
+	@echo '  readme-sizes      build them and check the sizes README.md states (2 %)'
 	@echo '  install           DESTDIR, BINDIR: binary and one link per collector applet'
 	@echo '                    (LINKS=sym, hard or none; $$(O)/stackbox.links lists them;'
 	@echo '                    LINK_ALL=1: report and check too); existing files are kept'

@@ -2,7 +2,8 @@
 # Install every build, test and benchmark dependency of stackbox from
 # Debian's archive. Idempotent: a second run only checks and returns.
 # It may add the arm64 architecture (for musl-dev:arm64) and deb-src
-# entries (for the zlib, elfutils and libbpf sources the musl builds use).
+# entries (for the zlib, elfutils and libbpf sources the musl builds use);
+# it lists what it will change, then changes it, without asking.
 set -eu
 
 [ "$(id -u)" = 0 ] || { echo "setup.sh: must run as root (apt-get)" >&2; exit 1; }
@@ -23,14 +24,31 @@ for p in $PKGS; do
 done
 
 SRC=/etc/apt/sources.list.d/stackbox-src.sources
-need_update=
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-	dpkg --add-architecture arm64
-	need_update=1
-fi
-# deb-src entries mirror the machine's own deb entries (whatever mirror it uses).
+add_arch=
+dpkg --print-foreign-architectures | grep -qx arm64 || add_arch=1
+add_src=
 if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
    ! grep -qs '^deb-src' /etc/apt/sources.list; then
+	add_src=1
+fi
+
+[ -z "$missing" ] && [ -z "$add_arch" ] && [ -z "$add_src" ] && exit 0
+
+# Say what will change on this machine before changing it (no prompt:
+# CI runs this without a terminal).
+echo "setup.sh: changing this machine's package configuration:"
+[ -z "$add_arch" ] || echo "  dpkg --add-architecture arm64 (for the :arm64 libraries below)"
+if [ -n "$add_src" ]; then
+	echo "  write $SRC: deb-src entries mirroring the deb entries in /etc/apt/sources.list.d/*.sources"
+	[ ! -f /etc/apt/sources.list ] ||
+		echo "  write ${SRC%.sources}.list: deb-src lines mirroring /etc/apt/sources.list"
+fi
+echo "  apt-get update"
+[ -z "$missing" ] || echo "  apt-get install --no-install-recommends:$missing" | fold -s -w 78 | sed 's/ *$//; 2,$s/^/    /'
+
+[ -z "$add_arch" ] || dpkg --add-architecture arm64
+# deb-src entries mirror the machine's own deb entries (whatever mirror it uses).
+if [ -n "$add_src" ]; then
 	for f in /etc/apt/sources.list.d/*.sources; do
 		if [ "$f" != "$SRC" ] && grep -q '^URIs:.*debian' "$f"; then
 			sed 's/^Types: deb$/Types: deb-src/' "$f"
@@ -41,9 +59,6 @@ if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
 		sed -n 's/^deb \(.*debian.*\)/deb-src \1/p' /etc/apt/sources.list \
 			>"${SRC%.sources}.list"
 	fi
-	need_update=1
 fi
-
-[ -z "$missing" ] && [ -z "$need_update" ] && exit 0
 apt-get update -q
 [ -z "$missing" ] || apt-get install -y -q --no-install-recommends $missing

@@ -139,3 +139,58 @@ eh_frame_runs() {
 	skip "$1: eh_frame stacks" "$_why: frame pointers instead"
 	return 1
 }
+
+# readme_size LABEL BINARY DEFCONFIG [STRIP]: the README's size table
+# row whose first cell starts with `LABEL` must give BINARY's stripped
+# size (STRIP, default strip) within README_SIZE_TOL percent (2), the
+# tolerance the README states: integrators size flash partitions from
+# those figures. A FAIL names the README's line. SKIP when BINARY is
+# not built, is older than the sources (make readme-sizes rebuilds it),
+# or was not configured with configs/DEFCONFIG alone (BINARY's .config).
+readme_size() {
+	_rs_label=$1 _rs_bin=$2 _rs_def=$3 _rs_strip=${4:-strip}
+	_rs_tol=${README_SIZE_TOL:-2}
+	_rs_row=$(grep -n "^| \`$_rs_label\`" "$SRCTREE/README.md" | head -n 1)
+	_rs_name="README size of $_rs_label"
+	if [ -z "$_rs_row" ]; then
+		fail "$_rs_name" "README.md has no size row starting with \`$_rs_label\`"
+		return
+	fi
+	_rs_line=${_rs_row%%:*}
+	_rs_want=$(echo "${_rs_row#*:}" | awk -F'|' '{ gsub(/[ ,]/, "", $3); print $3 }')
+	_rs_name="README.md:$_rs_line: $_rs_label"
+	case $_rs_want in
+	'' | *[!0-9]*)
+		fail "$_rs_name" "no byte count in the row's second cell: ${_rs_row#*:}"
+		return ;;
+	esac
+	if [ ! -f "$_rs_bin" ]; then
+		skip "$_rs_name" "$_rs_bin not built (make readme-sizes builds it)"
+		return
+	fi
+	_rs_new=$(find "$SRCTREE/applets" "$SRCTREE/bpf" "$SRCTREE/common" \
+		"$SRCTREE/configs" "$SRCTREE/Kconfig" -type f -newer "$_rs_bin" \
+		! -name Config.in -print 2>/dev/null | head -n 1)
+	if [ -n "$_rs_new" ]; then
+		skip "$_rs_name" "$_rs_bin is older than ${_rs_new#"$SRCTREE"/} (make readme-sizes rebuilds it)"
+		return
+	fi
+	_rs_tmp=$(mktemp -d)
+	"$SRCTREE/scripts/config.sh" defconfig "$SRCTREE" \
+		"$SRCTREE/configs/$_rs_def" "$_rs_tmp/def" >/dev/null 2>&1
+	if ! cmp -s "$_rs_tmp/def" "$(dirname "$_rs_bin")/.config"; then
+		skip "$_rs_name" "$_rs_bin was not configured with configs/$_rs_def alone"
+		rm -rf "$_rs_tmp"
+		return
+	fi
+	"$_rs_strip" -o "$_rs_tmp/bin" "$_rs_bin" 2>/dev/null || cp "$_rs_bin" "$_rs_tmp/bin"
+	_rs_got=$(stat -c %s "$_rs_tmp/bin")
+	rm -rf "$_rs_tmp"
+	_rs_pct=$(awk "BEGIN { printf \"%+.1f\", ($_rs_got - $_rs_want) * 100 / $_rs_want }")
+	if fcmp "($_rs_got - $_rs_want) * 100 <= $_rs_tol * $_rs_want &&
+		($_rs_want - $_rs_got) * 100 <= $_rs_tol * $_rs_want"; then
+		pass "$_rs_name: README $_rs_want B, built $_rs_got B stripped ($_rs_pct %, within $_rs_tol %)"
+	else
+		fail "$_rs_name" "README says $_rs_want B, the build is $_rs_got B stripped ($_rs_pct %, more than $_rs_tol %): write the new figure there"
+	fi
+}

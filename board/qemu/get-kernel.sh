@@ -7,7 +7,7 @@
 # WHY these kernels: they are real distribution kernels with kprobes,
 # fentry and BTF, which the development machine's kernel lacks, so the
 # fallback paths and the arm64 build get tested against what users run;
-# README.md says what each one stands for.
+# docs/testing.md says what each one stands for.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

@@ -50,6 +50,7 @@ if make -s O="$T/tiny" tiny_defconfig >/dev/null && make -s O="$T/tiny" >"$T/tin
 	"$T/tiny/stackbox" oncpu -f folded >"$T/tiny.err" 2>&1
 	check "tiny: -f folded is refused clearly" grep -q 'oncpu: -f folded: not in this build' "$T/tiny.err"
 	check "tiny: build is warning-free" test -z "$(grep -i warning "$T/tiny.log")"
+	readme_size tiny_defconfig "$T/tiny/stackbox" tiny_defconfig
 else
 	fail "tiny_defconfig builds" "$(tail -5 "$T/tiny.log")"
 fi
