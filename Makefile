@@ -413,6 +413,8 @@ help:
 	@echo '  check             unit, integration (root) and board (qemu) tests'
 	@echo '  board-run, check-board  boot the qemu boards (BOARDS=, BOARD_JOBS=2),'
 	@echo '                    then check them (docs/boards.md)'
+	@echo '  check-stress      offcpu, unwind, rastack, memstack tests ROUNDS=20 times'
+	@echo '                    under stress-ng --cpu 2: failures per check'
 	@echo 'Variables: O=DIR  V=1  ARCH=  CC=  CROSS_COMPILE=  CFLAGS=  LDFLAGS='
 	@echo '  PKG_CONFIG=  STATIC=1  DEPS=prefix  DESTDIR=  BINDIR=  LINKS=  LINK_ALL=1'
 	@echo '  VERSION= (what stackbox --version and make dist call the version)'

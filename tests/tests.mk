@@ -31,7 +31,7 @@ $(TESTS_O)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c | $(TEST
 $(TESTS_O)/unit $(TESTS_O)/workloads:
 	$(Q)mkdir -p $@
 
-.PHONY: check-build check-unit check-integration check-board board-run
+.PHONY: check-build check-unit check-integration check-board board-run check-stress
 check-build: $(O)/stackbox $(UNIT_BINS) $(UNIT_FIXTURES) $(WORKLOADS)
 
 # Board tests check what board-run left in out/board: it boots every
@@ -51,3 +51,9 @@ check-unit check-integration: check-build
 check-board: board-run
 	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
 		OUT=$(srctree)/out $(srctree)/tests/run.sh board
+
+# The timing-sensitive integration tests ROUNDS times (20) under
+# stress-ng --cpu 2, and each check's failures (tests/stress.sh).
+check-stress: check-build
+	$(Q)STACKBOX=$(abspath $(O)/stackbox) TESTS_O=$(abspath $(TESTS_O)) \
+		OUT=$(srctree)/out $(srctree)/tests/stress.sh $(STRESS_TESTS)
