@@ -394,39 +394,6 @@ static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
 	return nx < ny ? -1 : nx > ny;
 }
 
-/*
- * Biggest first; equal values in an order of their own (process,
- * thread, split, then frames), never the order qsort leaves ties in:
- * that differs between libcs, and report on a glibc host must print
- * what the collector printed with musl.
- */
-static int by_value(const void *a, const void *b, void *primary)
-{
-	const struct row *x = a, *y = b;
-	unsigned p = *(unsigned *)primary;
-	int c;
-
-	if (x->v[p] != y->v[p])
-		return x->v[p] < y->v[p] ? 1 : -1;
-	if (x->key.tgid != y->key.tgid)
-		return x->key.tgid < y->key.tgid ? -1 : 1;
-	if (x->key.pid != y->key.pid)
-		return x->key.pid < y->key.pid ? -1 : 1;
-	if (x->key.aux != y->key.aux)
-		return x->key.aux < y->key.aux ? -1 : 1;
-	if ((c = by_frames(x->ustack, x->nu, y->ustack, y->nu)) ||
-	    (c = by_frames(x->kstack, x->nk, y->kstack, y->nk)) ||
-	    (c = by_frames(x->other_ustack, x->other_nu, y->other_ustack,
-			   y->other_nu)) ||
-	    (c = by_frames(x->other_kstack, x->other_nk, y->other_kstack,
-			   y->other_nk)))
-		return c;
-	for (unsigned m = 0; m < SB_MAX_VALUES; m++)
-		if (x->v[m] != y->v[m])
-			return x->v[m] < y->v[m] ? 1 : -1;
-	return strcmp(x->key.comm, y->key.comm);
-}
-
 static int by_string(const char *x, const char *y)
 {
 	return strcmp(x ? x : "", y ? y : "");
@@ -456,6 +423,28 @@ static int by_shown(const void *a, const void *b)
 		return c;
 	return by_frames(x->other_kstack, x->other_nk, y->other_kstack,
 			 y->other_nk);
+}
+
+/*
+ * Biggest first; equal values in an order of their own (what text shows
+ * of them: process, thread, split, names, frames), never the order qsort
+ * leaves ties in: that differs between libcs, and report on a glibc host
+ * must print what the collector printed with musl.
+ */
+static int by_value(const void *a, const void *b, void *primary)
+{
+	const struct row *x = a, *y = b;
+	unsigned p = *(unsigned *)primary;
+	int c;
+
+	if (x->v[p] != y->v[p])
+		return x->v[p] < y->v[p] ? 1 : -1;
+	if ((c = by_shown(x, y)))
+		return c;
+	for (unsigned m = 0; m < SB_MAX_VALUES; m++)
+		if (x->v[m] != y->v[m])
+			return x->v[m] < y->v[m] ? 1 : -1;
+	return 0;
 }
 
 /*
