@@ -140,6 +140,16 @@ static void oncpu_describe(struct collector *c, void *args, char *buf,
 		 a->event, a->hz, 1000.0 / a->hz);
 }
 
+static const char *const oncpu_stat_names[] = {
+	"ms of CPU time not sampled (CPUs offline)",
+	NULL,
+};
+
+static void oncpu_add_stats(struct collector *c, void *args, __u64 *stats)
+{
+	stats[0] += collect_unsampled_ns(c) / NS_PER_MS;
+}
+
 static const struct collector_ops oncpu_ops = {
 	.features = (const enum sb_feature[]){SB_F_PERF_CYCLES, SB_F_END},
 	.metrics = oncpu_metrics,
@@ -150,6 +160,8 @@ static const struct collector_ops oncpu_ops = {
 	.attach = oncpu_attach,
 	.period_ns = oncpu_period_ns,
 	.describe = oncpu_describe,
+	.stat_names = oncpu_stat_names,
+	.add_stats = oncpu_add_stats,
 };
 
 static int oncpu_main(void *args, int argc, char **argv)

@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "output.h"
 #include "output_sink.h"
+#include "percpu.h"
 #include "privs.h"
 #include "sink.h"
 #include "stacks.h"
@@ -51,21 +52,30 @@ int collect_attach_per_cpu(struct collector *c, struct bpf_program *prog,
 {
 	int *cpus, n = collect_ncpus(c, &cpus);
 
-	for (int i = 0; i < n; i++) {
-		int fd = syscall(SYS_perf_event_open, attr, -1, cpus[i], -1,
-				 PERF_FLAG_FD_CLOEXEC);
-		struct bpf_link *l;
-
-		if (fd < 0)
-			perror_exit("perf_event_open(%s) on CPU %d", event,
-				    cpus[i]);
-		l = bpf_program__attach_perf_event(prog, fd);
-		if (!l)
-			perror_exit("attaching to the %s event of CPU %d",
-				    event, cpus[i]);
-		collect_keep_link(c, l);
-	}
+	if (c->npercpu == ARRAY_SIZE(c->percpu))
+		error_exit("more than %zu per-CPU events",
+			   ARRAY_SIZE(c->percpu));
+	c->percpu[c->npercpu++] = percpu_attach(prog, attr, event, cpus, n);
 	return n;
+}
+
+__u64 collect_unsampled_ns(struct collector *c)
+{
+	__u64 ns = 0, now = now_ns();
+
+	for (unsigned i = 0; i < c->npercpu; i++)
+		ns += percpu_unsampled(c->percpu[i], now);
+	return ns;
+}
+
+/* CPU hotplug: per-CPU events follow the CPUs that come and go. */
+static void poll_cpus(struct collector *c, __u64 now)
+{
+	if (!c->npercpu || now < c->percpu_next)
+		return;
+	for (unsigned i = 0; i < c->npercpu; i++)
+		percpu_poll(c->percpu[i], now);
+	c->percpu_next = now + NS_PER_SEC;
 }
 
 int collect_attach_tracepoints(struct collector *c, struct bpf_object *obj,
@@ -252,6 +262,7 @@ static int run_loop(struct collector *c)
 	c->next_snap = c->o->interval && capture_taking(c->capture)
 			       ? start + c->o->interval
 			       : 0;
+	c->percpu_next = start + NS_PER_SEC;
 	for (;;) {
 		struct epoll_event ev[4];
 		__u64 now = now_ns(), until, due = 0;
@@ -263,6 +274,7 @@ static int run_loop(struct collector *c)
 			take_interval(c, now, &failed);
 		if (output_reader_gone(c->out))
 			break;
+		poll_cpus(c, now);
 		/* after it: a source that watches snapshots may have fired */
 		if (c->capture)
 			due = capture_due(c->capture, now_ns());
@@ -270,6 +282,7 @@ static int run_loop(struct collector *c)
 		    c->child < 0) /* CMD could not start */
 			break;
 		until = earliest(earliest(c->next_snap, end), due);
+		until = earliest(until, c->npercpu ? c->percpu_next : 0);
 		timeout =
 			until ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS)
 			      : -1;

@@ -176,6 +176,9 @@ struct collector_ops {
 	/* What the applet's own counters (SB_STAT_APPLET0 + i) count, for
 	 * the snapshot's "lost:" line; ends with NULL. */
 	const char *const *stat_names;
+	/* Counters of those the applet counts in user space, added to what
+	 * BPF counted in this interval (stats[i]: stat_names[i]). */
+	void (*add_stats)(struct collector *c, void *args, __u64 *stats);
 	/* Name of the key's aux split (offcpu state); NULL: no split.
 	 * An empty name: this row's split is not shown. The one callback
 	 * without the run: report calls it on a stream, long after. */
@@ -276,11 +279,14 @@ void sb_elf_release(void);
 int collect_ncpus(struct collector *c, int **cpus);
 struct bpf_program;
 struct perf_event_attr;
-/* prog on a perf event of attr on every online CPU, kept until the end;
- * a CPU that refuses ends the run with one line naming event. How many
- * CPUs. */
+/* prog on a perf event of attr on every online CPU, kept until the end
+ * and through CPU hotplug (percpu.c); a CPU that refuses ends the run
+ * with one line naming event. How many CPUs. */
 int collect_attach_per_cpu(struct collector *c, struct bpf_program *prog,
 			   struct perf_event_attr *attr, const char *event);
+/* CPU time, ns, those events did not sample since the last call: CPUs
+ * that went offline (they are attached again when back). */
+__u64 collect_unsampled_ns(struct collector *c);
 /* Every loaded program whose name starts with prefix and whose section
  * is a tracepoint's or a raw tracepoint's, attached as the section says
  * and kept. 0, or -errno (said). */

@@ -43,7 +43,11 @@ struct collector {
 	int *pidfds;	  /* -p's processes, -1 once gone (child.c) */
 	size_t pids_alive;
 	int *cpus, ncpus;
-	char describe[512]; /* the applet's line, then "filters: ..." */
+	/* per-CPU perf events, read again each second for CPU hotplug */
+	struct percpu_events *percpu[2];
+	unsigned npercpu;
+	uint64_t percpu_next; /* CLOCK_MONOTONIC ns */
+	char describe[512];   /* the applet's line, then "filters: ..." */
 	unsigned long seq;
 	/* new processes whose mappings were read, and forks given their
 	 * parent's instead (SB_EV_NEW_TGID) */

@@ -18,6 +18,7 @@
 #include "kernel.h"
 #include "mapmake.h"
 #include "mapmem.h"
+#include "percpu.h"
 #include "sink.h"
 #include "unwind.h"
 
@@ -325,6 +326,10 @@ void destroy_bpf(struct collector *c)
 	pthread_t tid[MAX_CLOSERS];
 	bool started[MAX_CLOSERS] = {0};
 	size_t n = c->nlinks < MAX_CLOSERS ? c->nlinks : MAX_CLOSERS;
+
+	for (unsigned i = 0; i < c->npercpu; i++)
+		percpu_free(c->percpu[i]);
+	c->npercpu = 0;
 
 	for (size_t t = 0; t < n; t++) {
 		w[t] = (struct closer){c->links + t,

@@ -201,6 +201,8 @@ int snapshot(struct collector *c, bool final)
 	s.applet_stat_names = c->ops->stat_names;
 	for (unsigned i = 0; i < ARRAY_SIZE(s.applet_stats); i++)
 		s.applet_stats[i] = stats[SB_STAT_APPLET0 + i];
+	if (c->ops->add_stats)
+		c->ops->add_stats(c, c->args, s.applet_stats);
 	err = c->capture ? capture_emit(c->capture, &s)
 			 : output_snapshot(c->out, &s);
 	if (s.lost_ustacks + s.lost_kstacks + s.dropped_rows + s.dropped_events)
