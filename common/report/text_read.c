@@ -7,6 +7,7 @@
  *   === APPLET snapshot N[ (final)]: DATE TIME .. TIME (D s)
  *   (or boot+S.MMMs .. boot+S.MMMs: times since boot, perf script's)
  *   [describe line]
+ *   [filters: ...]
  *   [unwind line]
  *   total: VALUE NAME[, VALUE NAME]... in N stacks
  *   lost: none | N COUNTER[, N COUNTER]... (those not zero; older
@@ -677,6 +678,13 @@ static void head_line(struct text_read *t, const char *line)
 		t->s.unwind_unknown = strtoull(semi + 2, NULL, 10);
 	} else if (!t->s.describe && !t->s.nmetrics) {
 		t->s.describe = keep(t, line);
+	} else if (!strncmp(line, "filters: ", 9) && !t->s.nmetrics &&
+		   !strchr(t->s.describe, '\n')) {
+		/* the applet's line has a second: the run's filters */
+		char *both = xasprintf("%s\n%s", t->s.describe, line);
+
+		t->s.describe = keep(t, both);
+		free(both);
 	} else {
 		bad_line(t);
 	}

@@ -123,7 +123,7 @@ check "report of garbage exits non-zero ($rc)" [ $rc != 0 ]
 check "report of garbage leaves no -o file, nor a temporary one" \
 	[ -z "$(ls -A "$T/o")" ]
 check "report of garbage says so in one line: $(head -1 "$T/junk.err")" \
-	[ "$(wc -l <"$T/junk.err")" = 1 ] && grep -q 'neither a bin stream' "$T/junk.err"
+	sh -c "[ \$(wc -l <'$T/junk.err') = 1 ] && grep -q 'neither a bin stream' '$T/junk.err'"
 for f in text folded pprof; do
 	echo old >"$T/o/out"
 	sb_report -f $f -o "$T/o/out" "$T/junk" 2>/dev/null
@@ -133,3 +133,11 @@ done
 sb_report -f folded -o "$T/o/out" "$T/on.text" 2>/dev/null
 check "report -f folded -o FILE of text replaces it on success" \
 	cmp -s "$T/o/out" "$T/on-b.folded"
+
+# a run's filters are a second line under the applet's: read back, said
+# again, no line left unread
+"$STACKBOX" offcpu -m 1ms -d 300ms >"$T/filt.text" 2>/dev/null
+sb_report "$T/filt.text" >"$T/filt.out" 2>"$T/filt.err"
+check "text with a filters line: read whole (only the input-kind line on stderr)" \
+	[ "$(wc -l <"$T/filt.err")" = 1 ]
+check "text with a filters line: said again" grep -qx 'filters: -m 1ms' "$T/filt.out"
