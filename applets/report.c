@@ -1009,9 +1009,6 @@ static int write_profile(struct report *rp)
 
 	if (!f)
 		perror_exit("-o %s", a->output);
-	if (a->format == FORMAT_PPROF && f == stdout && isatty(1))
-		error_exit("-f pprof: standard output is a terminal; use -o "
-			   "FILE");
 	if (rp->an) {
 		err = anomalies_write(rp->an, f,
 				      a->format == FORMAT_JSON	? ANOMALIES_JSON
@@ -1071,6 +1068,25 @@ static int push(struct report *rp)
 	return err ? 1 : 0;
 }
 
+/* An SVG or a gzip'ed profile on a terminal is a screenful of noise:
+ * said before any input is read, with a name to pass. */
+static void refuse_terminal(const struct report_args *a, int argc, char **argv)
+{
+	const char *ext = a->format == FORMAT_SVG     ? "svg"
+			  : a->format == FORMAT_PPROF ? "pb.gz"
+						      : NULL;
+	const char *in = argc ? strrchr(argv[0], '/') : NULL;
+
+	if (!ext || a->anomalies || (a->output && strcmp(a->output, "-")) ||
+	    !isatty(STDOUT_FILENO))
+		return;
+	in = in ? in + 1 : argc ? argv[0] : "profile";
+	help_exit("-f %s: standard output is a terminal: name a file, "
+		  "-o %s.%s",
+		  a->format == FORMAT_SVG ? "svg" : "pprof",
+		  strcmp(in, "-") ? in : "profile", ext);
+}
+
 static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
@@ -1082,6 +1098,7 @@ static int report_main(void *args, int argc, char **argv)
 	int err = 0;
 
 	verbose_level = a->verbose;
+	refuse_terminal(a, argc, argv);
 	if (a->base.n && a->format != FORMAT_SVG)
 		help_exit("--base: only for -f svg");
 	rp.from = parse_when("--from", a->from);

@@ -141,3 +141,13 @@ sb_report "$T/filt.text" >"$T/filt.out" 2>"$T/filt.err"
 check "text with a filters line: read whole (only the input-kind line on stderr)" \
 	[ "$(wc -l <"$T/filt.err")" = 1 ]
 check "text with a filters line: said again" grep -qx 'filters: -m 1ms' "$T/filt.out"
+
+# the design card's workflow: text to a file, then an SVG of it; on a
+# terminal report names a file to pass rather than print the SVG
+"$STACKBOX" offcpu -d 300ms >"$T/x" 2>/dev/null
+(cd "$T" && script -qc "'$STACKBOX' report -f svg x" /dev/null) >"$T/tty.out" 2>&1
+check "report -f svg to a terminal: refused, naming a file to pass" \
+	grep -q 'report: -f svg: standard output is a terminal: name a file, -o x.svg' "$T/tty.out"
+(cd "$T" && sb_report -f svg -o x.svg x 2>/dev/null)
+check "report -f svg -o x.svg of offcpu's text: an SVG with its title" \
+	grep -q '<text [^>]*>offcpu: [0-9,]* us blocked' "$T/x.svg"
