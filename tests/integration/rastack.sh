@@ -201,5 +201,8 @@ if ! command -v bpftool >/dev/null; then
 elif pgrep -f 'stackbox rastack' >/dev/null; then
 	skip "no rastack program left loaded" "another stackbox rastack is running"
 else
-	check "no rastack program left loaded" sh -c "! bpftool prog show | grep -q ' name ra_'"
+	# (the kernel frees a raw_tp program after an RCU tasks-trace grace
+	# period that follows its link's release: seconds on a busy machine)
+	check "no rastack program left loaded" \
+		wait_for 10 sh -c "! bpftool prog show | grep -q ' name ra_'"
 fi
