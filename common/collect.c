@@ -369,7 +369,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));
 	kbtf_use(o->btf);
 	open_load_attach(&c);
-	privs_after_attach(c.obj, ops->target); /* privs.c: what is kept */
+	/* privs.c: what is kept */
+	privs_after_attach(c.obj, ops->target, c.npercpu > 0);
 
 	c.stacks = stack_cache_new(
 		bpf_map__fd(bpf_object__find_map_by_name(c.obj, "sb_stacks")));

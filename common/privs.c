@@ -14,13 +14,17 @@
  *   syslog           /proc/kallsyms addresses (kptr_restrict=1), read at
  *                    the first kernel frame, after attach
  *   bpf, perfmon     only for applets that attach to processes as they
- *                    start (memstack's uprobes), or where the kernel still
- *                    wants CAP_BPF for reading our own maps (tried in a
- *                    child: before 6.5 every bpf() call checked it)
+ *                    start (memstack's uprobes), or open per-CPU perf
+ *                    events again (oncpu: a CPU back from offline, whose
+ *                    old event the kernel dropped), or where the kernel
+ *                    still wants CAP_BPF for reading our own maps (tried
+ *                    in a child: before 6.5 every bpf() call checked it)
  *   sys_admin        the same, on kernels older than CAP_BPF (5.8); and
  *                    for applets that attach later: perf event uprobes
  *                    (memstack before uprobe_multi, 6.6) fail with EACCES
- *                    without it (measured on 6.18)
+ *                    without it (measured on 6.18); and to open perf
+ *                    events where perf_event_paranoid is above 2
+ *                    (Debian's kernels: EACCES on the 6.12 board)
  *
  * Raw capget/capset: libcap is not a dependency for five calls.
  */
@@ -134,16 +138,29 @@ static bool kernel_knows(unsigned cap)
 	return known;
 }
 
-void privs_after_attach(struct bpf_object *obj, bool attaches_later)
+/* perf_event_paranoid above 2 (Debian's and Android's kernels) lets
+ * only CAP_SYS_ADMIN open perf events, whatever CAP_PERFMON says. */
+static bool perf_needs_admin(void)
+{
+	char *s = read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+	bool admin = s && atoi(s) > 2;
+
+	free(s);
+	return admin;
+}
+
+void privs_after_attach(struct bpf_object *obj, bool attaches_later,
+			bool reopens_events)
 {
 	uint64_t keep = 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH |
 			1ULL << SB_CAP_CHECKPOINT_RESTORE | 1ULL << CAP_SYSLOG;
 	uint64_t bpf = 1ULL << SB_CAP_BPF | 1ULL << SB_CAP_PERFMON;
 	char kept[256];
 
-	if (!kernel_knows(SB_CAP_BPF) || attaches_later)
+	if (!kernel_knows(SB_CAP_BPF) || attaches_later ||
+	    (reopens_events && perf_needs_admin()))
 		bpf |= 1ULL << CAP_SYS_ADMIN;
-	if (attaches_later || map_reads_need_bpf(obj, keep))
+	if (attaches_later || reopens_events || map_reads_need_bpf(obj, keep))
 		keep |= bpf;
 	if (caps_limit(keep)) {
 		perror_msg("giving up capabilities after attach");

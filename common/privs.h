@@ -9,9 +9,11 @@ struct bpf_object;
 /*
  * Once attached, give up every capability but those the rest of the run
  * uses (privs.c says which and why); -v names them. attaches_later: the
- * applet attaches to processes as they start (ops->target).
+ * applet attaches to processes as they start (ops->target);
+ * reopens_events: per-CPU perf events follow CPUs back from offline.
  */
-void privs_after_attach(struct bpf_object *obj, bool attaches_later);
+void privs_after_attach(struct bpf_object *obj, bool attaches_later,
+			bool reopens_events);
 
 /* May this process load and attach tracing BPF programs: root, or
  * CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on kernels before them, 5.8)? */

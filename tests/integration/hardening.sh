@@ -153,7 +153,9 @@ caps_after_attach() {
 	check "$1 -v names the kept set" test "$said" = "$2"
 }
 
-caps_after_attach oncpu dac_read_search,sys_ptrace,syslog,checkpoint_restore
+# oncpu opens a CPU's perf event again when the CPU is back from offline
+caps_after_attach oncpu dac_read_search,sys_ptrace,syslog,perfmon,bpf,checkpoint_restore
+caps_after_attach offcpu dac_read_search,sys_ptrace,syslog,checkpoint_restore
 # memstack attaches uprobes to processes as they start: BPF stays, and
 # sys_admin, which perf event uprobes need
 caps_after_attach memstack \
