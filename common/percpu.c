@@ -82,8 +82,8 @@ static void back(struct percpu_events *p, int cpu, __u64 now)
 {
 	p->link[cpu] = attach_one(p, cpu);
 	if (!p->link[cpu]) { /* the next poll tries again */
-		verbose("CPU %d is online again, its %s event not yet: %s",
-			cpu, p->event, strerror(errno));
+		verbose("CPU %d is online again, its %s event not yet: %s", cpu,
+			p->event, strerror(errno));
 		return;
 	}
 	if (p->gone[cpu])
