@@ -15,6 +15,7 @@
 
 struct capture {
 	struct collector *c;
+	capture_take_fn take;
 	struct trigger_set *trig;
 	struct recorder *ring; /* -R */
 	bool open;	       /* writing: a trigger active, or holding */
@@ -50,7 +51,7 @@ static void open_window(struct capture *cap, uint64_t now)
 		/* a snapshot up to the firing ends the window: then the
 		 * ring is written, this one last, with the marks */
 		cap->dump_now = true;
-		snapshot(c, false);
+		cap->take(c, false);
 	} else {
 		c->ctl->paused = 0;
 		clock_gettime(CLOCK_REALTIME, &c->interval_start);
@@ -64,7 +65,7 @@ static void close_window(struct capture *cap, uint64_t now)
 
 	if (!cap->ring)
 		c->ctl->paused = 1; /* before the flip: the rest is drained */
-	snapshot(c, false);
+	cap->take(c, false);
 	cap->open = false;
 	cap->hold_until = 0;
 	c->next_snap = cap->ring && c->o->interval ? now + c->o->interval : 0;
@@ -88,7 +89,7 @@ static void changed(void *ctx, struct trigger *t, bool fired, uint64_t now)
 	}
 }
 
-struct capture *capture_new(struct collector *c)
+struct capture *capture_new(struct collector *c, capture_take_fn take)
 {
 	const struct collect_opts *o = c->o;
 	struct capture *cap;
@@ -104,6 +105,7 @@ struct capture *capture_new(struct collector *c)
 		help_exit("-R: the ring is bin: not in this build "
 			  "(CONFIG_FORMAT_BIN)");
 	cap = xzalloc(sizeof(*cap));
+	cap->take = take;
 	cap->c = c;
 	cap->trig =
 		trigger_set_open(o->triggers.spec, o->triggers.n, changed, cap);

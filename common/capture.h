@@ -22,8 +22,10 @@ struct capture;
 /* epoll data of trigger i's fd: CAPTURE_EV + i */
 #define CAPTURE_EV 16
 
-/* NULL without -T. Before BPF is loaded: it opens the triggers. */
-struct capture *capture_new(struct collector *c);
+/* NULL without -T. Before BPF is loaded: it opens the triggers. take
+ * takes a snapshot (the drain, which calls capture_emit with it). */
+typedef int (*capture_take_fn)(struct collector *c, bool final);
+struct capture *capture_new(struct collector *c, capture_take_fn take);
 /* After load, before attach: close the gate when waiting starts. */
 void capture_loaded(struct capture *cap);
 void capture_watch(struct capture *cap, int epfd);

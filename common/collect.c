@@ -242,7 +242,7 @@ static void add_events(struct collector *c)
  * rather than bursting. */
 static void take_interval(struct collector *c, __u64 now, int *failed)
 {
-	*failed |= snapshot(c, false);
+	*failed |= collect_snapshot(c, false);
 	c->next_snap += c->o->interval;
 	if (c->next_snap <= now)
 		c->next_snap = now + c->o->interval;
@@ -312,7 +312,7 @@ done:
 	if (c->events)
 		ring_buffer__consume(c->events);
 	if (!c->cmd_not_run) /* it said why in one line, and exits 127 */
-		failed |= snapshot(c, true);
+		failed |= collect_snapshot(c, true);
 	return failed;
 }
 
@@ -363,7 +363,8 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	if (cmd && o->pids.n)
 		help_exit("-p and -- CMD cannot be used together");
 	c.out = output_open(o);
-	c.capture = capture_new(&c); /* -T: a bad spec fails before BPF */
+	c.capture = capture_new(
+		&c, collect_snapshot); /* -T: a bad spec fails before BPF */
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;
 	if (cmd)
 		c.child = spawn_waiting(cmd, &go, stops_at_exec(&c));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The run state the core's files share (collect.c the lifecycle, plan.c
- * the attach plan, child.c CMD, snapshot.c the interval's rows,
+ * the attach plan, child.c CMD, drain.c the interval's rows,
  * libbpf_log.c libbpf's messages). Applets see struct collector only as
  * a handle.
  */
@@ -85,9 +85,8 @@ void unwatch_pids(struct collector *c);
 /* A pidfd woke epoll: true when every -p process has exited. */
 bool pids_gone(struct collector *c);
 
-/* snapshot.c: drain, merge and emit one interval; nonzero when a sink
+/* drain.c: drain, merge and emit one interval; nonzero when a sink
  * failed. */
-int snapshot(struct collector *c, bool final);
-__u64 now_ns(void);
+int collect_snapshot(struct collector *c, bool final);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stackbox.h"
@@ -173,6 +174,14 @@ void release_free_memory(void)
 {
 }
 #endif
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
 
 /* /proc files report size 0, so read until EOF rather than stat. */
 char *read_file(const char *path, size_t *len)

@@ -46,6 +46,8 @@ void *grow_array(void *arr, size_t *cap, size_t n, size_t elem);
 void tune_malloc(void);
 /* Give the pages free() kept back to the kernel (after a snapshot). */
 void release_free_memory(void);
+/* CLOCK_MONOTONIC in ns: BPF's clock (bpf_ktime_get_ns). */
+uint64_t now_ns(void);
 
 /* ---- option parsing: one table per applet is the only declaration ---- */
 struct opt;

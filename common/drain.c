@@ -139,15 +139,7 @@ static void say_kept(struct collector *c)
 		stack_cache_size(c->stacks));
 }
 
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
-
-int snapshot(struct collector *c, bool final)
+int collect_snapshot(struct collector *c, bool final)
 {
 	struct snapshot s = {0};
 	__u64 stats[SB_STAT_MAX];
