@@ -88,7 +88,7 @@ core-$(CONFIG_FORMAT_BIN) += format_bin
 # Reading bin: report, and the flight recorder's dump as text or folded.
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),report/bin_read report/bin_parity bin_replay bin_dict)
 # -T and -R (docs/triggers.md)
-core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
+core-y += trigger trigger_change trigger_psi trigger_load trigger_event trigger_anomaly
 core-y += capture recorder pool
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push

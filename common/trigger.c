@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The trigger set: specs to sources, their checks, changes to the owner. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,7 +86,8 @@ struct trigger_set *trigger_set_open(const char *const *specs, size_t n,
 	ts->ctx = ctx;
 	for (size_t i = 0; i < n; i++) {
 		open_one(&ts->t[ts->n], specs[i], false);
-		ts->t[ts->n++].set = ts;
+		ts->t[ts->n].changed = fn;
+		ts->t[ts->n++].owner = ctx;
 	}
 	return ts;
 }
@@ -179,37 +179,4 @@ void trigger_set_close(struct trigger_set *ts)
 	}
 	free(ts->t);
 	free(ts);
-}
-
-static void change(struct trigger *t, bool fire, uint64_t now, const char *fmt,
-		   va_list ap)
-{
-	if (t->active == fire && !t->momentary)
-		return;
-	vsnprintf(t->cause, sizeof(t->cause), fmt, ap);
-	t->active = fire;
-	t->set->changed(t->set->ctx, t, fire, now);
-	/* an event: it fired, and is over at once; --hold writes on */
-	if (fire && t->momentary) {
-		t->active = false;
-		t->set->changed(t->set->ctx, t, false, now);
-	}
-}
-
-void trigger_fire(struct trigger *t, uint64_t now, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	change(t, true, now, fmt, ap);
-	va_end(ap);
-}
-
-void trigger_clear(struct trigger *t, uint64_t now, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	change(t, false, now, fmt, ap);
-	va_end(ap);
 }

@@ -18,6 +18,10 @@
 struct snapshot;
 struct trigger;
 
+/* A change: fired (else cleared), t->cause says why, now when. */
+typedef void (*trigger_changed)(void *ctx, struct trigger *t, bool fired,
+				uint64_t now);
+
 struct trigger_source {
 	const char *kind; /* the spec's first word: "cpu", "load", "file" */
 	/* Parse the spec's rest (after "kind:" or "", NULL without one)
@@ -33,9 +37,10 @@ struct trigger_source {
 
 struct trigger {
 	const struct trigger_source *src;
-	struct trigger_set *set;
-	const char *spec; /* as given to -T */
-	int fd;		  /* -1: none; else polled for fd_events */
+	trigger_changed changed; /* told of every change (trigger_change.c) */
+	void *owner;		 /* its ctx */
+	const char *spec;	 /* as given to -T */
+	int fd;			 /* -1: none; else polled for fd_events */
 	unsigned fd_events;
 	uint64_t period_ns; /* 0: no periodic check */
 	uint64_t next_check;
@@ -49,10 +54,6 @@ struct trigger {
 	 * spec, set by open() with its one-line message */
 	char fallback[64];
 };
-
-/* A change: fired (else cleared), t->cause says why, now when. */
-typedef void (*trigger_changed)(void *ctx, struct trigger *t, bool fired,
-				uint64_t now);
 
 struct trigger_set;
 /* Open every spec (one line and the fallback for what cannot work
