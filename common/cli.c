@@ -93,43 +93,9 @@ static const char *opt_interval(const struct opt *o, const char *arg, void *dst)
 	return err;
 }
 
-/* IF_X() entries stand on lines of their own: keep clang-format out. */
+/* What "@COMMON" in an applet's usage text expands to. */
 /* clang-format off */
-#define C struct collect_opts
-const struct opt collect_options[] = {
-	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL,
-		   .flags = OPT_SHOWN),
-	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL,
-		   .flags = OPT_SHOWN),
-	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
-		     NULL),
-	OPT_CUSTOM('i', "interval", "INTERVAL", opt_interval, C, interval,
-		   "5s"),
-	OPT_FLAG_X('U', "user", C, user_only, "K"),
-	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
-	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
-		  collect_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
-	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
-	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
-				rotate, NULL),)
-	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, baud, 50, 4000000, NULL),)
-	OPT_CUSTOM(0, "status", "kmsg|syslog", opt_status, C, status, NULL),
-	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
-	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
-	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
-	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
-	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
-	OPT_STRING(0, "btf", "FILE", C, btf, NULL),
-	OPT_FLAG('v', "verbose", C, verbose),
-	OPT_CUSTOM('T', "trigger", "SPEC", opt_trigger, C, triggers, NULL),
-	OPT_DURATION(0, "hold", "DURATION", C, hold, 0, 1LL << 62, "10s"),
-	OPT_DURATION('R', "record", "WINDOW", C, record, 1, 1LL << 62, NULL),
-	OPT_CUSTOM(0, "record-bytes", "N", opt_bytes, C, record_bytes, "1M"),
-	OPT_END,
-};
-#undef C
-
-const char collect_usage[] =
+static const char collect_usage[] =
 	"  -p PID[,PID...]  only these processes (all their threads)\n"
 	"  -c CGROUP        only this cgroup v2 (path, absolute or below its "
 	"mount)\n"
@@ -190,4 +156,42 @@ const char collect_usage[] =
 	"  -- CMD [ARG]...  start CMD once attached, profile only it, stop "
 	"when it exits\n"
 	"                   and exit with its status\n";
+/* clang-format on */
+
+/* IF_X() entries stand on lines of their own: keep clang-format out. */
+/* clang-format off */
+#define C struct collect_opts
+const struct opt collect_options[] = {
+	OPT_CUSTOM('p', "pid", "PID[,PID...]", opt_pids, C, pids, NULL,
+		   .flags = OPT_SHOWN),
+	OPT_STRING('c', "cgroup", "CGROUP", C, cgroup, NULL,
+		   .flags = OPT_SHOWN),
+	OPT_DURATION('d', "duration", "DURATION", C, duration, 1, 1LL << 62,
+		     NULL),
+	OPT_CUSTOM('i', "interval", "INTERVAL", opt_interval, C, interval,
+		   "5s"),
+	OPT_FLAG_X('U', "user", C, user_only, "K"),
+	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
+	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
+		  collect_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
+	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
+	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
+				rotate, NULL),)
+	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, baud, 50, 4000000, NULL),)
+	OPT_CUSTOM(0, "status", "kmsg|syslog", opt_status, C, status, NULL),
+	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
+	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
+	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
+	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
+	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
+	OPT_STRING(0, "btf", "FILE", C, btf, NULL),
+	OPT_FLAG('v', "verbose", C, verbose),
+	OPT_CUSTOM('T', "trigger", "SPEC", opt_trigger, C, triggers, NULL),
+	OPT_DURATION(0, "hold", "DURATION", C, hold, 0, 1LL << 62, "10s"),
+	OPT_DURATION('R', "record", "WINDOW", C, record, 1, 1LL << 62, NULL),
+	OPT_CUSTOM(0, "record-bytes", "N", opt_bytes, C, record_bytes, "1M"),
+	OPT_END_HELP(collect_usage),
+};
+#undef C
+
 /* clang-format on */

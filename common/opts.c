@@ -279,7 +279,22 @@ static void apply_defaults(const struct opt *tbl, char *base)
 	}
 }
 
-static void print_usage(const char *usage)
+/* The help at the end of the first table tbl includes, or "". */
+static const char *included_help(const struct opt *tbl)
+{
+	for (; tbl->parse || tbl->include; tbl++) {
+		if (tbl->include) {
+			const struct opt *end = tbl->include;
+
+			while (end->parse || end->include)
+				end++;
+			return end->help ? end->help : "";
+		}
+	}
+	return "";
+}
+
+static void print_usage(const struct opt *tbl, const char *usage)
 {
 	const char *p = usage, *nl;
 
@@ -289,7 +304,7 @@ static void print_usage(const char *usage)
 			nl = p + strlen(p);
 		/* "@COMMON" stands for the options every collector takes */
 		if (nl - p == 7 && !strncmp(p, "@COMMON", 7))
-			fputs(collect_usage, stdout);
+			fputs(included_help(tbl), stdout);
 		else
 			fwrite(p, 1, nl - p + (*nl == '\n'), stdout);
 		if (!*nl)
@@ -370,7 +385,7 @@ int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 			break;
 		}
 		if (!strcmp(a, "--help")) {
-			print_usage(usage);
+			print_usage(tbl, usage);
 			exit(fflush(stdout) ? 1 : 0);
 		}
 		if (a[0] != '-' || !a[1])

@@ -66,6 +66,9 @@ struct opt {
 	const struct opt *include; /* a nested table at offset */
 	const void *data;	   /* the parser's table (OPT_NAME) */
 	unsigned flags;		   /* OPT_UNIT, OPT_SHOWN */
+	/* On a table's end: its options' help, which "@COMMON" in the usage
+	 * text of a table that includes it expands to. */
+	const char *help;
 };
 
 /* A duration that refuses a bare number: where tools of the same
@@ -143,6 +146,8 @@ double parse_size(const char *s, char **end);
 	{ .offset = offsetof(type, field), .include = tbl }
 #define OPT_END                                                                \
 	{ 0 }
+#define OPT_END_HELP(text)                                                     \
+	{ .help = text }
 /* clang-format on */
 
 /*
@@ -155,8 +160,6 @@ int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 /* The OPT_SHOWN options the last opts_parse() took, as given on the
  * command line ("-p 42 -m 1ms --state S,D"); "" when none. */
 const char *opts_shown(void);
-/* What "@COMMON" in a usage text expands to (collect.c). */
-extern const char collect_usage[];
 /* Parse "10", "10s", "500ms", "1.5m", "2h" into ns; NULL or an error. */
 const char *parse_duration(const char *s, uint64_t *ns);
 
