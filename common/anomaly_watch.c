@@ -10,6 +10,7 @@
 
 #include "anomaly.h"
 #include "anomaly_watch.h"
+#include "stackbox.h"
 
 #define SEEN_BITS     32768 /* keys ever seen in a row: 4 KiB */
 #define APPEAR_ZEROES 8	    /* an appeared stack's history: this many 0s */

@@ -16,6 +16,7 @@
 
 #include "kernel.h"
 #include "sb.h"
+#include "snapshot.h"
 #include "stackbox.h"
 
 struct bpf_object;
@@ -54,41 +55,6 @@ struct collect_opts {
 	long long record_bytes; /* its bound */
 };
 extern const struct opt collect_options[];
-
-enum metric_kind { METRIC_COUNT, METRIC_NS, METRIC_BYTES, METRIC_RATIO };
-/* What a value measures, for report (pprof types, SVG colours); the
- * default follows the kind: ns are time blocked, bytes are bytes. */
-enum metric_measure {
-	MEASURE_OF_KIND,
-	MEASURE_COUNT,
-	MEASURE_CPU_TIME,
-	MEASURE_BLOCKED_TIME,
-	MEASURE_BYTES,
-	MEASURE_MEMORY, /* bytes of memory held or allocated */
-	MEASURE_PAGES,
-};
-struct metric {
-	const char *name;      /* "samples", "blocked" */
-	enum metric_kind kind; /* how text prints it and its unit */
-	/* METRIC_RATIO: v[num] / v[den] of the same row (or of the totals),
-	 * shown by text as a percentage; BPF never counts it, folded and
-	 * pprof leave it out. */
-	unsigned char num, den;
-	/* A level at the snapshot (memory held), not a count over its
-	 * interval: a profile of many snapshots takes the last, not the
-	 * sum. */
-	bool level;
-	enum metric_measure measure;
-};
-
-static inline enum metric_measure metric_measure(const struct metric *m)
-{
-	if (m->measure != MEASURE_OF_KIND)
-		return m->measure;
-	return m->kind == METRIC_NS	 ? MEASURE_BLOCKED_TIME
-	       : m->kind == METRIC_BYTES ? MEASURE_BYTES
-					 : MEASURE_COUNT;
-}
 
 /*
  * One way to attach one hook; a hook lists them best first. An

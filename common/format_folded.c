@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "stackbox.h"
 
 /* A ';' inside a frame would split it in two for every reader. */
 static void put_frame(FILE *f, const char *s)

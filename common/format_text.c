@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "stackbox.h"
 
 const char *format_value(char *buf, size_t len, enum metric_kind kind, __u64 v)
 {

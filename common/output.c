@@ -57,12 +57,6 @@ struct output {
 	unsigned long unnamed; /* user frames shown as [module+offset] */
 };
 
-const char *const mark_kind_name[MARK_MAX] = {
-	[MARK_FIRED] = "fired",
-	[MARK_CLEARED] = "cleared",
-	[MARK_WINDOW] = "window",
-};
-
 /* A key frame every this many snapshots (docs/bin-format.md). */
 #define BIN_KEY_EVERY 16
 

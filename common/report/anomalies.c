@@ -22,6 +22,7 @@
 #include "cluster.h"
 #include "flame.h"
 #include "output.h"
+#include "stackbox.h"
 
 #define BASE_N	    10	 /* the baseline: at most this many intervals */
 #define MIN_HISTORY 3	 /* intervals a series needs before a change */

@@ -10,7 +10,7 @@
 #ifndef STACKBOX_BIN_READ_H
 #define STACKBOX_BIN_READ_H
 
-#include "collect.h"
+#include "snapshot.h"
 #include "output.h"
 #include "syms.h"
 #include "u64map.h"

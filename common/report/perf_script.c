@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "stackbox.h"
 #include "perf_script.h"
 #include "lines.h"
 #include "u64map.h"

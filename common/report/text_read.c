@@ -32,6 +32,7 @@
 
 #include "lines.h"
 #include "output.h"
+#include "stackbox.h"
 #include "text_read.h"
 
 #define MAX_STATS (SB_STAT_MAX - SB_STAT_APPLET0)

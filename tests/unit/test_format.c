@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "output.h"
+#include "stackbox.h"
 
 static const struct metric samples[] = {{"samples", METRIC_COUNT}};
 static const char *u1[] = {"main", "outer", "burn_a"};
