@@ -1092,8 +1092,8 @@ static int report_main(void *args, int argc, char **argv)
 	struct report_args *a = args;
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
 		       a->anomalies || a->hotcold;
-	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
-				 .top = a->top};
+	struct output_opts o = {.format = profile ? FORMAT_TEXT : a->format,
+				.top = a->top};
 	struct report rp = {.a = a};
 	int err = 0;
 

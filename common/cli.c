@@ -16,7 +16,7 @@ static const struct opt_formats collect_formats = {
 static __attribute__((unused)) const char *
 opt_rotate(const struct opt *o, const char *arg, void *dst)
 {
-	typeof(((struct collect_opts *)0)->rotate) *r = dst;
+	typeof(((struct output_opts *)0)->rotate) *r = dst;
 	char *end;
 	double v = parse_size(arg, &end);
 	long count = 2;
@@ -172,14 +172,14 @@ const struct opt collect_options[] = {
 		   "5s"),
 	OPT_FLAG_X('U', "user", C, user_only, "K"),
 	OPT_FLAG_X('K', "kernel", C, kernel_only, "U"),
-	OPT_TABLE('f', "format", "FORMAT", opt_format, C, format,
+	OPT_TABLE('f', "format", "FORMAT", opt_format, C, out.format,
 		  collect_formats, ENABLE_FORMAT_TEXT ? "text" : "folded"),
-	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, output, NULL),)
+	IF_SINK_FILE(OPT_STRING('o', "output", "FILE", C, out.output, NULL),)
 	IF_SINK_FILE(OPT_CUSTOM(0, "rotate", "SIZE[,COUNT]", opt_rotate, C,
-				rotate, NULL),)
-	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, baud, 50, 4000000, NULL),)
+				out.rotate, NULL),)
+	IF_SINK_FILE(OPT_INT(0, "baud", "N", C, out.baud, 50, 4000000, NULL),)
 	OPT_CUSTOM(0, "status", "kmsg|syslog", opt_status, C, status, NULL),
-	OPT_INT(0, "top", "N", C, top, 1, 1LL << 40, NULL),
+	OPT_INT(0, "top", "N", C, out.top, 1, 1LL << 40, NULL),
 	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
 	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
 	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),

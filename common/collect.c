@@ -362,7 +362,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	}
 	if (cmd && o->pids.n)
 		help_exit("-p and -- CMD cannot be used together");
-	c.out = output_open(o);
+	c.out = output_open(&o->out);
 	c.capture = capture_new(
 		&c, collect_snapshot); /* -T: a bad spec fails before BPF */
 	c.procs = ENABLE_SYMBOLIZE ? output_procs(c.out) : NULL;

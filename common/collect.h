@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "kernel.h"
+#include "output_sink.h"
 #include "sb.h"
 #include "snapshot.h"
 #include "stackbox.h"
@@ -31,18 +32,11 @@ struct collect_opts {
 	uint64_t duration; /* ns, 0 = until a signal */
 	uint64_t interval; /* ns, 0 = one snapshot at the end */
 	int user_only, kernel_only;
-	int format; /* enum output_format */
-	const char *output;
-	struct {
-		uint64_t size; /* bytes; 0: never rotate */
-		unsigned count;
-	} rotate;
-	long long baud;
-	const char *status; /* kmsg, syslog */
-	long long top;
-	long long stacks; /* sb_stacks entries: new stacks per interval */
-	long long rows;	  /* entries of each counts map */
-	int unwind;	  /* enum sb_unwind_mode */
+	struct output_opts out; /* -f, -o, --rotate, --baud, --top */
+	const char *status;	/* kmsg, syslog */
+	long long stacks;	/* sb_stacks entries: new stacks per interval */
+	long long rows;		/* entries of each counts map */
+	int unwind;		/* enum sb_unwind_mode */
 	long long unwind_rows;
 	const char *btf; /* --btf FILE */
 	int verbose;

@@ -60,7 +60,7 @@ struct output {
 /* A key frame every this many snapshots (docs/bin-format.md). */
 #define BIN_KEY_EVERY 16
 
-struct output *output_open(const struct collect_opts *o)
+struct output *output_open(const struct output_opts *o)
 {
 	struct output *out = xzalloc(sizeof(*out));
 

@@ -3,14 +3,29 @@
 #ifndef STACKBOX_OUTPUT_SINK_H
 #define STACKBOX_OUTPUT_SINK_H
 
-#include "collect.h"
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snapshot.h"
 
 struct output;
 struct stack_cache;
 struct snapshot;
 
+/* Where and how snapshots are written (the collector's -f, -o, ...). */
+struct output_opts {
+	int format; /* enum output_format */
+	const char *output;
+	struct {
+		uint64_t size; /* bytes; 0: never rotate */
+		unsigned count;
+	} rotate;
+	long long baud;
+	long long top;
+};
+
 /* Opened before BPF is loaded, so a bad -o fails before any work. */
-struct output *output_open(const struct collect_opts *o);
+struct output *output_open(const struct output_opts *o);
 /* Where frames come from, once BPF is loaded. */
 void output_set_stacks(struct output *out, struct stack_cache *stacks);
 /* Kernel frames named by the running kernel, not /proc/kallsyms (NULL:

@@ -76,7 +76,7 @@ static void test_values(void)
 	CHECK_INT("opts default -F", a.hz, 49);
 	CHECK_INT("opts default -i", a.common.interval, 5 * NS_PER_SEC);
 	CHECK_INT("opts default -d", a.common.duration, 0);
-	CHECK_INT("opts default -f", a.common.format, FORMAT_TEXT);
+	CHECK_INT("opts default -f", a.common.out.format, FORMAT_TEXT);
 
 	CHECK_INT("opts full exit",
 		  parse("-F 99 -d 1.5s -i 500ms -p 1,2 "
@@ -87,8 +87,8 @@ static void test_values(void)
 	CHECK_INT("opts -d 1.5s", a.common.duration, 1500 * NS_PER_MS);
 	CHECK_INT("opts -i 500ms", a.common.interval, 500 * NS_PER_MS);
 	CHECK_INT("opts -p count", a.common.pids.n, 2);
-	CHECK_INT("opts --top", a.common.top, 5);
-	CHECK_INT("opts -f folded", a.common.format, FORMAT_FOLDED);
+	CHECK_INT("opts --top", a.common.out.top, 5);
+	CHECK_INT("opts -f folded", a.common.out.format, FORMAT_FOLDED);
 	CHECK_INT("opts --idle", a.idle, 1);
 
 	CHECK_INT("opts bundled exit",
