@@ -16,6 +16,7 @@ struct bin_replay {
 	bool *stack_put;
 	size_t stack_put_cap;
 	size_t ksyms_built;
+	bool failed; /* a snapshot the sink did not take */
 };
 
 /* output.c's aux and cgroup names take no context: the stream read now */
@@ -124,7 +125,7 @@ static void on_snapshot(void *ctx, const struct bin_state *st,
 	struct bin_replay *r = ctx;
 
 	bin_replay_sync(r, st, s);
-	output_snapshot(r->out, s);
+	r->failed |= output_snapshot(r->out, s) != 0;
 }
 
 struct bin_reader_ops bin_replay_ops(struct bin_replay *r)
@@ -145,4 +146,51 @@ void bin_replay_free(struct bin_replay *r)
 		proc_syms_free(r->saved.procs);
 	}
 	free(r);
+}
+
+struct bin_replay_dump {
+	struct output *out;
+	struct bin_replay *replay; /* text, folded: decoded as report does */
+	struct bin_reader *reader;
+	int err;
+};
+
+struct bin_replay_dump *bin_replay_dump_begin(struct output *out)
+{
+	struct bin_replay_dump *d = xzalloc(sizeof(*d));
+	struct bin_reader_ops ops;
+
+	d->out = out;
+	if (!output_writes_bin(out)) {
+		d->replay = bin_replay_new(out);
+		ops = bin_replay_ops(d->replay);
+		d->reader = bin_reader_new(&ops);
+	}
+	return d;
+}
+
+void bin_replay_dump_feed(struct bin_replay_dump *d, const void *bin,
+			  size_t len)
+{
+	if (d->reader)
+		bin_reader_feed(d->reader, bin, len);
+	else if (output_write_encoded(d->out, bin, len))
+		d->err = -1;
+}
+
+int bin_replay_dump_end(struct bin_replay_dump *d)
+{
+	int err = d->err;
+
+	if (d->reader) {
+		bin_reader_end(d->reader);
+		bin_reader_free(d->reader);
+		err = d->replay->failed ? -1 : 0;
+		bin_replay_free(d->replay);
+	} else {
+		/* the dump's key frames reset the reader: so does the writer */
+		output_rekey(d->out);
+	}
+	free(d);
+	return err;
 }

@@ -3,7 +3,7 @@
  * Recorded snapshots through output.c, resolved as live ones are: a bin
  * stream's stacks go into a stack cache of their own, its kernel
  * symbols, processes' mappings, cgroup and aux names stand in for the
- * live ones. report and the flight recorder's text dump share this.
+ * live ones. report and the flight recorder's dump share this.
  */
 #ifndef STACKBOX_BIN_REPLAY_H
 #define STACKBOX_BIN_REPLAY_H
@@ -28,5 +28,14 @@ void bin_replay_sync(struct bin_replay *r, const struct bin_state *st,
 struct bin_reader_ops bin_replay_ops(struct bin_replay *r);
 /* out resolves live again. */
 void bin_replay_free(struct bin_replay *r);
+
+/* The flight recorder's bin stream to out's sink, in pieces: as it is
+ * under -f bin, else decoded and written as text or folded (the same
+ * path as report). end: -1 when the sink failed. */
+struct bin_replay_dump;
+struct bin_replay_dump *bin_replay_dump_begin(struct output *out);
+void bin_replay_dump_feed(struct bin_replay_dump *d, const void *bin,
+			  size_t len);
+int bin_replay_dump_end(struct bin_replay_dump *d);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "bin_replay.h"
 #include "binfmt.h"
 #include "capture.h"
 #include "collector.h"
@@ -188,7 +189,7 @@ static void window_mark(struct capture *cap, const struct snapshot *s)
 
 static void to_dump(void *ctx, const void *p, size_t len)
 {
-	output_dump_feed(ctx, p, len);
+	bin_replay_dump_feed(ctx, p, len);
 }
 
 static void clear_marks(struct capture *cap)
@@ -202,7 +203,7 @@ static void clear_marks(struct capture *cap)
 static int write_or_keep(struct capture *cap, struct snapshot *s)
 {
 	struct collector *c = cap->c;
-	struct output_dump *d;
+	struct bin_replay_dump *d;
 	struct bbuf b = {0};
 	int err;
 
@@ -217,9 +218,11 @@ static int write_or_keep(struct capture *cap, struct snapshot *s)
 			return 0;
 		cap->dump_now = false;
 		clear_marks(cap);
-		d = output_dump_begin(c->out);
+		if (!ENABLE_FORMAT_BIN) /* -R needs it: no ring without */
+			return 0;
+		d = bin_replay_dump_begin(c->out);
 		recorder_take(cap->ring, to_dump, d);
-		return output_dump_end(d);
+		return bin_replay_dump_end(d);
 	}
 	if (!cap->open)
 		return 0; /* waiting: the gate kept it empty */

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bin_replay.h"
 #include "cgroup.h"
 #include "format_bin.h"
 #include "nspid.h"
@@ -42,7 +41,6 @@ struct output {
 	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
 	struct bin_writer *bin;
 	struct bin_writer *ring; /* -R: every snapshot a key frame */
-	bool dump_failed;
 	FILE *tee;
 	const char *tee_path;
 	__u64 unwritten;  /* snapshots the sink could not take */
@@ -600,54 +598,20 @@ void output_encode(struct output *out, const struct snapshot *s, struct bbuf *b)
 		proc_syms_gc(out->procs);
 }
 
-struct output_dump {
-	struct output *out;
-	struct bin_replay *replay; /* text, folded: decoded as report does */
-	struct bin_reader *reader;
-	int err;
-};
-
-struct output_dump *output_dump_begin(struct output *out)
+bool output_writes_bin(const struct output *out)
 {
-	struct output_dump *d = xzalloc(sizeof(*d));
-	struct bin_reader_ops ops;
-
-	d->out = out;
-	out->dump_failed = false;
-	if (ENABLE_FORMAT_BIN && out->format != FORMAT_BIN) {
-		d->replay = bin_replay_new(out);
-		ops = bin_replay_ops(d->replay);
-		d->reader = bin_reader_new(&ops);
-	}
-	return d;
+	return out->format == FORMAT_BIN;
 }
 
-void output_dump_feed(struct output_dump *d, const void *bin, size_t len)
+int output_write_encoded(struct output *out, const void *bin, size_t len)
 {
-	if (!ENABLE_FORMAT_BIN)
-		return;
-	if (d->reader)
-		bin_reader_feed(d->reader, bin, len);
-	else if (emit(d->out, bin, len))
-		d->err = -1;
+	return emit(out, bin, len);
 }
 
-int output_dump_end(struct output_dump *d)
+void output_rekey(struct output *out)
 {
-	struct output *out = d->out;
-	int err = d->err;
-
-	if (ENABLE_FORMAT_BIN && d->reader) {
-		bin_reader_end(d->reader);
-		bin_reader_free(d->reader);
-		bin_replay_free(d->replay);
-		err = out->dump_failed ? -1 : 0;
-	} else if (ENABLE_FORMAT_BIN) {
-		/* the dump's key frames reset the reader: so does the writer */
+	if (ENABLE_FORMAT_BIN && out->bin)
 		bin_writer_rekey(out->bin);
-	}
-	free(d);
-	return err;
 }
 
 int output_snapshot(struct output *out, struct snapshot *s)
@@ -706,7 +670,6 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	if (len && emit(out, text, len))
 		err = -1;
 	free(text);
-	out->dump_failed |= err != 0;
 	return err;
 }
 

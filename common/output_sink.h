@@ -75,12 +75,12 @@ struct stack_cache *output_stacks(struct output *out);
 struct bbuf;
 void output_encode(struct output *out, const struct snapshot *s,
 		   struct bbuf *b);
-/* The recorder's bin stream to the sink, in pieces: as it is under
- * -f bin, else decoded and written as text or folded (the same path as
- * report). end: -1 when the sink failed. */
-struct output_dump;
-struct output_dump *output_dump_begin(struct output *out);
-void output_dump_feed(struct output_dump *d, const void *bin, size_t len);
-int output_dump_end(struct output_dump *d);
+/* The flight recorder's dump (bin_replay.c): is the sink's format bin,
+ * and an encoded stream written to it as it is (-1 when the sink
+ * failed); then the writer's next snapshot is a key frame, as the
+ * dump's last was. */
+bool output_writes_bin(const struct output *out);
+int output_write_encoded(struct output *out, const void *bin, size_t len);
+void output_rekey(struct output *out);
 
 #endif
