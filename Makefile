@@ -99,7 +99,7 @@ core-y += anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
-core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
+core-$(CONFIG_MEMSTACK) += kuprobe uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
 # memstack's hooks for its modes without uprobes (mmap, faults, kernel).
 core-$(CONFIG_MEMSTACK) += memstack_hooks
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))

@@ -62,6 +62,7 @@
 
 #include "collect.h"
 #include "kernel.h"
+#include "kuprobe.h"
 #include "mapwalk.h"
 #include "memstack.h"
 #include "memstack_hooks.h"

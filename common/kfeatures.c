@@ -16,11 +16,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kfeatures.h"
 #include "kernel.h"
+#include "kfeatures.h"
+#include "kuprobe.h"
 #include "privs.h"
 #include "stackbox.h"
-#include "uprobe.h"
 
 static enum feature_answer answer(bool yes)
 {

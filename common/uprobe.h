@@ -67,32 +67,10 @@ struct uprobes {
 	size_t nlinks, links_cap;
 };
 
-/* The probe: BPF_TRACE_UPROBE_MULTI's value where a link of it can be
- * made here, 0 where not (kfeatures.c asks; applets ask the next). */
-#if ENABLE_MEMSTACK
-int uprobe_multi_attach_type(void);
-#else
-static inline int uprobe_multi_attach_type(void)
-{
-	return 0; /* not built: nothing asks */
-}
-#endif
 /* BPF_TRACE_UPROBE_MULTI's value where a link of it can be made here,
  * unless STACKBOX_ATTACH=uprobe; 0: a perf event per probe. -v says
  * which, once. */
 int uprobe_multi_type(void);
-/* Uprobe sessions (Linux 6.13): BPF_TRACE_UPROBE_SESSION's value where
- * a session program that calls bpf_session_is_return() and
- * bpf_session_cookie() loads and links here, 0 where not. Probed once
- * a run (kfeatures.c and applets ask). */
-#if ENABLE_MEMSTACK
-int uprobe_session_attach_type(void);
-#else
-static inline int uprobe_session_attach_type(void)
-{
-	return 0; /* not built: nothing asks */
-}
-#endif
 /* Before load: p's calls of the helper numbers is_return_call and
  * cookie_call become calls of those kfuncs, by the kernel's BTF ids.
  * 0, or -ENOENT (no such kfunc, or no such call in p). */
