@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "kernel.h"
+#include "kfeatures.h"
 #include "output_sink.h"
 #include "sb.h"
 #include "snapshot.h"

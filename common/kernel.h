@@ -11,7 +11,12 @@
 
 #include <stdbool.h>
 
-#include "kfeatures.h"
+/* A probe's answer (here and kfeatures.h). */
+enum feature_answer {
+	FEATURE_NO,
+	FEATURE_YES,
+	FEATURE_NEEDS_ROOT, /* this user cannot tell (run as root) */
+};
 
 /* What an attach alternative needs of the kernel. */
 enum kernel_feature {
@@ -81,16 +86,6 @@ bool kprobes_work(void);
 /* The same, or FEATURE_NEEDS_ROOT where only tracefs could tell and
  * this user cannot read it. */
 enum feature_answer kprobes_answer(void);
-
-/* Does the kernel have what feature needs for name (a function, or a
- * tracepoint's category and name)? kallsyms answers are cached by the
- * caller; see attach_alt. */
-bool kernel_has(enum kernel_feature feature, const char *category,
-		const char *name);
-/* The same, or FEATURE_NEEDS_ROOT where this user cannot tell
- * (stackbox check without root). */
-enum feature_answer kernel_offers(enum kernel_feature feature,
-				  const char *category, const char *name);
 
 /* perf_event programs may only use preallocated hash maps (before 6.1:
  * the kernel could not allocate in NMI context). */

@@ -374,3 +374,27 @@ const char *feature_way(enum sb_feature f, bool with)
 {
 	return with ? features[f].way : features[f].way_without;
 }
+
+enum feature_answer kernel_offers(enum kernel_feature feature,
+				  const char *category, const char *name)
+{
+	switch (feature) {
+	case KF_NONE:
+		return FEATURE_YES;
+	case KF_BTF:
+		return kbtf_available() ? FEATURE_YES : FEATURE_NO;
+	case KF_LAYOUT:
+		return kbtf_layouts() ? FEATURE_YES : FEATURE_NO;
+	case KF_TRACEPOINT:
+		return tracepoint_answer(category, name);
+	case KF_FENTRY: /* the function, and trampolines to attach to it */
+		return !kbtf_has_func(name) ? FEATURE_NO
+					    : feature_answer(SB_F_FENTRY);
+	case KF_KPROBE: /* kprobes first: a pass over kallsyms costs more */
+		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
+				       !kallsyms_have(&name, 1)
+			       ? FEATURE_NO
+			       : feature_answer(SB_F_KPROBES);
+	}
+	return FEATURE_NO;
+}

@@ -19,6 +19,8 @@
 
 #include <stdbool.h>
 
+#include "kernel.h"
+
 enum sb_feature {
 	SB_F_PRIVS,	  /* root, or CAP_BPF + CAP_PERFMON: required */
 	SB_F_RINGBUF,	  /* BPF ring buffer (5.8): required */
@@ -35,12 +37,6 @@ enum sb_feature {
 	SB_F_PSI,		/* /proc/pressure (5.2, CONFIG_PSI) */
 	SB_F_COUNT,
 	SB_F_END = SB_F_COUNT, /* ends a list of features */
-};
-
-enum feature_answer {
-	FEATURE_NO,
-	FEATURE_YES,
-	FEATURE_NEEDS_ROOT, /* this user cannot tell (run as root) */
 };
 
 /* The probe's answer, probed on the first call of the run. */
@@ -68,5 +64,12 @@ const char *feature_refusal(enum sb_feature f);
  * without it; NULL for features that are no way to attach. */
 const char *feature_hook(enum sb_feature f);
 const char *feature_way(enum sb_feature f, bool with);
+
+/* What an attach alternative needs (see attach_alt), here: kernel
+ * functions, tracepoints, BTF, and the features above; FEATURE_NEEDS_ROOT
+ * where this user cannot tell (stackbox check without root). kallsyms
+ * answers are cached by the caller. */
+enum feature_answer kernel_offers(enum kernel_feature feature,
+				  const char *category, const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "ehframe.h"
 #include "kernel.h"
+#include "kfeatures.h"
 #include "stackbox.h"
 #include "syms.h"
 #include "unwind.h"
