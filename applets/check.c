@@ -45,9 +45,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "collect.h"
 #include "kconfig.h"
 #include "kfeatures.h"
+#include "libbpf_log.h"
 #include "mapmem.h"
 #include "syms.h"
 #include "unwind.h"
@@ -185,7 +186,8 @@ static void list_alt(char *to, size_t len, struct collector *c,
  * better way is not offered; the ways left to fall back to.
  */
 static enum verdict check_hook(const char *applet, struct collector *c,
-			       const struct attach_hook *hk, const char *option)
+			       void *args, const struct attach_hook *hk,
+			       const char *option)
 {
 	char what[128], way[64], notes[1536] = "", buf[160];
 	char fallback[512] = "", elsewhere[512] = "";
@@ -195,7 +197,7 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 	option = hk->option ? hk->option : option;
 	snprintf(what, sizeof(what), "%s%s%s%s", hk->what, option ? " (" : "",
 		 option ? option : "", option ? ")" : "");
-	if (hk->enabled && !hk->option && !hk->enabled(c, c->args)) {
+	if (hk->enabled && !hk->option && !hk->enabled(c, args)) {
 		row("attach", applet, what, "-",
 		    unsure >= 0 ? "needs root to tell"
 				: "not needed on this kernel");
@@ -303,12 +305,12 @@ static void check_applet(const struct applet *ap, struct applet_verdict *av)
 	opts_parse(ap->opts, args, 1, argv, ap->usage); /* its defaults */
 	for (const struct collector_ops *const *ops = ap->collectors; *ops;
 	     ops++) {
-		struct collector c = {.ops = *ops, .args = args};
+		struct collector *c = collect_asking(*ops, args);
 		const struct attach_hook *hk = (*ops)->hooks;
 
 		for (; hk && hk->what; hk++) {
-			enum verdict h =
-				check_hook(ap->name, &c, hk, (*ops)->option);
+			enum verdict h = check_hook(ap->name, c, args, hk,
+						    (*ops)->option);
 
 			if (h == RUNS || (*ops)->option || hk->option || v)
 				continue;
@@ -318,6 +320,7 @@ static void check_applet(const struct applet *ap, struct applet_verdict *av)
 					     : "needs root to tell");
 		}
 		check_features(ap->name, (*ops)->features);
+		collect_asking_free(c);
 	}
 	av->v = v;
 	check_memory(ap, args, av);

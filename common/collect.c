@@ -32,13 +32,6 @@
 #include "trigger.h"
 #include "unwind.h"
 
-void collect_keep_link(struct collector *c, struct bpf_link *link)
-{
-	c->links = grow_array(c->links, &c->links_cap, c->nlinks + 1,
-			      sizeof(*c->links));
-	c->links[c->nlinks++] = link;
-}
-
 int collect_ncpus(struct collector *c, int **cpus)
 {
 	if (!c->cpus)

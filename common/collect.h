@@ -222,6 +222,10 @@ int collect_pick_alt(struct collector *c, const struct attach_hook *hk,
  * sized, never loaded. 0 when it cannot be opened. */
 uint64_t collect_maps_bytes(const struct collector_ops *ops,
 			    struct collect_opts *o, void *args);
+/* A collector never run, for asking the plan what it would choose
+ * (stackbox check): the alternatives above take it. */
+struct collector *collect_asking(const struct collector_ops *ops, void *args);
+void collect_asking_free(struct collector *c);
 /* An applet's collector_ops for struct applet: COLLECTORS(&a, &b). */
 #define COLLECTORS(...) \
 	((const struct collector_ops *const[]){__VA_ARGS__, NULL})

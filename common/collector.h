@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "collect.h"
+#include "libbpf_log.h"
 
 #define MAX_HOOKS 8
 
@@ -64,12 +65,6 @@ void open_load_attach(struct collector *c);
 void destroy_bpf(struct collector *c);
 /* The kernel's own ENOTSUPP (524) has no libc name. */
 const char *bpf_strerror(int err);
-
-/* libbpf_log.c: libbpf's messages, kept for errors, printed under -v -v;
- * the program named by the last "failed to load" (empty: none). */
-void libbpf_log_start(void);
-const char *libbpf_failed_prog(void);
-void libbpf_failed_reset(void);
 
 /* child.c: -p and -- CMD */
 pid_t tgid_of(pid_t pid);

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector.h"
+#include "libbpf_log.h"
+#include "stackbox.h"
 
 static char libbpf_last[512];
 static char failed_prog[128];

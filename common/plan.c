@@ -76,6 +76,13 @@ static bool kallsyms_lists(struct collector *c, const char *fn)
 	return kallsyms_have(&fn, 1);
 }
 
+void collect_keep_link(struct collector *c, struct bpf_link *link)
+{
+	c->links = grow_array(c->links, &c->links_cap, c->nlinks + 1,
+			      sizeof(*c->links));
+	c->links[c->nlinks++] = link;
+}
+
 enum feature_answer collect_alt_kernel(struct collector *c,
 				       const struct attach_alt *alt)
 {
@@ -463,4 +470,18 @@ void open_load_attach(struct collector *c)
 		return;
 	}
 	error_exit("could not find a working attach plan");
+}
+
+struct collector *collect_asking(const struct collector_ops *ops, void *args)
+{
+	struct collector *c = xzalloc(sizeof(*c));
+
+	c->ops = ops;
+	c->args = args;
+	return c;
+}
+
+void collect_asking_free(struct collector *c)
+{
+	free(c);
 }
