@@ -351,8 +351,7 @@ static void autoload_mode(struct ms_state *st, int mode)
  * says which, in one line. */
 static int choose_session(int multi)
 {
-	bool forced =
-		collect_forced("uprobe") || collect_forced("uprobe_multi");
+	bool forced = attach_forced("uprobe") || attach_forced("uprobe_multi");
 	int type = forced || !multi ? 0 : uprobe_session_attach_type();
 
 	verbose("-s: %s",

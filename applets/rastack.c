@@ -187,8 +187,8 @@ static bool tp_field(enum ra_tp which, const char *field,
 {
 	unsigned size = 0;
 	int off =
-		collect_tracepoint_field(tracepoints[which].category,
-					 tracepoints[which].name, field, &size);
+		kernel_tracepoint_field(tracepoints[which].category,
+					tracepoints[which].name, field, &size);
 
 	/* BPF reads it from a copy on its stack: aligned, in the copy */
 	if (off < 0 || !(size == 1 || size == 2 || size == 4 || size == 8) ||

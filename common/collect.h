@@ -200,7 +200,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 void collect_keep_link(struct collector *c, struct bpf_link *link);
 /* Does STACKBOX_ATTACH (LABEL[,LABEL...], for tests) name this way to
  * attach? */
-bool collect_forced(const char *label);
+bool attach_forced(const char *label);
 /* Is an attach alternative usable here: what it needs of the kernel,
  * and the applet's requires()? (An applet's hook enabled() may ask.) */
 bool collect_alt_usable(struct collector *c, const struct attach_alt *alt);

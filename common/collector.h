@@ -63,8 +63,6 @@ struct collector {
  * then the links and the object go, links closed in parallel. */
 void open_load_attach(struct collector *c);
 void destroy_bpf(struct collector *c);
-/* The kernel's own ENOTSUPP (524) has no libc name. */
-const char *bpf_strerror(int err);
 
 /* child.c: -p and -- CMD */
 pid_t tgid_of(pid_t pid);

@@ -56,7 +56,7 @@ enum feature_answer tracepoint_answer(const char *category, const char *name)
 	return tracefs_closed() ? FEATURE_NEEDS_ROOT : FEATURE_NO;
 }
 
-bool collect_tracepoint_exists(const char *category, const char *name)
+bool kernel_tracepoint_exists(const char *category, const char *name)
 {
 	return tracepoint_answer(category, name) == FEATURE_YES;
 }
@@ -84,13 +84,13 @@ static int format_line_field(char *line, const char *field, unsigned *size)
 	return off;
 }
 
-int collect_tracepoint_field(const char *category, const char *name,
-			     const char *field, unsigned *size)
+int kernel_tracepoint_field(const char *category, const char *name,
+			    const char *field, unsigned *size)
 {
 	char path[256], *fmt = NULL, *line, *save = NULL;
 	int offset = -1;
 
-	if (!collect_tracepoint_exists(category, name))
+	if (!kernel_tracepoint_exists(category, name))
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(tracefs_roots) && !fmt; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format",

@@ -68,15 +68,15 @@ long long kbtf_enum_value(const char *type, const char *name);
 int kbtf_proto_params(const char *type);
 
 /* Does tracefs list this tracepoint? Mounts tracefs when it is not. */
-bool collect_tracepoint_exists(const char *category, const char *name);
+bool kernel_tracepoint_exists(const char *category, const char *name);
 /* The same, or FEATURE_NEEDS_ROOT where this user cannot read tracefs
  * or mount it. */
 enum feature_answer tracepoint_answer(const char *category, const char *name);
 /* Where a classic tracepoint's record keeps field (its format file):
  * the offset, and its size in *size; -1 when there is no such field.
  * Fields move between kernel versions; BPF reads them at these. */
-int collect_tracepoint_field(const char *category, const char *name,
-			     const char *field, unsigned *size);
+int kernel_tracepoint_field(const char *category, const char *name,
+			    const char *field, unsigned *size);
 
 /* Which of names[0..n) (n <= 32) /proc/kallsyms lists as text, as bits:
  * one pass over the file for all of them. */

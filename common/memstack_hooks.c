@@ -16,11 +16,11 @@
 /* mmap, munmap, brk: their own tracepoints, else every syscall's raw_tp */
 const char *ms_choose_syscalls(struct memstack_bpf *s)
 {
-	bool tp = !collect_forced("raw_tp") &&
-		  collect_tracepoint_exists("syscalls", "sys_enter_mmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_exit_mmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_enter_munmap") &&
-		  collect_tracepoint_exists("syscalls", "sys_exit_brk");
+	bool tp = !attach_forced("raw_tp") &&
+		  kernel_tracepoint_exists("syscalls", "sys_enter_mmap") &&
+		  kernel_tracepoint_exists("syscalls", "sys_exit_mmap") &&
+		  kernel_tracepoint_exists("syscalls", "sys_enter_munmap") &&
+		  kernel_tracepoint_exists("syscalls", "sys_exit_brk");
 
 	bpf_program__set_autoload(s->progs.ms_enter_mmap, tp);
 	bpf_program__set_autoload(s->progs.ms_exit_mmap, tp);
@@ -28,7 +28,7 @@ const char *ms_choose_syscalls(struct memstack_bpf *s)
 	bpf_program__set_autoload(s->progs.ms_exit_brk, tp);
 	bpf_program__set_autoload(s->progs.ms_raw_sys_enter, !tp);
 	bpf_program__set_autoload(s->progs.ms_raw_sys_exit, !tp);
-	if (!tp && !collect_forced("raw_tp"))
+	if (!tp && !attach_forced("raw_tp"))
 		verbose("no syscalls:sys_enter_mmap tracepoints: every "
 			"syscall's raw_tp, by number");
 	return tp ? "syscalls tracepoints" : "raw_tp sys_enter/sys_exit";
@@ -71,7 +71,7 @@ static unsigned short field_at(const char *event, const char *field,
 			       unsigned char *size)
 {
 	unsigned sz = 0;
-	int off = collect_tracepoint_field("kmem", event, field, &sz);
+	int off = kernel_tracepoint_field("kmem", event, field, &sz);
 
 	*size = sz;
 	return off < 0 || off >= 0xffff ? 0xffff : off;

@@ -24,7 +24,8 @@
 
 /* The kernel's own ENOTSUPP (524), which BPF attach and load paths
  * return, is no libc errno: musl prints "No error information". */
-const char *bpf_strerror(int err)
+/* The kernel's own ENOTSUPP (524) has no libc name. */
+static const char *load_strerror(int err)
 {
 	return err == 524 ? "not supported by this kernel (ENOTSUPP)"
 			  : strerror(err);
@@ -42,7 +43,7 @@ static bool hook_on(struct collector *c, unsigned h)
 	return !hk->enabled || hk->enabled(c, c->args);
 }
 
-bool collect_forced(const char *label)
+bool attach_forced(const char *label)
 {
 	const char *want = getenv("STACKBOX_ATTACH");
 	size_t len = strlen(label);
@@ -118,11 +119,11 @@ int collect_pick_alt(struct collector *c, const struct attach_hook *hk,
 	if (unsure)
 		*unsure = -1;
 	for (unsigned i = 0; hk->alts[i].prog; i++)
-		any_forced |= collect_forced(hk->alts[i].label);
+		any_forced |= attach_forced(hk->alts[i].label);
 	for (unsigned i = from; hk->alts[i].prog; i++) {
 		enum feature_answer a;
 
-		if (any_forced && !collect_forced(hk->alts[i].label))
+		if (any_forced && !attach_forced(hk->alts[i].label))
 			continue;
 		a = collect_alt_answer(c, &hk->alts[i]);
 		if (a == FEATURE_YES)
@@ -280,8 +281,8 @@ static int attach_plan(struct collector *c)
 						    ->alts[c->choice[o]]
 						    .label,
 					    way))
-					fall_back(c, o, bpf_strerror(err));
-			fall_back(c, h, bpf_strerror(err));
+					fall_back(c, o, load_strerror(err));
+			fall_back(c, h, load_strerror(err));
 			return h + 1;
 		}
 		collect_keep_link(c, l);
@@ -299,7 +300,7 @@ static int attach_plan(struct collector *c)
 		if (!l)
 			error_exit("attaching %s: %s (user frames of processes "
 				   "that exit may stay unresolved)",
-				   process_progs[i], bpf_strerror(errno));
+				   process_progs[i], load_strerror(errno));
 		collect_keep_link(c, l);
 	}
 	return 0;
@@ -440,13 +441,13 @@ void open_load_attach(struct collector *c)
 			     hook(c, h) && *libbpf_failed_prog(); h++)
 				if (!strcmp(hook(c, h)->alts[c->choice[h]].prog,
 					    libbpf_failed_prog())) {
-					fall_back(c, h, bpf_strerror(-err));
+					fall_back(c, h, load_strerror(-err));
 					fell = true;
 				}
 			if (!fell)
 				error_exit(
 					"loading the BPF programs failed: %s%s",
-					bpf_strerror(-err),
+					load_strerror(-err),
 					-err == EPERM
 						? " (run as root: CAP_BPF and CAP_PERFMON "
 						  "are needed)"
@@ -463,7 +464,7 @@ void open_load_attach(struct collector *c)
 		}
 		if (c->ops->attach &&
 		    (err = c->ops->attach(c, c->skel, c->args)))
-			error_exit("attaching: %s", bpf_strerror(-err));
+			error_exit("attaching: %s", load_strerror(-err));
 		/* (what attach looked up; a fallback parses it again) */
 		kbtf_release();
 		verbose("kernel BTF parsed %u times", kbtf_parses());

@@ -211,12 +211,12 @@ int uprobe_session_kfuncs(struct bpf_program *p, int32_t is_return_call,
 int uprobe_multi_type(void)
 {
 	static bool said;
-	int multi = collect_forced("uprobe") ? 0 : uprobe_multi_attach_type();
+	int multi = attach_forced("uprobe") ? 0 : uprobe_multi_attach_type();
 
 	if (!said)
 		verbose("uprobes: %s",
 			multi ? "uprobe_multi links"
-			: collect_forced("uprobe")
+			: attach_forced("uprobe")
 				? "a perf event per function "
 				  "(STACKBOX_ATTACH)"
 				: "a perf event per function (no "
