@@ -65,7 +65,7 @@
 #include "kuprobe.h"
 #include "mapwalk.h"
 #include "memstack.h"
-#include "memstack_hooks.h"
+#include "memstack/memstack_hooks.h"
 #include "memstack.skel.h"
 #include "output.h"
 #include "u64map.h"

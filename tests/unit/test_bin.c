@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bin_read.h"
+#include "bin_read.h"
 #include "bin_dump.h"
 #include "binfmt.h"
 #include "check.h"

@@ -6,7 +6,7 @@
  * and the number of clusters is not preset.
  */
 #include "check.h"
-#include "report/cluster.h"
+#include "cluster.h"
 
 #define STACK(...) ((const char *const[]){__VA_ARGS__})
 #define ITEM(kind, ...)                                                    \

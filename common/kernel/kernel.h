@@ -34,7 +34,7 @@ bool kbtf_available(void);
 /* --btf FILE: where kernel types are read from, before any other. */
 void kbtf_use(const char *path);
 /*
- * Kernel types for struct layouts and names (common/kbtf.c): from --btf
+ * Kernel types for struct layouts and names (common/kernel/kbtf.c): from --btf
  * FILE, else the kernel's own (or a vmlinux of this release), else the
  * minimal BTF built in (CONFIG_BTF_EMBED). Indexed on the first question
  * (8 bytes a type, some 1 MB for a kernel's, not a parse of its 5.5 MB)

@@ -9,7 +9,7 @@
 #define STACKBOX_BIN_REPLAY_H
 
 #include "output.h"
-#include "report/bin_read.h"
+#include "bin_read.h"
 
 struct output;
 struct bin_replay;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memstack's kernel hooks for the modes without uprobes (the allocator's
- * uprobes are in applets/memstack.c, through common/uprobe.c): which
+ * uprobes are in applets/memstack.c, through common/core/uprobe.c): which
  * programs load, and where the kmem tracepoints keep their fields.
  */
 #include <bpf/libbpf.h>
