@@ -57,7 +57,8 @@ HOSTCC ?= cc
 BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
 # common/'s layers, lowest first: each uses only itself and those before
-# it. Above them: common/main.c, the multicall's entry, and applets/.
+# it (HACKING.md; tests/unit/layers.sh checks it). Above them, common/
+# holds main.c and applet.h, the multicall's top, and applets/.
 LAYERS := lib kernel sym stream trigger core report
 LAYER_INCLUDES := $(patsubst %,-I$(srctree)/common/%,$(LAYERS))
 
@@ -65,7 +66,7 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 OPT ?= $(if $(STATIC),-Os -ffunction-sections -fdata-sections,-O2 -g)
 # CFLAGS and LDFLAGS from the command line or the environment (the image
 # builders' target flags) are kept and ours added.
-override CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen $(LAYER_INCLUDES) \
+override CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common $(LAYER_INCLUDES) \
 	-I$(srctree)/bpf $(LIB_CFLAGS) $(EXTRA_CFLAGS)
 override LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
@@ -133,7 +134,10 @@ $(O)/stackbox: $(OBJS)
 	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 	$(if $(STATIC),$(Q)$(STRIP) $@)
 
-$(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS)
+# Generated headers are order-only: they must exist before the first
+# compile, and -MMD's .d files then name the ones each object includes,
+# so a changed .bpf.c rebuilds its applet alone.
+$(O)/obj/%.o: $(srctree)/%.c | $(GEN) $(SKELS)
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 $(O)/obj/gen/%.o: $(O)/gen/%.c | $(O)/obj/gen

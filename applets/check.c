@@ -45,6 +45,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "kconfig.h"
 #include "kfeatures.h"

@@ -47,6 +47,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "iostack.h"
 #include "iostack.skel.h"

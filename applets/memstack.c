@@ -60,6 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "kernel.h"
 #include "kuprobe.h"

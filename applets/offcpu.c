@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "kernel.h"
 #include "offcpu.h"

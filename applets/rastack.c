@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "mapwalk.h"
 #include "output.h"

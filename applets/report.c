@@ -74,6 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "bin_replay.h"
 #include "anomalies.h"
 #include "bin_read.h"

@@ -21,7 +21,7 @@ $(FUZZ_BIN): $(srctree)/tests/unit/fuzz_bin.c $(srctree)/common/stream/bin_read.
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
-		$(LAYER_INCLUDES) -I$(srctree)/bpf -o $@ $(filter %.c,$^) -lz
+		-I$(srctree)/common $(LAYER_INCLUDES) -I$(srctree)/bpf -o $@ $(filter %.c,$^) -lz
 # test_bin itself under ASan and UBSan: the damage rounds (random
 # edits, issue 18's targets) must not crash or overrun (fuzz.sh runs it)
 TEST_BIN_ASAN := $(TESTS_O)/fuzz/test_bin_asan
@@ -33,7 +33,7 @@ $(TEST_BIN_ASAN): $(srctree)/tests/unit/test_bin.c $(srctree)/tests/unit/bin_dum
 	$(Q)mkdir -p $(@D)
 	$(call quiet,ASAN,$@)$(CLANG) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
-		$(LAYER_INCLUDES) -I$(srctree)/bpf -I$(srctree)/tests/unit \
+		-I$(srctree)/common $(LAYER_INCLUDES) -I$(srctree)/bpf -I$(srctree)/tests/unit \
 		-o $@ $(filter %.c,$^) -lz
 ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
 UNIT_FIXTURES += $(FUZZ_BIN) $(TEST_BIN_ASAN)

@@ -8,7 +8,7 @@ FUZZ_NAMES := elf ehframe ksyms maps opts perf_script gopclntab
 FUZZ_TARGETS := $(patsubst %,$(TESTS_O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
-	$(LAYER_INCLUDES) -I$(srctree)/bpf -I$(srctree)/tests/unit
+	-I$(srctree)/common $(LAYER_INCLUDES) -I$(srctree)/bpf -I$(srctree)/tests/unit
 FUZZ_LIB := $(srctree)/common/lib/lib.c
 FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
 	$(srctree)/tests/unit/fuzz_file.h
