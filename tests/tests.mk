@@ -18,7 +18,17 @@ UNIT_FIXTURES :=
 SAN_O := $(TESTS_O)/san
 -include $(srctree)/tests/unit/*.mk
 
-$(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c $(UNIT_OBJS) | $(TESTS_O)/unit
+# A unit test links the objects of its layer and of those below it,
+# named in its first lines ("// layer: sym"): a test of a lower layer
+# cannot lean on a higher one.
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(if $(2),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2)))))
+unit_layer = $(shell sed -n '1,3s|^// layer: ||p' $(srctree)/tests/unit/$(1).c)
+# $(call unit_objs,TEST,OBJDIR,OBJS)
+unit_objs = $(filter $(patsubst %,$(2)/obj/common/%/%,$(call layers_upto,$(call unit_layer,$(1)),$(LAYERS))),$(3))
+$(foreach t,$(notdir $(UNIT_BINS)),$(eval $(TESTS_O)/unit/$(t): $(call unit_objs,$(t),$(O),$(UNIT_OBJS))) \
+	$(eval $(SAN_O)/unit/$(t): $(call unit_objs,$(t),$(SAN_O),$(SAN_UNIT_OBJS))))
+
+$(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c | $(TESTS_O)/unit
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -o $@ $^ $(LDFLAGS) $(LIBS)
 
 # Workloads keep frame pointers so their named functions are ground truth.

@@ -10,6 +10,7 @@
 #ifndef STACKBOX_UNWIND_H
 #define STACKBOX_UNWIND_H
 
+#include <linux/types.h>
 #include <stddef.h>
 #include <sys/types.h>
 

@@ -9,6 +9,7 @@
 #define STACKBOX_STACKS_H
 
 #include <linux/types.h>
+#include <stddef.h>
 
 struct stack_cache;
 

@@ -13,6 +13,7 @@
 #define STACKBOX_TRIGGER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct snapshot;

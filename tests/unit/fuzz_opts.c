@@ -12,7 +12,6 @@
 
 #include "stackbox.h"
 
-const char collect_usage[] = "";
 static jmp_buf bad;
 
 /* help_exit() leaves through longjmp: what opts_parse() held is lost,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: lib
 /*
  * The streaming anomaly detector (common/lib/anomaly.c): known changes in
  * synthetic series are flagged where they happen, within a stated delay,

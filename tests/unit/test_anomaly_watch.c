@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: trigger
 /*
  * The device side of anomaly detection alone (common/trigger/anomaly_watch.c),
  * fed synthetic snapshots: a step fires once with its cause and clears,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: stream
 /*
  * The bin stream: what goes in comes out, from the start or from the
  * middle, and a stream damaged at random (bytes flipped, dropped,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: report
 /*
  * Clustering of changed stacks (common/report/cluster.c) on synthetic
  * stacks: a subtree that changed together is one cluster labelled by its

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: kernel
 /*
  * The optional kernel features (common/kernel/kfeatures.c): the one line each
  * is refused with, and the probes' answers against the running kernel's

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: stream
 /* Text and folded output of a snapshot built by hand. */
 #include <stdlib.h>
 #include <string.h>

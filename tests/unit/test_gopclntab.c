@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /*
  * Go's function table (common/sym/gopclntab.c) against answers known in
  * advance:

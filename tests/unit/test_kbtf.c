@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: kernel
 /*
  * Kernel types without holding them (common/kernel/kbtf.c) against libbpf's
  * parse of the same file: member offsets and sizes, function ids, enum

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: core
 /* The option parser: values, defaults, and one clear error per bad value. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /*
  * Symbolisation against answers known in advance:
  *   - kallsyms files: one written here with known addresses and garbage,
