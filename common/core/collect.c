@@ -2,7 +2,7 @@
 /*
  * The collector core's lifecycle (see collect.h): set up, open, load
  * and attach (plan.c), start CMD (child.c), a snapshot every interval
- * (snapshot.c) until a signal, -d or CMD's end, then detach and exit.
+ * (drain.c) until a signal, -d or CMD's end, then detach and exit.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
