@@ -87,8 +87,8 @@ static bool tsv;
 static FILE *out;
 
 /* One row: text pads the columns, --tsv tabs them. */
-static void row(const char *kind, const char *a, const char *b, const char *c,
-		const char *d)
+static void print_row(const char *kind, const char *a, const char *b,
+		      const char *c, const char *d)
 {
 	FILE *f = out ? out : stdout;
 
@@ -106,8 +106,8 @@ static void limits(void)
 	char mib[32];
 
 	snprintf(mib, sizeof(mib), "%.0f MiB", mem_ceiling() / (1024.0 * 1024));
-	row("limit", "memory for maps and the recorder", mib, "",
-	    "1/8 of RAM, at most 256 MiB");
+	print_row("limit", "memory for maps and the recorder", mib, "",
+		  "1/8 of RAM, at most 256 MiB");
 }
 
 /* Append to a "; "-separated list. */
@@ -157,7 +157,7 @@ static const char *why_not(struct collector *c, const struct attach_alt *alt,
 
 /* Was a label already named in this row (alternatives of one way to
  * attach, for other kernels' function names)? */
-static bool seen(const struct attach_hook *hk, unsigned i)
+static bool named_before(const struct attach_hook *hk, unsigned i)
 {
 	for (unsigned j = 0; j < i; j++)
 		if (!strcmp(hk->alts[j].label, hk->alts[i].label))
@@ -199,9 +199,9 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 	snprintf(what, sizeof(what), "%s%s%s%s", hk->what, option ? " (" : "",
 		 option ? option : "", option ? ")" : "");
 	if (hk->enabled && !hk->option && !hk->enabled(c, args)) {
-		row("attach", applet, what, "-",
-		    unsure >= 0 ? "needs root to tell"
-				: "not needed on this kernel");
+		print_row("attach", applet, what, "-",
+			  unsure >= 0 ? "needs root to tell"
+				      : "not needed on this kernel");
 		return RUNS;
 	}
 	snprintf(way, sizeof(way), "%s%s",
@@ -211,14 +211,14 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 		add(notes, sizeof(notes), "%s needs root to tell%s",
 		    hk->alts[unsure].label, "");
 	for (int i = 0; i < end || (end < 0 && hk->alts[i].prog); i++)
-		if (!seen(hk, i))
+		if (!named_before(hk, i))
 			add(notes, sizeof(notes), "no %s: %s",
 			    hk->alts[i].label,
 			    why_not(c, &hk->alts[i], buf, sizeof(buf)));
 	for (int i = end + 1; end >= 0 && hk->alts[i].prog; i++) {
 		enum feature_answer a = collect_alt_answer(c, &hk->alts[i]);
 
-		if (!seen(hk, i) &&
+		if (!named_before(hk, i) &&
 		    strcmp(hk->alts[i].label, hk->alts[end].label))
 			list_alt(a == FEATURE_NO ? elsewhere : fallback,
 				 sizeof(fallback), c, hk, i, a);
@@ -227,7 +227,7 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 		add(notes, sizeof(notes), "fallback %s%s", fallback, "");
 	if (*elsewhere)
 		add(notes, sizeof(notes), "not here: %s%s", elsewhere, "");
-	row("attach", applet, what, way, *notes ? notes : "-");
+	print_row("attach", applet, what, way, *notes ? notes : "-");
 	return pick >= 0 ? RUNS : unsure >= 0 ? UNSURE : CANNOT;
 }
 
@@ -241,13 +241,13 @@ static void check_features(const char *applet, const enum sb_feature *f)
 		if (!feature_built(*f))
 			continue;
 		if (!feature_hook(*f)) {
-			row("attach", applet, feature_name(*f),
-			    a == FEATURE_YES  ? "yes"
-			    : a == FEATURE_NO ? "no"
-					      : "?",
-			    a == FEATURE_YES  ? "-"
-			    : a == FEATURE_NO ? feature_without(*f)
-					      : "needs root to tell");
+			print_row("attach", applet, feature_name(*f),
+				  a == FEATURE_YES  ? "yes"
+				  : a == FEATURE_NO ? "no"
+						    : "?",
+				  a == FEATURE_YES  ? "-"
+				  : a == FEATURE_NO ? feature_without(*f)
+						    : "needs root to tell");
 			continue;
 		}
 		snprintf(way, sizeof(way), "%s%s",
@@ -263,7 +263,7 @@ static void check_features(const char *applet, const enum sb_feature *f)
 			snprintf(notes, sizeof(notes),
 				 "%s needs root to tell; else %s",
 				 feature_way(*f, true), feature_way(*f, false));
-		row("attach", applet, feature_hook(*f), way, notes);
+		print_row("attach", applet, feature_hook(*f), way, notes);
 	}
 }
 
@@ -647,14 +647,15 @@ static void print_features(void)
 		if (!feature_built(f))
 			continue;
 		if (tsv)
-			row("feature", feature_name(f), answer_word(ans),
-			    feature_needs(f), feature_without(f));
+			print_row("feature", feature_name(f), answer_word(ans),
+				  feature_needs(f), feature_without(f));
 		else
-			row("feature", feature_name(f),
-			    ans == FEATURE_YES	? "yes"
-			    : ans == FEATURE_NO ? "no"
-						: "needs root to tell",
-			    "", ans == FEATURE_YES ? "" : feature_refusal(f));
+			print_row("feature", feature_name(f),
+				  ans == FEATURE_YES  ? "yes"
+				  : ans == FEATURE_NO ? "no"
+						      : "needs root to tell",
+				  "",
+				  ans == FEATURE_YES ? "" : feature_refusal(f));
 	}
 	limits();
 }

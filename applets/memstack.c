@@ -559,7 +559,7 @@ static void visit_alloc(const void *k, const void *v, void *arg)
 	}
 }
 
-static __u64 held(__u64 v)
+static __u64 clamp_held(__u64 v)
 {
 	return (__s64)v < 0 ? 0 : v; /* a free raced past its allocation */
 }
@@ -618,8 +618,8 @@ static void visit_row(const void *k, const void *v, void *arg)
 		out->v[0] = s ? s->a : 0;
 		out->v[1] = s ? s->b : 0;
 	} else {
-		out->v[0] = held(r->inuse_bytes);
-		out->v[1] = held(r->inuse_objs);
+		out->v[0] = clamp_held(r->inuse_bytes);
+		out->v[1] = clamp_held(r->inuse_objs);
 		out->v[2] = r->alloc_bytes - (prev ? prev->a : 0);
 		out->v[3] = r->alloc_objs - (prev ? prev->b : 0);
 	}

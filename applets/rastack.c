@@ -183,8 +183,8 @@ static bool have_layout(struct rastack_args *a, unsigned need)
 	return !(need & L_LARGE) || a->layout.pg_head >= 0;
 }
 
-static bool tp_field(enum ra_tp which, const char *field,
-		     struct ra_tp_field *out)
+static bool find_tp_field(enum ra_tp which, const char *field,
+			  struct ra_tp_field *out)
 {
 	unsigned size = 0;
 	int off =
@@ -207,12 +207,12 @@ static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
 	struct ra_tp_layout none = {0};
 
 	*l = none;
-	if (!tp_field(which, "i_ino", &l->ino) ||
-	    !tp_field(which, "s_dev", &l->dev) ||
-	    !tp_field(which, "index", &l->index))
+	if (!find_tp_field(which, "i_ino", &l->ino) ||
+	    !find_tp_field(which, "s_dev", &l->dev) ||
+	    !find_tp_field(which, "index", &l->index))
 		return false;
 	if (tracepoints[which].arg &&
-	    !tp_field(which, tracepoints[which].arg, &l->arg) &&
+	    !find_tp_field(which, tracepoints[which].arg, &l->arg) &&
 	    strcmp(tracepoints[which].arg, "order"))
 		return false;
 	for (const struct ra_tp_field *f = &l->ino; f <= &l->arg; f++)
