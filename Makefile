@@ -89,7 +89,7 @@ core-y += kernel/mapwalk kernel/mapmake kernel/mapmem
 core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
 core-$(CONFIG_MEMSTACK) += kernel/kuprobe
 # sym: stacks and the names of their frames
-core-y += sym/stacks
+core-y += sym/stacks sym/frames
 core-$(CONFIG_SYMBOLIZE) += sym/ksyms sym/kernel_names sym/elfsyms sym/gopclntab sym/procsyms sym/callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe
 # (uprobes on user functions find them in ELF symbols)

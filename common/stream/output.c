@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * From drained rows to a written snapshot: resolve stacks to frame names
- * (kernel through kallsyms, user through the process's ELF files), name
- * cgroups, sort, and hand the snapshot to the chosen format.
+ * From drained rows to a written snapshot: name their frames (frames.c),
+ * name cgroups, sort, and hand the snapshot to the chosen format.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,12 +11,11 @@
 
 #include "cgroup.h"
 #include "format_bin.h"
+#include "frames.h"
 #include "nspid.h"
 #include "sink.h"
 #include "output.h"
 #include "output_sink.h"
-#include "kernel_names.h"
-#include "pool.h"
 #include "stacks.h"
 #include "syms.h"
 #include "u64map.h"
@@ -28,16 +26,7 @@ struct output {
 	const char *path;
 	int format;
 	long long top;
-	struct stack_cache *stacks;
-	struct ksyms *ksyms;
-	bool ksyms_tried;
-	struct kernel_names *knames; /* before ksyms is loaded: see there */
-	struct proc_syms *procs;
-	struct pool names; /* this snapshot's frame names and arrays */
-	/* frames() builds a stack's frames here, then keeps n of them */
-	const char **frame_buf;
-	bool *inlined_buf;
-	size_t frame_cap, inlined_cap;
+	struct frames fr; /* stacks, their frames' names */
 	/* -f bin, or STACKBOX_BIN_TEE=FILE: the stream besides text */
 	struct bin_writer *bin;
 	struct bin_writer *ring; /* -R: every snapshot a key frame */
@@ -52,7 +41,6 @@ struct output {
 	__u32 (*nspid_of)(__u32 tgid);
 	output_writer writer;
 	void *writer_ctx;
-	unsigned long unnamed; /* user frames shown as [module+offset] */
 };
 
 /* A key frame every this many snapshots (docs/bin-format.md). */
@@ -73,7 +61,7 @@ struct output *output_open(const struct output_opts *o)
 			  "or a pipe");
 	out->top = o->top;
 	if (ENABLE_SYMBOLIZE)
-		out->procs = proc_syms_new("/proc");
+		out->fr.procs = proc_syms_new("/proc");
 	out->cgroup_name = cgroup_path;
 	if (ENABLE_FORMAT_BIN && out->format != FORMAT_BIN &&
 	    getenv("STACKBOX_BIN_TEE")) {
@@ -95,10 +83,10 @@ struct output *output_open(const struct output_opts *o)
 
 void output_set_ksyms(struct output *out, struct ksyms *ks)
 {
-	if (ENABLE_SYMBOLIZE && out->ksyms != ks)
-		ksyms_free(out->ksyms);
-	out->ksyms = ks;
-	out->ksyms_tried = true;
+	if (ENABLE_SYMBOLIZE && out->fr.ksyms != ks)
+		ksyms_free(out->fr.ksyms);
+	out->fr.ksyms = ks;
+	out->fr.ksyms_tried = true;
 }
 
 void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
@@ -158,12 +146,12 @@ void output_set_writer(struct output *out, output_writer fn, void *ctx)
 
 void output_set_stacks(struct output *out, struct stack_cache *stacks)
 {
-	out->stacks = stacks;
+	out->fr.stacks = stacks;
 }
 
 void output_set_kernel_names(struct output *out, struct kernel_names *kn)
 {
-	out->knames = kn;
+	out->fr.knames = kn;
 }
 
 bool output_reader_gone(const struct output *out)
@@ -173,206 +161,32 @@ bool output_reader_gone(const struct output *out)
 
 unsigned long output_unnamed_frames(const struct output *out)
 {
-	return out->unnamed;
+	return out->fr.unnamed;
 }
 
 struct proc_syms *output_procs(struct output *out)
 {
-	return out->procs;
+	return out->fr.procs;
 }
 
 struct stack_cache *output_stacks(struct output *out)
 {
-	return out->stacks;
+	return out->fr.stacks;
 }
 
 void output_swap_sources(struct output *out, struct output_sources *src)
 {
-	struct output_sources live = {out->stacks,	out->ksyms,
-				      out->ksyms_tried, out->procs,
-				      out->cgroup_name, out->nspid_of};
+	struct output_sources live = {out->fr.stacks,	   out->fr.ksyms,
+				      out->fr.ksyms_tried, out->fr.procs,
+				      out->cgroup_name,	   out->nspid_of};
 
-	out->stacks = src->stacks;
-	out->ksyms = src->ksyms;
-	out->ksyms_tried = src->ksyms_tried;
-	out->procs = src->procs;
+	out->fr.stacks = src->stacks;
+	out->fr.ksyms = src->ksyms;
+	out->fr.ksyms_tried = src->ksyms_tried;
+	out->fr.procs = src->procs;
 	out->cgroup_name = src->cgroup_name;
 	out->nspid_of = src->nspid_of;
 	*src = live;
-}
-
-/*
- * The tool's own BPF programs and the tracing machinery that runs them
- * are not the profiled code: a kernel stack ends where they begin (at the
- * leaf for a tracepoint program's stack; mid-stack when a sample lands
- * while one of our programs runs).
- */
-static bool own_frame(const char *sym)
-{
-	static const char *const prefixes[] = {
-		"bpf_prog_",	      "bpf_trampoline_",      "__bpf_prog_run",
-		"bpf_trace_run",      "__bpf_trace_",	      "bpf_get_stack",
-		"trace_call_bpf",     "perf_trace_",	      "__traceiter_",
-		"bpf_dispatcher_",    "___bpf_prog_run",      "perf_callchain",
-		"get_perf_callchain", "bpf_overflow_handler",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(sym, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-static const char *kernel_sym(struct output *out, __u64 ip)
-{
-	uint64_t off;
-
-	/* the kernel names them, unless a recording brought its names */
-	if (ENABLE_SYMBOLIZE && out->knames && !out->ksyms)
-		return kernel_names_lookup(out->knames, ip);
-	/* loaded at the first kernel frame, not before CMD may start */
-	if (ENABLE_SYMBOLIZE && !out->ksyms_tried) {
-		out->ksyms_tried = true;
-		out->ksyms = ksyms_load("/proc/kallsyms");
-		if (!out->ksyms)
-			perror_msg("/proc/kallsyms: kernel frames will be "
-				   "addresses");
-	}
-	if (ENABLE_SYMBOLIZE && out->ksyms)
-		return ksyms_lookup(out->ksyms, ip, &off);
-	return NULL;
-}
-
-static const char *kernel_frame(struct output *out, __u64 ip)
-{
-	const char *sym = kernel_sym(out, ip);
-
-	return sym ? sym
-		   : pool_printf(&out->names, "[kernel 0x%llx]",
-				 (unsigned long long)ip);
-}
-
-/*
- * The names of one user address into f, root first: its function, then
- * the calls inlined into it there, outermost first. A return address
- * (ret) is looked up one byte back, in its call instruction: the next
- * instruction may be another inlined call's. Returns how many, each
- * marked in inlined[] when it is a call inlined into the one before.
- */
-static unsigned user_frame(struct output *out, __u32 tgid, __u64 ip, bool ret,
-			   const char **f, bool *inlined)
-{
-	struct usym u = {0};
-	unsigned n = 0;
-
-	if (ENABLE_SYMBOLIZE && out->procs) {
-		if (!proc_syms_lookup(out->procs, tgid, ip - ret, &u)) {
-			inlined[n] = false;
-			f[n++] = pool_strdup(&out->names, u.sym);
-			while (u.ninlined) {
-				inlined[n] = true;
-				f[n++] = pool_strdup(&out->names,
-						     u.inlined[--u.ninlined]);
-			}
-			return n;
-		}
-		out->unnamed++;
-		if (u.module) {
-			f[0] = pool_printf(
-				&out->names, "[%s+0x%llx]", u.module,
-				(unsigned long long)(u.module_off + ret));
-			inlined[0] = false;
-			return 1;
-		}
-	}
-	f[0] = pool_printf(&out->names, "[0x%llx]", (unsigned long long)ip);
-	inlined[0] = false;
-	return 1;
-}
-
-/*
- * A frame-pointer walk through code without frame pointers reads data as
- * return addresses. Where the process's code is known, a return address
- * outside it ends the stack: nothing past it is real.
- */
-static unsigned user_depth(struct output *out, __u32 tgid, const __u64 *ip,
-			   unsigned depth)
-{
-	struct usym u;
-
-	proc_syms_lookup(out->procs, tgid, ip[0], &u);
-	if (!u.module)
-		return depth; /* nothing known of it: keep what there is */
-	for (unsigned i = 1; i < depth; i++) {
-		proc_syms_lookup(out->procs, tgid, ip[i], &u);
-		if (!u.module)
-			return i;
-	}
-	return depth;
-}
-
-/* Frames root to leaf for one stack id; *n = 0 when there is none. A
- * user stack's inlined calls are marked in *inlined (NULL when it has
- * none; inlined may be NULL when that is not wanted). */
-static const char **frames(struct output *out, __u64 id, __u32 tgid,
-			   bool kernel, unsigned *n, __u64 *lost,
-			   const bool **inlined)
-{
-	const __u64 *ip;
-	const char **f;
-	unsigned depth, max;
-	uint64_t caller;
-	bool repair, *inl;
-
-	*n = 0;
-	if (inlined)
-		*inlined = NULL;
-	if (id == SB_STACK_NONE)
-		return NULL;
-	ip = id == SB_STACK_LOST ? NULL
-				 : stack_cache_get(out->stacks, id, &depth);
-	if (!ip) {
-		/* BPF counted SB_STACK_LOST; an id gone from the cache is ours */
-		*lost += id != SB_STACK_LOST;
-		f = pool_alloc(&out->names, sizeof(*f));
-		f[0] = kernel ? "[kernel stack lost]" : "[user stack lost]";
-		*n = 1;
-		return f;
-	}
-	if (ENABLE_SYMBOLIZE && !kernel && out->procs)
-		depth = user_depth(out, tgid, ip, depth);
-	repair =
-		ENABLE_SYMBOLIZE && !kernel && out->procs && depth >= 2 &&
-		!proc_syms_lost_caller(out->procs, tgid, ip[0], ip[1], &caller);
-	/* a user address may name several frames (inlined calls) */
-	max = (depth + 1) * (kernel ? 1 : 1 + USYM_INLINE_MAX);
-	f = out->frame_buf =
-		grow_array(out->frame_buf, &out->frame_cap, max, sizeof(*f));
-	inl = kernel ? NULL
-		     : (out->inlined_buf =
-				grow_array(out->inlined_buf, &out->inlined_cap,
-					   max, sizeof(*inl)));
-	/* ip[] is leaf first; frames are root first */
-	for (unsigned i = 0; i < depth; i++) {
-		__u64 at = ip[depth - 1 - i];
-
-		if (kernel) {
-			f[*n] = kernel_frame(out, at);
-			if (own_frame(f[*n]))
-				break;
-			++*n;
-			continue;
-		}
-		if (repair && i == depth - 1)
-			*n += user_frame(out, tgid, caller, false, f + *n,
-					 inl + *n);
-		*n += user_frame(out, tgid, at, i < depth - 1, f + *n,
-				 inl + *n);
-	}
-	/* kept as long as the snapshot, so no bigger than it needs */
-	if (inl && inlined && memchr(inl, true, *n))
-		*inlined = pool_memdup(&out->names, inl, *n * sizeof(*inl));
-	return pool_memdup(&out->names, f, (*n ? *n : 1) * sizeof(*f));
 }
 
 static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
@@ -472,12 +286,12 @@ static void write_text(struct output *out, const struct snapshot *s)
 /* ---- the bin stream's view of the same caches ---- */
 static const __u64 *bin_stack(void *ctx, __u64 id, unsigned *n)
 {
-	return stack_cache_get(((struct output *)ctx)->stacks, id, n);
+	return stack_cache_get(((struct output *)ctx)->fr.stacks, id, n);
 }
 
 static const char *bin_ksym(void *ctx, __u64 ip)
 {
-	return kernel_sym(ctx, ip);
+	return frames_kernel_sym(&((struct output *)ctx)->fr, ip);
 }
 
 static void bin_touch(void *ctx, __u32 tgid, __u64 ip)
@@ -485,8 +299,8 @@ static void bin_touch(void *ctx, __u32 tgid, __u64 ip)
 	struct output *out = ctx;
 	struct usym u;
 
-	if (ENABLE_SYMBOLIZE && out->procs)
-		proc_syms_lookup(out->procs, tgid, ip, &u);
+	if (ENABLE_SYMBOLIZE && out->fr.procs)
+		proc_syms_lookup(out->fr.procs, tgid, ip, &u);
 }
 
 static size_t bin_maps(void *ctx, __u32 tgid, struct rec_map **maps)
@@ -494,8 +308,8 @@ static size_t bin_maps(void *ctx, __u32 tgid, struct rec_map **maps)
 	struct output *out = ctx;
 
 	*maps = NULL;
-	return ENABLE_SYMBOLIZE && out->procs
-		       ? proc_syms_maps(out->procs, tgid, maps)
+	return ENABLE_SYMBOLIZE && out->fr.procs
+		       ? proc_syms_maps(out->fr.procs, tgid, maps)
 		       : 0;
 }
 
@@ -594,8 +408,8 @@ void output_encode(struct output *out, const struct snapshot *s, struct bbuf *b)
 		out->ring = bin_writer_new(1);
 	cgroup_names_refresh();
 	bin_encode_snapshot(out->ring, s, &src, 0, b);
-	if (ENABLE_SYMBOLIZE && out->procs)
-		proc_syms_gc(out->procs);
+	if (ENABLE_SYMBOLIZE && out->fr.procs)
+		proc_syms_gc(out->fr.procs);
 }
 
 bool output_writes_bin(const struct output *out)
@@ -624,8 +438,8 @@ int output_snapshot(struct output *out, struct snapshot *s)
 	if (ENABLE_FORMAT_BIN && out->bin) {
 		err = write_bin(out, s);
 		if (out->format == FORMAT_BIN) {
-			if (ENABLE_SYMBOLIZE && out->procs)
-				proc_syms_gc(out->procs);
+			if (ENABLE_SYMBOLIZE && out->fr.procs)
+				proc_syms_gc(out->fr.procs);
 			nspids_gc(out);
 			return err;
 		}
@@ -640,16 +454,17 @@ int output_snapshot(struct output *out, struct snapshot *s)
 			s->total[m] += r->v[m];
 		if (s->resolved)
 			continue;
-		r->ustack = frames(out, r->key.user_stack, r->key.tgid, false,
-				   &r->nu, &s->lost_ustacks, &r->uinlined);
-		r->kstack = frames(out, r->key.kern_stack, r->key.tgid, true,
-				   &r->nk, &s->lost_kstacks, NULL);
-		r->other_ustack =
-			frames(out, r->key.other_user_stack, r->key.other_tgid,
-			       false, &r->other_nu, &s->lost_ustacks, NULL);
-		r->other_kstack =
-			frames(out, r->key.other_kern_stack, r->key.other_tgid,
-			       true, &r->other_nk, &s->lost_kstacks, NULL);
+		r->ustack = frames_of(&out->fr, r->key.user_stack, r->key.tgid,
+				      false, &r->nu, &s->lost_ustacks,
+				      &r->uinlined);
+		r->kstack = frames_of(&out->fr, r->key.kern_stack, r->key.tgid,
+				      true, &r->nk, &s->lost_kstacks, NULL);
+		r->other_ustack = frames_of(
+			&out->fr, r->key.other_user_stack, r->key.other_tgid,
+			false, &r->other_nu, &s->lost_ustacks, NULL);
+		r->other_kstack = frames_of(
+			&out->fr, r->key.other_kern_stack, r->key.other_tgid,
+			true, &r->other_nk, &s->lost_kstacks, NULL);
 		r->cgroup = out->cgroup_name(r->key.cgroup);
 		r->nspid = nspid(out, r->key.tgid);
 	}
@@ -660,9 +475,9 @@ int output_snapshot(struct output *out, struct snapshot *s)
 		write_text(out, s);
 	else if (ENABLE_FORMAT_FOLDED && out->format == FORMAT_FOLDED)
 		format_folded(out->f, s);
-	pool_clear(&out->names);
-	if (ENABLE_SYMBOLIZE && out->procs)
-		proc_syms_gc(out->procs);
+	frames_clear(&out->fr);
+	if (ENABLE_SYMBOLIZE && out->fr.procs)
+		proc_syms_gc(out->fr.procs);
 	nspids_gc(out);
 	if (fclose(out->f))
 		error_exit("out of memory");
@@ -683,10 +498,6 @@ int output_close(struct output *out)
 		perror_msg("writing %s", path);
 		err = -1;
 	}
-	if (ENABLE_SYMBOLIZE) {
-		ksyms_free(out->ksyms);
-		proc_syms_free(out->procs);
-	}
 	if (out->tee && fclose(out->tee)) {
 		perror_msg("writing %s", out->tee_path);
 		err = -1;
@@ -703,9 +514,7 @@ int output_close(struct output *out)
 		bin_writer_free(out->ring);
 	}
 	u64map_free(&out->nspids);
-	pool_clear(&out->names);
-	free(out->frame_buf);
-	free(out->inlined_buf);
+	frames_free(&out->fr);
 	free(out);
 	free(path);
 	return err;
