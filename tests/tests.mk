@@ -11,6 +11,8 @@ WORKLOAD_SRCS := $(wildcard $(srctree)/tests/workloads/*.c)
 WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(WORKLOAD_SRCS))
 # libcall again as -O2 code usually is: no frame pointers (user stacks)
 WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
+# preloaded into stackbox: the wall clock set mid-run (faults.sh)
+WORKLOADS += $(TESTS_O)/workloads/clockshift.so
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # Fixtures the unit tests need (ELF files to symbolise, ...).
 UNIT_FIXTURES :=
@@ -37,6 +39,9 @@ $(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads
 
 $(TESTS_O)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) $(NOFP_CFLAGS) $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/clockshift.so: $(srctree)/tests/workloads/lib/clockshift.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) -O2 -shared -fPIC $(WARN) -o $@ $< -ldl
 
 $(TESTS_O)/unit $(TESTS_O)/workloads:
 	$(Q)mkdir -p $@

@@ -55,7 +55,7 @@ static void open_window(struct capture *cap, uint64_t now)
 		cap->take(c, false);
 	} else {
 		c->ctl->paused = 0;
-		clock_gettime(CLOCK_REALTIME, &c->interval_start);
+		c->interval_start = boot_ns();
 	}
 	c->next_snap = c->o->interval ? now + c->o->interval : 0;
 }

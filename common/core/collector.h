@@ -54,7 +54,9 @@ struct collector {
 	 * parent's instead (SB_EV_NEW_TGID) */
 	unsigned long procs_read, procs_copied;
 	struct kernel_names *knames; /* kernel frames' names; NULL: kallsyms */
-	struct timespec interval_start;
+	/* CLOCK_BOOTTIME ns: it counts suspend and never jumps, so an
+	 * interval is as long as it was when the wall clock is set */
+	uint64_t interval_start;
 	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
 	struct capture *capture; /* -T: triggers, the flight recorder */
 };

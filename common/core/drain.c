@@ -139,6 +139,14 @@ static void say_kept(struct collector *c)
 		stack_cache_size(c->stacks));
 }
 
+static struct timespec wall_before(const struct timespec *t, uint64_t ns)
+{
+	int64_t at = (int64_t)t->tv_sec * NS_PER_SEC + t->tv_nsec - (int64_t)ns;
+
+	return (struct timespec){at / (int64_t)NS_PER_SEC,
+				 at % (int64_t)NS_PER_SEC};
+}
+
 int collect_snapshot(struct collector *c, bool final)
 {
 	struct snapshot s = {0};
@@ -149,7 +157,7 @@ int collect_snapshot(struct collector *c, bool final)
 	int err;
 
 	struct timespec flip_wall;
-	__u64 flip = now_ns();
+	__u64 flip = now_ns(), flip_boot = boot_ns();
 
 	/* the interval ends at the flip, where the accounting splits */
 	clock_gettime(CLOCK_REALTIME, &flip_wall);
@@ -171,9 +179,11 @@ int collect_snapshot(struct collector *c, bool final)
 	s.applet = applet_name;
 	s.seq = ++c->seq;
 	s.final = final;
-	s.start = c->interval_start;
+	/* its start is the end less how long it lasted: a wall clock set
+	 * (GNSS, NTP) within it moves the interval, never stretches it */
 	s.end = flip_wall;
-	c->interval_start = s.end;
+	s.start = wall_before(&flip_wall, flip_boot - c->interval_start);
+	c->interval_start = flip_boot;
 	s.metrics = c->ops->metrics;
 	s.nmetrics = c->ops->nmetrics;
 	s.primary = c->ops->primary ? c->ops->primary(c, c->args) : 0;

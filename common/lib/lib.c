@@ -183,6 +183,14 @@ uint64_t now_ns(void)
 	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
+uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
 /* /proc files report size 0, so read until EOF rather than stat. */
 char *read_file(const char *path, size_t *len)
 {

@@ -48,6 +48,8 @@ void tune_malloc(void);
 void release_free_memory(void);
 /* CLOCK_MONOTONIC in ns: BPF's clock (bpf_ktime_get_ns). */
 uint64_t now_ns(void);
+/* CLOCK_BOOTTIME in ns: also counts suspend; neither jumps. */
+uint64_t boot_ns(void);
 
 /* ---- option parsing: one table per applet is the only declaration ---- */
 struct opt;
