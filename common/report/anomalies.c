@@ -18,9 +18,9 @@
 #include <time.h>
 
 #include "anomalies.h"
+#include "anomalies_found.h"
 #include "anomaly.h"
 #include "cluster.h"
-#include "flame.h"
 #include "output.h"
 
 #define BASE_N	    10	 /* the baseline: at most this many intervals */
@@ -32,66 +32,6 @@
 #define SPIKE_MAX   2	 /* a spike lasts at most this many intervals */
 #define HASH_SIZE   65536
 #define SHOW_FRAMES 6 /* text: frames shown without -v */
-
-enum kind { APPEARED, VANISHED, GREW, SHRANK, SPIKE };
-static const char *const kind_name[] = {"appeared", "vanished", "grew",
-					"shrank", "spike"};
-
-struct interval {
-	double t0, t1; /* seconds since the epoch */
-	__u64 total[SB_MAX_VALUES];
-};
-
-struct stream {
-	char *applet, *sig; /* sig: the applet and its metrics' names */
-	struct metric metric[SB_MAX_VALUES];
-	unsigned nmetrics, primary;
-	struct interval *iv;
-	size_t n, cap;
-	size_t used;	/* intervals judged: a short last one is not */
-	double nominal; /* the median interval, seconds */
-};
-
-struct point {
-	size_t at;
-	__u64 v[SB_MAX_VALUES];
-};
-
-struct stack {
-	struct stream *st;
-	char *key;    /* comm;[aux];user root..leaf;-;kernel root..leaf */
-	char *ukey;   /* comm;user root..leaf: the same code in other applets */
-	char **frame; /* root first: comm, user frames, kernel frames */
-	unsigned nframes, nu;
-	const char *aux;
-	struct point *p;
-	size_t n, cap;
-	struct stack *hnext;
-};
-
-struct found {
-	struct stack *sk;
-	unsigned metric;
-	enum kind kind;
-	size_t b0, i0, i1; /* baseline from b0, window i0..i1 */
-	double base, obs, share_base, share_obs, score;
-	unsigned win, cluster, id;
-	double best; /* its cluster's highest score */
-	const char *label;
-	bool dropped; /* merged into another metric of the same stack */
-};
-
-struct anomalies {
-	struct stream **st;
-	size_t nst, st_cap;
-	struct stack **sk;
-	size_t nsk, sk_cap;
-	struct stack **hash;
-	struct found *f;
-	size_t nf, f_cap;
-	unsigned nclusters;
-};
-
 /* Without libm: the report links none. */
 static double dmax(double a, double b)
 {
@@ -683,12 +623,12 @@ static void merge_metrics(struct anomalies *an)
 }
 
 /* ---- clusters: per time window, by the stacks' shared path ---- */
-static double t_start(const struct found *f)
+double found_start(const struct found *f)
 {
 	return f->sk->st->iv[f->i0].t0;
 }
 
-static double t_end(const struct found *f)
+double found_end(const struct found *f)
 {
 	return f->sk->st->iv[f->i1].t1;
 }
@@ -710,7 +650,9 @@ static int by_start(const void *a, const void *b)
 	const struct found *x = *(struct found *const *)a;
 	const struct found *y = *(struct found *const *)b;
 
-	return t_start(x) < t_start(y) ? -1 : t_start(x) > t_start(y);
+	return found_start(x) < found_start(y)
+		       ? -1
+		       : found_start(x) > found_start(y);
 }
 
 static void cluster_window(struct anomalies *an, struct found **w, size_t n,
@@ -785,8 +727,8 @@ static size_t cluster_all(struct anomalies *an, struct found ***out)
 			l[n++] = &an->f[i];
 	qsort(l, n, sizeof(*l), by_start);
 	for (size_t i = 1; i <= n; i++)
-		if (i == n ||
-		    t_start(l[i]) - t_start(l[i - 1]) > window_span(an)) {
+		if (i == n || found_start(l[i]) - found_start(l[i - 1]) >
+				      window_span(an)) {
 			cluster_window(an, l + w0, i - w0, win++);
 			w0 = i;
 		}
@@ -849,17 +791,11 @@ static bool value_at(const struct anomalies *an, const struct found *f,
 	return true;
 }
 
-struct also {
-	const struct stream *st;
-	unsigned m;
-	double base, obs;
-};
-
-static size_t also_of(const struct anomalies *an, const struct found *f,
-		      struct also *out)
+size_t found_also(const struct anomalies *an, const struct found *f,
+		  struct also *out)
 {
 	const struct stream *own = f->sk->st;
-	double b0 = own->iv[f->b0].t0, t0 = t_start(f), t1 = t_end(f);
+	double b0 = own->iv[f->b0].t0, t0 = found_start(f), t1 = found_end(f);
 	size_t n = 0;
 
 	for (size_t i = 0; i < an->nst; i++)
@@ -878,264 +814,25 @@ static size_t also_of(const struct anomalies *an, const struct found *f,
 	return n;
 }
 
-/* ---- text ---- */
-static const char *value_str(char *buf, size_t len, enum metric_kind kind,
-			     double v)
+size_t anomalies_find(struct anomalies *an, struct found ***out)
 {
-	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double a = dabs(v);
-	unsigned i = 0;
-
-	if (kind == METRIC_NS) {
-		if (a < 1e3)
-			snprintf(buf, len, "%.0f ns", v);
-		else if (a < 1e6)
-			snprintf(buf, len, "%.1f us", v / 1e3);
-		else if (a < 1e9)
-			snprintf(buf, len, "%.1f ms", v / 1e6);
-		else
-			snprintf(buf, len, "%.2f s", v / 1e9);
-	} else if (kind == METRIC_BYTES) {
-		while (a >= 1024 && i < ARRAY_SIZE(bytes) - 1) {
-			a /= 1024;
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, bytes[i]);
-	} else {
-		snprintf(buf, len,
-			 a < 10 && v != (long long)v ? "%.1f" : "%.0f", v);
-	}
-	return buf;
+	find_all(an);
+	merge_metrics(an);
+	return cluster_all(an, out);
 }
 
-static const char *time_str(char *buf, size_t len, double t)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-	size_t n;
-
-	localtime_r(&s, &tm);
-	n = strftime(buf, len, "%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%d", (int)((t - s) * 10) % 10);
-	return buf;
-}
-
-static void text_change(FILE *f, const struct found *a)
-{
-	const struct metric *mt = &a->sk->st->metric[a->metric];
-	char b[32], o[32], d[32];
-
-	fprintf(f, "     %s -> %s%s (%s%s",
-		value_str(b, sizeof(b), mt->kind, a->base),
-		value_str(o, sizeof(o), mt->kind, a->obs),
-		mt->level ? "" : " per interval", a->obs >= a->base ? "+" : "",
-		value_str(d, sizeof(d), mt->kind, a->obs - a->base));
-	if (a->base > 0 && a->obs > 0)
-		fprintf(f, ", x%.2f", a->obs / a->base);
-	fprintf(f, "), share %.1f%% -> %.1f%%\n", 100 * a->share_base,
-		100 * a->share_obs);
-}
-
-/* Leaf first. Without -v: the user frames nearest the leaf (the code
- * that changed), kernel frames only counted; -v: every frame. */
-static void text_stack(FILE *f, const struct stack *sk, int verbose)
-{
-	unsigned nk = sk->nframes - 1 - sk->nu, shown = 0;
-	unsigned from = verbose || !sk->nu ? sk->nframes : sk->nu + 1;
-
-	fputs("     ", f);
-	for (unsigned i = from; i-- > 1; shown++) {
-		if (!verbose && shown == SHOW_FRAMES) {
-			fprintf(f, " < ... %u more", i);
-			break;
-		}
-		fprintf(f, "%s%s", shown ? " < " : "", sk->frame[i]);
-	}
-	if (!verbose && sk->nu && nk)
-		fprintf(f, " (under %u kernel frames)", nk);
-	fprintf(f, "%s[%s%s%s]\n", shown ? "  " : "", sk->frame[0],
-		sk->aux ? ", " : "", sk->aux ? sk->aux : "");
-}
-
-static void text_also(FILE *f, const struct anomalies *an,
-		      const struct found *a)
-{
-	struct also *al = xmalloc((an->nst * SB_MAX_VALUES + 1) * sizeof(*al));
-	size_t n = also_of(an, a, al);
-	char b[32], o[32];
-
-	for (size_t i = 0; i < n; i++) {
-		const struct metric *mt = &al[i].st->metric[al[i].m];
-
-		fprintf(f, "     %s %s %s %s -> %s\n",
-			i ? "    " : "also:", al[i].st->applet, mt->name,
-			value_str(b, sizeof(b), mt->kind, al[i].base),
-			value_str(o, sizeof(o), mt->kind, al[i].obs));
-	}
-	free(al);
-}
-
-static void text_streams(FILE *f, const struct anomalies *an)
-{
-	char t[32];
-
-	for (size_t i = 0; i < an->nst; i++) {
-		const struct stream *st = an->st[i];
-
-		fprintf(f, "%s: %zu intervals of %.0f ms from %s\n", st->applet,
-			st->used, 1e3 * st->nominal,
-			st->n ? time_str(t, sizeof(t), st->iv[0].t0) : "-");
-	}
-}
-
-static void write_text(FILE *f, const struct anomalies *an, struct found **l,
-		       size_t n, int verbose)
-{
-	char t0[32], t1[32];
-
-	fprintf(f, "%zu anomal%s in %u cluster%s\n", n, n == 1 ? "y" : "ies",
-		n ? l[n - 1]->cluster : 0,
-		n && l[n - 1]->cluster == 1 ? "" : "s");
-	text_streams(f, an);
-	for (size_t i = 0; i < n; i++) {
-		const struct found *a = l[i];
-		size_t members = 0;
-
-		if (!i || l[i - 1]->cluster != a->cluster) {
-			for (size_t j = i; j < n && l[j]->cluster == a->cluster;
-			     j++)
-				members++;
-			fprintf(f, "\ncluster %u: %s under %s, %zu stack%s\n",
-				a->cluster, kind_name[a->kind], a->label,
-				members, members == 1 ? "" : "s");
-		}
-		fprintf(f, "  #%u %s %s %s %s-%s, score %.2f\n", a->id,
-			a->sk->st->applet, a->sk->st->metric[a->metric].name,
-			kind_name[a->kind],
-			time_str(t0, sizeof(t0), t_start(a)),
-			time_str(t1, sizeof(t1), t_end(a)), a->score);
-		text_change(f, a);
-		text_stack(f, a->sk, verbose);
-		text_also(f, an, a);
-	}
-}
-
-/* ---- JSON: one object per anomaly, one per line ---- */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static const char *unit_of(enum metric_kind k)
-{
-	return k == METRIC_NS	   ? "nanoseconds"
-	       : k == METRIC_BYTES ? "bytes"
-				   : "count";
-}
-
-static void json_also(FILE *f, const struct anomalies *an,
-		      const struct found *a)
-{
-	struct also *al = xmalloc((an->nst * SB_MAX_VALUES + 1) * sizeof(*al));
-	size_t n = also_of(an, a, al);
-
-	fputs(",\"also\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"applet\":", i ? "," : "");
-		json_str(f, al[i].st->applet);
-		fputs(",\"metric\":", f);
-		json_str(f, al[i].st->metric[al[i].m].name);
-		fprintf(f, ",\"baseline\":%.6g,\"observed\":%.6g}", al[i].base,
-			al[i].obs);
-	}
-	fputc(']', f);
-	free(al);
-}
-
-static void write_json(FILE *f, const struct anomalies *an, struct found **l,
-		       size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct found *a = l[i];
-		const struct stream *st = a->sk->st;
-		const struct metric *mt = &st->metric[a->metric];
-
-		fprintf(f,
-			"{\"id\":%u,\"cluster\":%u,\"cluster_label\":", a->id,
-			a->cluster);
-		json_str(f, a->label);
-		fprintf(f, ",\"kind\":\"%s\",\"applet\":", kind_name[a->kind]);
-		json_str(f, st->applet);
-		fputs(",\"metric\":", f);
-		json_str(f, mt->name);
-		fprintf(f,
-			",\"unit\":\"%s\",\"level\":%s,\"start\":%.3f,\"end\":%.3f,"
-			"\"start_interval\":%zu,\"end_interval\":%zu,"
-			"\"interval\":%.3f,\"baseline_start\":%.3f,"
-			"\"baseline\":%.6g,\"observed\":%.6g,\"change\":%.6g,",
-			unit_of(mt->kind), mt->level ? "true" : "false",
-			t_start(a), t_end(a), a->i0, a->i1, st->nominal,
-			st->iv[a->b0].t0, a->base, a->obs, a->obs - a->base);
-		if (a->base > 0)
-			fprintf(f, "\"ratio\":%.4g,", a->obs / a->base);
-		else
-			fputs("\"ratio\":null,", f);
-		fprintf(f,
-			"\"share_baseline\":%.4f,\"share_observed\":%.4f,"
-			"\"score\":%.4f,\"comm\":",
-			a->share_base, a->share_obs, a->score);
-		json_str(f, a->sk->frame[0]);
-		if (a->sk->aux) {
-			fputs(",\"state\":", f);
-			json_str(f, a->sk->aux);
-		}
-		fputs(",\"leaf\":", f);
-		json_str(f, a->sk->nframes > 1
-				    ? a->sk->frame[a->sk->nframes - 1]
-				    : a->sk->frame[0]);
-		fputs(",\"stack\":[", f);
-		for (unsigned k = a->sk->nframes; k-- > 1;) {
-			if (k != a->sk->nframes - 1)
-				fputc(',', f);
-			json_str(f, a->sk->frame[k]);
-		}
-		fputc(']', f);
-		json_also(f, an, a);
-		fputs("}\n", f);
-	}
-}
-
-/* ---- the differential flame graph of one anomaly's window ---- */
-static double folded_value(enum metric_kind k, double v)
-{
-	v = k == METRIC_NS ? v / 1e3 : v; /* folded: microseconds */
-	return (double)(long long)(v + (v < 0 ? -0.5 : 0.5));
-}
-
-/* Each stack of the anomaly's stream and metric, per interval: mean
- * over the baseline and over the window (a level: where it got to). */
-static void write_diff(FILE *f, const struct anomalies *an,
-		       const struct found *a, enum anomalies_format fmt)
+/* ---- the differential flame graph's rows ---- */
+void anomalies_diff(const struct anomalies *an, const struct found *a,
+		    void (*row)(void *ctx, const char *key, double base,
+				double win),
+		    void *ctx)
 {
 	const struct stream *st = a->sk->st;
-	const struct metric *mt = &st->metric[a->metric];
-	struct flame *fl = fmt == ANOMALIES_SVG ? flame_new() : NULL;
 	double *x = xzalloc((st->used + 1) * sizeof(*x));
-	char t0[32], t1[32], *title;
 
 	for (size_t k = 0; k < an->nsk; k++) {
 		const struct stack *sk = an->sk[k];
-		double base, win, sd;
+		double base, sd;
 		struct series se = {.st = st, .m = a->metric};
 
 		if (sk->st != st)
@@ -1147,61 +844,9 @@ static void write_diff(FILE *f, const struct anomalies *an,
 					norm(st, a->metric, sk->p[p].at,
 					     sk->p[p].v[a->metric]);
 		mean_sd(x, a->b0, a->i0, &base, &sd);
-		base = folded_value(mt->kind, base);
-		win = folded_value(mt->kind,
-				   window_value(&se, x, a->i0, a->i1));
-		if (!base && !win)
-			continue;
-		if (!fl) {
-			fprintf(f, "%s %.0f %.0f\n", sk->key, base, win);
-			continue;
-		}
-		for (int side = 0; side < 2; side++) {
-			char *line = xasprintf("%s %.0f", sk->key,
-					       side ? win : base);
-
-			flame_add_folded(fl, line, !side);
-			free(line);
-		}
+		row(ctx, sk->key, base, window_value(&se, x, a->i0, a->i1));
 	}
 	free(x);
-	if (!fl)
-		return;
-	title = xasprintf("%s %s, anomaly %u (%s): %s-%s against the baseline",
-			  st->applet, mt->name, a->id, kind_name[a->kind],
-			  time_str(t0, sizeof(t0), t_start(a)),
-			  time_str(t1, sizeof(t1), t_end(a)));
-	flame_write_svg(fl, f, title, PALETTE_CPU,
-			mt->kind == METRIC_NS	   ? "us"
-			: mt->kind == METRIC_BYTES ? "bytes"
-						   : mt->name);
-	free(title);
-	flame_free(fl);
-}
-
-int anomalies_write(struct anomalies *an, FILE *f, enum anomalies_format fmt,
-		    long long which, int verbose)
-{
-	struct found **l;
-	size_t n;
-	int err = 0;
-
-	find_all(an);
-	merge_metrics(an);
-	n = cluster_all(an, &l);
-	if (fmt == ANOMALIES_TEXT)
-		write_text(f, an, l, n, verbose);
-	else if (fmt == ANOMALIES_JSON)
-		write_json(f, an, l, n);
-	else if (which < 1 || (size_t)which > n) {
-		error_msg("--anomaly %lld: there %s %zu", which,
-			  n == 1 ? "is" : "are", n);
-		err = 1;
-	} else {
-		write_diff(f, an, l[which - 1], fmt);
-	}
-	free(l);
-	return err;
 }
 
 void anomalies_free(struct anomalies *an)
