@@ -93,7 +93,7 @@ core-y += capture recorder pool
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
-core-$(CONFIG_REPORT) += report/anomalies_write
+core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "output.h"
 
 enum kind { APPEARED, VANISHED, GREW, SHRANK, SPIKE };
@@ -19,14 +21,38 @@ struct interval {
 	__u64 total[SB_MAX_VALUES];
 };
 
+/* How many intervals of every stack's values are kept: what a finding
+ * is judged on, and what its window's other metrics and flame graph
+ * read. A change that lasts longer is judged on its first ones. */
+#define WINDOW 512
+/* The nominal interval is the median of the first this many, and
+ * nothing is judged before they came: a shorter input is judged whole. */
+#define NOMINAL_N WINDOW
+
+struct track;
+struct names;
+
 struct stream {
 	char *applet, *sig; /* sig: the applet and its metrics' names */
+	unsigned idx;	    /* in the order streams appeared */
 	struct metric metric[SB_MAX_VALUES];
 	unsigned nmetrics, primary;
-	struct interval *iv;
-	size_t n, cap;
-	size_t used;	/* intervals judged: a short last one is not */
-	double nominal; /* the median interval, seconds */
+	struct interval *iv; /* the last WINDOW: interval i at i % WINDOW */
+	size_t n;	     /* intervals seen */
+	size_t used;	     /* intervals judged: a short last one is not */
+	size_t busy;	     /* one past the last with a total */
+	double t_first;	     /* when the first started */
+	double nominal;	     /* the median interval, seconds */
+	bool settled;	     /* nominal known: series are judged */
+	bool final;	     /* the input ended */
+	double dur[NOMINAL_N];
+	double floor[SB_MAX_VALUES]; /* the smallest change that counts */
+	size_t floor_at;	     /* intervals the floors were taken at */
+	struct stack **sk;	     /* its stacks with a value in the window */
+	size_t nsk, sk_cap;
+	struct track **tr; /* the series it judges */
+	size_t ntr, tr_cap;
+	size_t untracked; /* series over the floor left out: TRACK_MAX */
 };
 
 struct point {
@@ -36,13 +62,17 @@ struct point {
 
 struct stack {
 	struct stream *st;
-	char *key;    /* comm;[aux];user root..leaf;-;kernel root..leaf */
-	char *ukey;   /* comm;user root..leaf: the same code in other applets */
-	char **frame; /* root first: comm, user frames, kernel frames */
+	const char **frame; /* root first: comm, user frames, kernel frames */
 	unsigned nframes, nu;
 	const char *aux;
-	struct point *p;
-	size_t n, cap;
+	uint64_t hash;
+	struct point *p; /* p[first..n): its values in the window */
+	size_t first, n, cap;
+	struct track *tr[SB_MAX_VALUES]; /* a metric's series, if judged */
+	unsigned refused;		 /* metrics left out: TRACK_MAX */
+	bool held;			 /* a finding shows it */
+	size_t seq;			 /* stacks in order of appearance */
+	uint64_t uhash;			 /* of comm and user frames */
 	struct stack *hnext;
 };
 
@@ -50,7 +80,8 @@ struct found {
 	struct stack *sk;
 	unsigned metric;
 	enum kind kind;
-	size_t b0, i0, i1; /* baseline from b0, window i0..i1 */
+	size_t b0, i0, i1;	       /* baseline from b0, window i0..i1 */
+	double t_base, t_start, t_end; /* when b0 and i0 start, i1 ends */
 	double base, obs, share_base, share_obs, score;
 	unsigned win, cluster, id;
 	double best; /* its cluster's highest score */
@@ -61,12 +92,14 @@ struct found {
 struct anomalies {
 	struct stream **st;
 	size_t nst, st_cap;
-	struct stack **sk;
-	size_t nsk, sk_cap;
 	struct stack **hash;
+	struct names *names; /* every frame name, once */
 	struct found *f;
 	size_t nf, f_cap;
 	unsigned nclusters;
+	size_t nseq;	       /* stacks made */
+	struct stack **row_sk; /* a snapshot's rows' stacks */
+	size_t row_cap;
 };
 
 /* Another metric of the anomaly's code over its baseline and window. */
@@ -85,10 +118,29 @@ double found_end(const struct found *f);
 size_t found_also(const struct anomalies *an, const struct found *f,
 		  struct also *out);
 /* Each stack of the anomaly's stream and metric, per interval: mean
- * over the baseline and over the window (a level: where it got to). */
-void anomalies_diff(const struct anomalies *an, const struct found *a,
-		    void (*row)(void *ctx, const char *key, double base,
-				double win),
-		    void *ctx);
+ * over the baseline and over the window (a level: where it got to).
+ * -1: the baseline has left the window. */
+int anomalies_diff(const struct anomalies *an, const struct found *a,
+		   void (*row)(void *ctx, const char *key, double base,
+			       double win),
+		   void *ctx);
+
+/* ---- anomalies_series.c: a (stack, metric) judged as it comes ---- */
+/* The interval i of st, while it is in the window. */
+const struct interval *stream_iv(const struct stream *st, size_t i);
+/* A value as the series sees it: flows per nominal interval. */
+double stream_norm(const struct stream *st, unsigned m, size_t i, __u64 v);
+/* The stack's point of interval i, or NULL: none (0) or out of the window. */
+const struct point *stack_point(const struct stack *sk, size_t i);
+/* comm;[aux];user root..leaf;-;kernel root..leaf (anomalies.c) */
+char *stack_key(const struct stack *sk);
+/* A series from interval from; it reached the floor at high. */
+struct track *track_new(struct stack *sk, unsigned m, size_t from, size_t high);
+/* Judge (or learn) its points before ready; final: no more come. */
+void track_run(struct anomalies *an, struct track *t, size_t ready, bool final);
+/* Nothing waits, nothing is open, and it has not reached the floor in
+ * a window: it can be let go. */
+bool track_idle(const struct track *t, size_t ready);
+void track_free(struct track *t);
 
 #endif

@@ -129,7 +129,7 @@ static void text_streams(FILE *f, const struct anomalies *an)
 
 		fprintf(f, "%s: %zu intervals of %.0f ms from %s\n", st->applet,
 			st->used, 1e3 * st->nominal,
-			st->n ? time_str(t, sizeof(t), st->iv[0].t0) : "-");
+			st->n ? time_str(t, sizeof(t), st->t_first) : "-");
 	}
 }
 
@@ -229,7 +229,7 @@ static void write_json(FILE *f, const struct anomalies *an, struct found **l,
 			"\"baseline\":%.6g,\"observed\":%.6g,\"change\":%.6g,",
 			unit_of(mt->kind), mt->level ? "true" : "false",
 			found_start(a), found_end(a), a->i0, a->i1, st->nominal,
-			st->iv[a->b0].t0, a->base, a->obs, a->obs - a->base);
+			a->t_base, a->base, a->obs, a->obs - a->base);
 		if (a->base > 0)
 			fprintf(f, "\"ratio\":%.4g,", a->obs / a->base);
 		else
@@ -293,8 +293,8 @@ static void diff_row(void *ctx, const char *key, double base, double win)
 }
 
 /* The stacks of the anomaly's stream and metric: baseline and window. */
-static void write_diff(FILE *f, const struct anomalies *an,
-		       const struct found *a, enum anomalies_format fmt)
+static int write_diff(FILE *f, const struct anomalies *an,
+		      const struct found *a, enum anomalies_format fmt)
 {
 	const struct stream *st = a->sk->st;
 	const struct metric *mt = &st->metric[a->metric];
@@ -302,9 +302,15 @@ static void write_diff(FILE *f, const struct anomalies *an,
 			 mt->kind};
 	char t0[32], t1[32], *title;
 
-	anomalies_diff(an, a, diff_row, &d);
+	if (anomalies_diff(an, a, diff_row, &d)) {
+		error_msg("--anomaly %u: its baseline is older than the last "
+			  "%d intervals of %s kept",
+			  a->id, WINDOW, st->applet);
+		flame_free(d.fl);
+		return 1;
+	}
 	if (!d.fl)
-		return;
+		return 0;
 	title = xasprintf("%s %s, anomaly %u (%s): %s-%s against the baseline",
 			  st->applet, mt->name, a->id, kind_name[a->kind],
 			  time_str(t0, sizeof(t0), found_start(a)),
@@ -315,6 +321,7 @@ static void write_diff(FILE *f, const struct anomalies *an,
 						   : mt->name);
 	free(title);
 	flame_free(d.fl);
+	return 0;
 }
 
 int anomalies_write(struct anomalies *an, FILE *f, enum anomalies_format fmt,
@@ -333,7 +340,7 @@ int anomalies_write(struct anomalies *an, FILE *f, enum anomalies_format fmt,
 			  n == 1 ? "is" : "are", n);
 		err = 1;
 	} else {
-		write_diff(f, an, l[which - 1], fmt);
+		err = write_diff(f, an, l[which - 1], fmt);
 	}
 	free(l);
 	return err;
