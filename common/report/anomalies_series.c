@@ -291,22 +291,26 @@ static size_t change_point(const struct series *se, size_t seg, size_t i,
 {
 	size_t b0 = i > seg + BASE_N ? i - BASE_N : seg, best = i;
 	size_t from = i > b0 + MIN_HISTORY ? i - 1 : i;
-	double best_t = -1;
+	double best_t = -1, before = 0;
 
 	if (se->st->metric[se->m].level)
 		return i;
+	/* the sums in mean_sd()'s order: the baseline's grows by one */
+	for (size_t k = b0; k < from; k++)
+		before += share_at(se, k);
 	for (size_t k = from; k <= end && k + 1 < se->n && k <= i + CP_SPAN;
 	     k++) {
-		double mb, mw, sd, t;
+		double mb = k > b0 ? before / (k - b0) : 0, after = 0, t;
 
-		mean_sd(se, share_at, b0, k, &mb, &sd);
-		mean_sd(se, share_at, k, end + 1, &mw, &sd);
-		t = dabs(mw - mb) *
+		for (size_t j = k; j <= end; j++)
+			after += share_at(se, j);
+		t = dabs(after / (end + 1 - k) - mb) *
 		    droot((double)(k - b0) * (end + 1 - k) / (end + 1 - b0));
 		if (t > best_t) {
 			best_t = t;
 			best = k;
 		}
+		before += share_at(se, k);
 	}
 	return best;
 }
