@@ -316,6 +316,7 @@ static void promote(struct stream *st, struct stack *sk, unsigned m, size_t at)
 		return;
 	}
 	sk->tr[m] = track_new(sk, m, window_start(st), at);
+	st->tracked++;
 	st->tr = grow_array(st->tr, &st->tr_cap, st->ntr + 1, sizeof(*st->tr));
 	st->tr[st->ntr++] = sk->tr[m];
 }

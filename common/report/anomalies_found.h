@@ -53,6 +53,8 @@ struct stream {
 	struct track **tr; /* the series it judges */
 	size_t ntr, tr_cap;
 	size_t untracked; /* series over the floor left out: TRACK_MAX */
+	size_t tracked;	  /* series judged, in all */
+	uint64_t reads;	  /* series values read to judge them */
 };
 
 struct point {

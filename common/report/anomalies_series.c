@@ -65,6 +65,7 @@ struct series {
 	/* a judgment's values and shares of [c0, c1), read once */
 	double *cx, *cs;
 	size_t c0, c1;
+	uint64_t *reads; /* values read: the work, counted */
 };
 
 /* Without libm: the report links none. */
@@ -125,6 +126,7 @@ static double x_at(const struct series *se, size_t i)
 {
 	const struct point *p;
 
+	++*se->reads;
 	if (i >= se->c0 && i < se->c1)
 		return se->cx[i - se->c0];
 	p = stack_point(se->sk, i);
@@ -143,6 +145,7 @@ static double share_at(const struct series *se, size_t i)
 {
 	double total;
 
+	++*se->reads;
 	if (i >= se->c0 && i < se->c1)
 		return se->cs[i - se->c0];
 	total = total_at(se, i);
@@ -436,6 +439,7 @@ static void series_of(struct series *se, const struct track *t, size_t n,
 	se->floor = se->st->floor[t->m];
 	se->cx = se->cs = NULL;
 	se->c0 = se->c1 = 0;
+	se->reads = &t->sk->st->reads;
 }
 
 struct track *track_new(struct stack *sk, unsigned m, size_t from, size_t high)
@@ -612,12 +616,18 @@ int anomalies_diff(const struct anomalies *an, const struct found *a,
 {
 	const struct stream *st = a->sk->st;
 	size_t lo = st->n > WINDOW ? st->n - WINDOW : 0;
+	uint64_t reads = 0;
 
 	(void)an;
 	if (a->b0 < lo || a->i1 >= st->n)
 		return -1;
 	for (size_t k = 0; k < st->nsk; k++) {
-		struct series se = {st, st->sk[k], a->metric, st->used, true};
+		struct series se = {.st = st,
+				    .sk = st->sk[k],
+				    .m = a->metric,
+				    .n = st->used,
+				    .final = true,
+				    .reads = &reads};
 		double base, sd;
 		char *key;
 

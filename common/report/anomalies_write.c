@@ -4,6 +4,7 @@
  * text, as JSON lines, and one anomaly's window against its baseline as
  * difffolded lines or a differential flame graph. docs/anomalies.md.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -324,12 +325,30 @@ static int write_diff(FILE *f, const struct anomalies *an,
 	return 0;
 }
 
+/* -v: what the judging took, the work as a count (the tests bound it). */
+static void write_work(const struct anomalies *an)
+{
+	for (size_t i = 0; i < an->nst; i++) {
+		const struct stream *st = an->st[i];
+
+		fprintf(stderr,
+			"report: --anomalies: %s: %zu intervals, %zu series "
+			"judged, %zu over the floor left out, %" PRIu64
+			" values read\n",
+			st->applet, st->n, st->tracked, st->untracked,
+			st->reads);
+	}
+}
+
 int anomalies_write(struct anomalies *an, FILE *f, enum anomalies_format fmt,
 		    long long which, int verbose)
 {
 	struct found **l;
 	size_t n = anomalies_find(an, &l);
 	int err = 0;
+
+	if (verbose)
+		write_work(an);
 
 	if (fmt == ANOMALIES_TEXT)
 		write_text(f, an, l, n, verbose);
