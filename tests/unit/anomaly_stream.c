@@ -24,7 +24,7 @@
 #define T0	 1700000000
 #define KBASE	 0xffffffff81000000ULL
 #define NPHASES	 5
-#define KEY_NONE 0 /* one key frame, at the start */
+#define KEY_NONE 0  /* one key frame, at the start */
 #define EVERY	 10 /* a background stack is in one snapshot of ten */
 
 /* Where each phase stack changes, as a share of the recording, and its
@@ -98,9 +98,8 @@ static size_t src_maps(void *ctx, __u32 tgid, struct rec_map **m)
 	return 0;
 }
 
-static const struct bin_source source = {.stack = src_stack,
-					 .ksym = src_ksym,
-					 .maps = src_maps};
+static const struct bin_source source = {
+	.stack = src_stack, .ksym = src_ksym, .maps = src_maps};
 
 static unsigned phase_value(unsigned p, unsigned t)
 {
