@@ -216,16 +216,17 @@ char *stack_key(const struct stack *sk)
 static void add_row(struct stack *sk, size_t at, const struct row *r,
 		    unsigned nmetrics)
 {
-	struct point *p = sk->n > sk->first ? &sk->p[sk->n - 1] : NULL;
+	__u64 *p = sk->n > sk->first ? stack_pt(sk, sk->n - 1) : NULL;
 
-	if (!p || p->at != at) {
-		sk->p = grow_array(sk->p, &sk->cap, sk->n + 1, sizeof(*sk->p));
-		p = &sk->p[sk->n++];
-		memset(p, 0, sizeof(*p));
-		p->at = at;
+	if (!p || p[0] != at) {
+		sk->pv = grow_array(sk->pv, &sk->cap, sk->n + 1,
+				    (nmetrics + 1) * sizeof(*sk->pv));
+		p = stack_pt(sk, sk->n++);
+		memset(p, 0, (nmetrics + 1) * sizeof(*p));
+		p[0] = at;
 	}
 	for (unsigned m = 0; m < nmetrics; m++)
-		p->v[m] += r->v[m];
+		p[1 + m] += r->v[m];
 }
 
 /* ---- the stream's measures: nominal interval, floors, what is judged ---- */
@@ -321,16 +322,17 @@ static void promote(struct stream *st, struct stack *sk, unsigned m, size_t at)
 	st->tr[st->ntr++] = sk->tr[m];
 }
 
-static void consider(struct stream *st, struct stack *sk, const struct point *p)
+/* p: a point of sk (stack_pt()) */
+static void consider(struct stream *st, struct stack *sk, const __u64 *p)
 {
 	for (unsigned m = 0; m < st->nmetrics; m++) {
 		double x;
 
 		if (sk->tr[m] || st->metric[m].kind == METRIC_RATIO)
 			continue;
-		x = stream_norm(st, m, p->at, p->v[m]);
+		x = stream_norm(st, m, p[0], p[1 + m]);
 		if (x > 0 && x >= PROMOTE * st->floor[m])
-			promote(st, sk, m, p->at);
+			promote(st, sk, m, p[0]);
 	}
 }
 
@@ -340,8 +342,9 @@ static void consider_all(struct stream *st, size_t to)
 	for (size_t k = 0; k < st->nsk; k++) {
 		struct stack *sk = st->sk[k];
 
-		for (size_t p = sk->first; p < sk->n && sk->p[p].at < to; p++)
-			consider(st, sk, &sk->p[p]);
+		for (size_t p = sk->first; p < sk->n && stack_pt(sk, p)[0] < to;
+		     p++)
+			consider(st, sk, stack_pt(sk, p));
 	}
 }
 
@@ -373,7 +376,7 @@ static void unhash(struct anomalies *an, struct stack *sk)
 static void free_stack(struct stack *sk)
 {
 	free(sk->frame);
-	free(sk->p);
+	free(sk->pv);
 	free(sk);
 }
 
@@ -396,13 +399,14 @@ static void sweep(struct anomalies *an, struct stream *st)
 	for (size_t k = 0; k < st->nsk; k++) {
 		struct stack *sk = st->sk[k];
 
-		while (sk->first < sk->n && sk->p[sk->first].at < lo)
+		while (sk->first < sk->n && stack_pt(sk, sk->first)[0] < lo)
 			sk->first++;
 		if (sk->first == sk->n)
 			sk->first = sk->n = 0;
 		else if (sk->first * 2 >= sk->n) {
-			memmove(sk->p, sk->p + sk->first,
-				(sk->n - sk->first) * sizeof(*sk->p));
+			memmove(sk->pv, stack_pt(sk, sk->first),
+				(sk->n - sk->first) * (st->nmetrics + 1) *
+					sizeof(*sk->pv));
 			sk->n -= sk->first;
 			sk->first = 0;
 		}
@@ -461,7 +465,7 @@ void anomalies_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
 	for (size_t i = 0; st->settled && i < s->nrows; i++) {
 		struct stack *sk = an->row_sk[i];
 
-		consider(st, sk, &sk->p[sk->n - 1]);
+		consider(st, sk, stack_pt(sk, sk->n - 1));
 	}
 	st->n++;
 	if (!empty(st, at))
@@ -524,12 +528,12 @@ static bool value_at(const struct found *f, const struct stream *st, unsigned m,
 		if (!same_code(f, sk, st))
 			continue;
 		for (size_t p = sk->first; p < sk->n; p++) {
-			size_t at = sk->p[p].at;
+			size_t at = stack_pt(sk, p)[0];
 
 			if (at < first || at > last ||
 			    (st->metric[m].level && at != last))
 				continue;
-			sum += stream_norm(st, m, at, sk->p[p].v[m]);
+			sum += stream_norm(st, m, at, stack_pt(sk, p)[1 + m]);
 		}
 	}
 	*out = st->metric[m].level ? sum : sum / n;

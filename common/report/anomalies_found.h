@@ -57,18 +57,13 @@ struct stream {
 	uint64_t reads;	  /* series values read to judge them */
 };
 
-struct point {
-	size_t at;
-	__u64 v[SB_MAX_VALUES];
-};
-
 struct stack {
 	struct stream *st;
 	const char **frame; /* root first: comm, user frames, kernel frames */
 	unsigned nframes, nu;
 	const char *aux;
 	uint64_t hash;
-	struct point *p; /* p[first..n): its values in the window */
+	__u64 *pv; /* points first..n of the window: interval, values */
 	size_t first, n, cap;
 	struct track *tr[SB_MAX_VALUES]; /* a metric's series, if judged */
 	unsigned refused;		 /* metrics left out: TRACK_MAX */
@@ -132,8 +127,14 @@ int anomalies_diff(const struct anomalies *an, const struct found *a,
 const struct interval *stream_iv(const struct stream *st, size_t i);
 /* A value as the series sees it: flows per nominal interval. */
 double stream_norm(const struct stream *st, unsigned m, size_t i, __u64 v);
-/* The stack's point of interval i, or NULL: none (0) or out of the window. */
-const struct point *stack_point(const struct stack *sk, size_t i);
+/* The stack's k-th point: its interval, then nmetrics values. */
+static inline __u64 *stack_pt(const struct stack *sk, size_t k)
+{
+	return sk->pv + k * (sk->st->nmetrics + 1);
+}
+/* The stack's values in interval i, or NULL: none (0) or out of the
+ * window. */
+const __u64 *stack_point(const struct stack *sk, size_t i);
 /* comm;[aux];user root..leaf;-;kernel root..leaf (anomalies.c) */
 char *stack_key(const struct stack *sk);
 /* A series from interval from; it reached the floor at high. */

@@ -107,31 +107,32 @@ double stream_norm(const struct stream *st, unsigned m, size_t i, __u64 v)
 	return v * st->nominal / dur;
 }
 
-const struct point *stack_point(const struct stack *sk, size_t i)
+const __u64 *stack_point(const struct stack *sk, size_t i)
 {
 	size_t lo = sk->first, hi = sk->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sk->p[mid].at < i)
+		if (stack_pt(sk, mid)[0] < i)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < sk->n && sk->p[lo].at == i ? &sk->p[lo] : NULL;
+	return lo < sk->n && stack_pt(sk, lo)[0] == i ? stack_pt(sk, lo) + 1
+						      : NULL;
 }
 
 static double x_at(const struct series *se, size_t i)
 {
-	const struct point *p;
+	const __u64 *v;
 
 	++*se->reads;
 	if (i >= se->c0 && i < se->c1)
 		return se->cx[i - se->c0];
-	p = stack_point(se->sk, i);
+	v = stack_point(se->sk, i);
 
-	return p ? stream_norm(se->st, se->m, i, p->v[se->m]) : 0;
+	return v ? stream_norm(se->st, se->m, i, v[se->m]) : 0;
 }
 
 /* The stream's total per interval, as the series sees its values. */

@@ -22,7 +22,7 @@ READS_PER_INTERVAL=2000
 # never reach half the floor (5 % of an interval's samples).
 MAX_SERIES=20
 # Memory: the window's 512 intervals of 5,000 stacks, not the hour's.
-MAX_RSS_KIB=65536
+MAX_RSS_KIB=32768
 
 "$GEN" write "$T/long.bin" $SNAPS $STACKS >"$T/changes"
 check "anomaly_stream wrote $SNAPS snapshots of $STACKS stacks" [ $? = 0 -a -s "$T/long.bin" ]
