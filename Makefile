@@ -87,6 +87,7 @@ core-$(CONFIG_FORMAT_FOLDED) += format_folded
 core-$(CONFIG_FORMAT_BIN) += format_bin
 # Reading bin: report, and the flight recorder's dump as text or folded.
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),report/bin_read report/bin_parity bin_replay bin_dict)
+core-$(CONFIG_SYMBOLIZE) += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),bin_ksyms)
 # -T and -R (docs/triggers.md)
 core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
 core-y += capture recorder pool
