@@ -58,8 +58,8 @@ struct ksyms *bin_ksyms_build(struct bin_ksyms *k, const uint64_t *addr,
 	const char **nm = xmalloc((n + 1) * sizeof(*nm));
 	struct ksyms *ks;
 
-	if (seen > n || memcmp(k->addr, addr, seen * sizeof(*addr)) ||
-	    memcmp(k->name, name, seen * sizeof(*name)))
+	if (seen > n || (seen && (memcmp(k->addr, addr, seen * sizeof(*addr)) ||
+				  memcmp(k->name, name, seen * sizeof(*name)))))
 		seen = 0; /* another dictionary */
 	if (n + 1 > k->cap) {
 		k->order =
@@ -67,9 +67,11 @@ struct ksyms *bin_ksyms_build(struct bin_ksyms *k, const uint64_t *addr,
 		k->addr = xrealloc(k->addr, k->cap * sizeof(*k->addr));
 		k->name = xrealloc(k->name, k->cap * sizeof(*k->name));
 	}
-	merge_new(k, addr, seen, n);
-	memcpy(k->addr + seen, addr + seen, (n - seen) * sizeof(*addr));
-	memcpy(k->name + seen, name + seen, (n - seen) * sizeof(*name));
+	if (n > seen) {
+		merge_new(k, addr, seen, n);
+		memcpy(k->addr + seen, addr + seen, (n - seen) * sizeof(*addr));
+		memcpy(k->name + seen, name + seen, (n - seen) * sizeof(*name));
+	}
 	k->n = n;
 	/* in address order, ksyms' own sort has nothing left to do */
 	for (size_t p = 0; p < n; p++) {

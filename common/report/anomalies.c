@@ -755,7 +755,8 @@ size_t anomalies_find(struct anomalies *an, struct found ***out)
 {
 	for (size_t i = 0; i < an->nst; i++)
 		finish(an, an->st[i]);
-	qsort(an->f, an->nf, sizeof(*an->f), by_series);
+	if (an->nf)
+		qsort(an->f, an->nf, sizeof(*an->f), by_series);
 	merge_metrics(an);
 	return cluster_all(an, out);
 }
