@@ -461,15 +461,15 @@ void anomalies_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
 		an->row_sk[i] = stack_of(an, st, s, &s->rows[i]);
 		add_row(an->row_sk[i], at, &s->rows[i], s->nmetrics);
 	}
+	st->n++; /* the window now ends with it, and starts one later */
+	if (!empty(st, at))
+		st->busy = st->n;
 	/* a new stack's series first: the floors from before it */
 	for (size_t i = 0; st->settled && i < s->nrows; i++) {
 		struct stack *sk = an->row_sk[i];
 
 		consider(st, sk, stack_pt(sk, sk->n - 1));
 	}
-	st->n++;
-	if (!empty(st, at))
-		st->busy = st->n;
 	advance(an, st);
 }
 
