@@ -101,6 +101,7 @@ core-$(CONFIG_FORMAT_FOLDED) += stream/format_folded
 core-$(CONFIG_FORMAT_BIN) += stream/format_bin
 # reading bin: report, and the flight recorder's dump as text or folded
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_read stream/bin_parity stream/bin_replay stream/bin_dict)
+core-$(CONFIG_SYMBOLIZE) += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_ksyms)
 # trigger: -T and the device's anomaly watch (docs/triggers.md)
 core-y += trigger/trigger trigger/trigger_change trigger/trigger_psi trigger/trigger_load
 core-y += trigger/trigger_event trigger/trigger_anomaly trigger/anomaly_watch
@@ -112,6 +113,7 @@ core-$(CONFIG_MEMSTACK) += core/uprobe
 # report: host only, what report needs and a recording device does not
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
+core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
 # An applet's helpers beside it (applets/NAME/): memstack's modes without
 # uprobes (mmap, faults, kernel).

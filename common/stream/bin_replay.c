@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bin_ksyms.h"
 #include "bin_replay.h"
 #include "binfmt.h"
 #include "output_sink.h"
@@ -17,6 +18,7 @@ struct bin_replay {
 	size_t stack_put_cap;
 	size_t ksyms_built;
 	bool failed; /* a snapshot the sink did not take */
+	struct bin_ksyms *ksyms; /* the recorded ones, in address order */
 };
 
 /* output.c's aux and cgroup names take no context: the stream read now */
@@ -57,6 +59,7 @@ struct bin_replay *bin_replay_new(struct output *out)
 	r->saved.cgroup_name = recorded_cgroup;
 	r->saved.nspid_of = recorded_nspid;
 	r->ksyms_built = (size_t)-1;
+	r->ksyms = ENABLE_SYMBOLIZE ? bin_ksyms_new() : NULL;
 	output_swap_sources(out, &r->saved);
 	return r;
 }
@@ -67,9 +70,12 @@ void bin_replay_key(struct bin_replay *r)
 	stack_cache_free(output_stacks(r->out));
 	output_set_stacks(r->out, stack_cache_new(-1));
 	free(r->stack_put);
+	if (ENABLE_SYMBOLIZE)
+		bin_ksyms_free(r->ksyms);
 	r->stack_put = NULL;
 	r->stack_put_cap = 0;
 	r->ksyms_built = (size_t)-1;
+	r->ksyms = ENABLE_SYMBOLIZE ? bin_ksyms_new() : NULL;
 }
 
 void bin_replay_maps(struct bin_replay *r, uint32_t tgid,
@@ -101,8 +107,8 @@ void bin_replay_sync(struct bin_replay *r, const struct bin_state *st,
 		}
 	if (ENABLE_SYMBOLIZE && r->ksyms_built != st->nksyms) {
 		output_set_ksyms(r->out,
-				 ksyms_from_pairs(st->ksym_addr, st->ksym_name,
-						  st->nksyms));
+				 bin_ksyms_build(r->ksyms, st->ksym_addr,
+						 st->ksym_name, st->nksyms));
 		r->ksyms_built = st->nksyms;
 	}
 	replaying = st;
@@ -140,6 +146,8 @@ void bin_replay_free(struct bin_replay *r)
 	output_swap_sources(r->out, &r->saved); /* now the recording's */
 	replaying = NULL;
 	free(r->stack_put);
+	if (ENABLE_SYMBOLIZE)
+		bin_ksyms_free(r->ksyms);
 	stack_cache_free(r->saved.stacks);
 	if (ENABLE_SYMBOLIZE) {
 		ksyms_free(r->saved.ksyms);

@@ -12,12 +12,19 @@
 #include "output.h"
 #include "stackbox.h"
 
-/* A ';' inside a frame would split it in two for every reader. */
+/* A ';' inside a frame would split it in two for every reader. Spans
+ * between them in one write: a character at a time was a fifth of
+ * report -f folded. */
 static void put_frame(FILE *f, const char *s)
 {
+	const char *semi;
+
 	fputc(';', f);
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : *s, f);
+	for (; (semi = strchr(s, ';')); s = semi + 1) {
+		fwrite(s, 1, semi - s, f);
+		fputc(':', f);
+	}
+	fputs(s, f);
 }
 
 static char *fold(const struct snapshot *s, const struct row *r)
