@@ -14,12 +14,14 @@ FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
 	$(srctree)/tests/unit/fuzz_file.h
 
 $(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c \
+	$(srctree)/common/debugfile.c $(srctree)/common/gosyms.c \
 	$(srctree)/common/elfzip.c $(srctree)/common/u64map.c \
 	$(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/ehframe.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/ksyms.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/procsyms.c \
-	$(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c $(srctree)/common/elfzip.c \
+	$(srctree)/common/elfsyms.c $(srctree)/common/gopclntab.c \
+	$(srctree)/common/debugfile.c $(srctree)/common/gosyms.c $(srctree)/common/elfzip.c \
 	$(srctree)/common/callsite.c $(srctree)/common/rootfs.c \
 	$(srctree)/common/u64map.c
 $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/opts.c

@@ -61,5 +61,6 @@ $(SYMS_F)/sym-garbage:
 # link it into the test itself, so the test still runs.
 ifneq ($(CONFIG_SYMBOLIZE),y)
 $(TESTS_O)/unit/test_syms $(SAN_O)/unit/test_syms: \
-	$(addprefix $(srctree)/common/,ksyms.c elfsyms.c gopclntab.c procsyms.c)
+	$(addprefix $(srctree)/common/,ksyms.c elfsyms.c gopclntab.c procsyms.c \
+	debugfile.c gosyms.c)
 endif
