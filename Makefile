@@ -53,6 +53,8 @@ endif
 # The BPF side needs the kernel UAPI headers; asm/ is the same for the
 # architectures we build, so the host's multiarch directory serves all.
 LIBS += -lm
+# .gnu_debugdata is xz (Kconfig MINIDEBUGINFO)
+LIBS += $(if $(CONFIG_MINIDEBUGINFO),$(if $(DEPS),$(DEPS)/lib/liblzma.a,-llzma))
 HOSTCC ?= cc
 BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
@@ -102,6 +104,7 @@ core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
 # elfsyms' helpers: separate debug files, Go's table as symbols
 core-$(if $(CONFIG_SYMBOLIZE)$(CONFIG_MEMSTACK),y) += debugfile gosyms
+core-$(CONFIG_MINIDEBUGINFO) += minidebuginfo
 # memstack's hooks for its modes without uprobes (mmap, faults, kernel).
 core-$(CONFIG_MEMSTACK) += memstack_hooks
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))

@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "elfsyms_build.h"
+#include "minidebuginfo.h"
 #include "rootfs.h"
 #include "stackbox.h"
 #include "syms.h"
@@ -46,32 +47,38 @@ static bool fits(uint64_t off, uint64_t n, uint64_t size, uint64_t len)
  * interrupted, a partial download) would open as one without sections.
  * Its headers must describe a file no longer than it is.
  */
-static bool efile_sane(struct efile *ef)
+bool elf_headers_fit(Elf *elf, uint64_t len)
 {
 	size_t i, shnum, phnum;
-	struct stat st;
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
 
-	if (fstat(ef->fd, &st) || !gelf_getehdr(ef->elf, &eh) ||
-	    elf_getshdrnum(ef->elf, &shnum) || elf_getphdrnum(ef->elf, &phnum))
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &shnum) ||
+	    elf_getphdrnum(elf, &phnum))
 		return false;
 	/* libelf counts no sections when it could not read their headers */
 	if (shnum < eh.e_shnum)
 		shnum = eh.e_shnum;
 	if (!shnum && eh.e_shoff)
 		shnum = 1;
-	if ((shnum && !fits(eh.e_shoff, shnum, eh.e_shentsize, st.st_size)) ||
-	    (phnum && !fits(eh.e_phoff, phnum, eh.e_phentsize, st.st_size)))
+	if ((shnum && !fits(eh.e_shoff, shnum, eh.e_shentsize, len)) ||
+	    (phnum && !fits(eh.e_phoff, phnum, eh.e_phentsize, len)))
 		return false;
 	for (i = 0; i < phnum; i++) {
-		if (!gelf_getphdr(ef->elf, i, &ph))
+		if (!gelf_getphdr(elf, i, &ph))
 			return false;
 		if (ph.p_type == PT_LOAD &&
-		    !fits(ph.p_offset, ph.p_filesz, 1, st.st_size))
+		    !fits(ph.p_offset, ph.p_filesz, 1, len))
 			return false;
 	}
 	return true;
+}
+
+static bool efile_sane(struct efile *ef)
+{
+	struct stat st;
+
+	return !fstat(ef->fd, &st) && elf_headers_fit(ef->elf, st.st_size);
 }
 
 /*
@@ -195,8 +202,14 @@ struct eraw *eraw_add(struct elf_symtab *t, uint64_t addr, uint64_t end,
 	return e;
 }
 
+/*
+ * An unsized symbol reaches to the next one, which is right in a full
+ * table; .dynsym lists exported functions alone, so there the next
+ * symbol may be several static functions away and the unsized one is
+ * held to its entry (a stripped binary's classic wrong name).
+ */
 static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
-		     const char *name)
+		     const char *name, bool partial)
 {
 	/* "dlsym@@GLIBC_2.34": the version says nothing about the code */
 	size_t len = strcspn(name, "@");
@@ -209,6 +222,8 @@ static void esym_add(struct elf_symtab *t, Elf *elf, const GElf_Sym *s,
 	end = s->st_size && s->st_value + s->st_size > s->st_value
 		      ? s->st_value + s->st_size
 		      : 0;
+	if (!end && partial)
+		end = s->st_value + 1;
 	e = eraw_add(t, s->st_value, end, name, len, esym_rank(s, name, len));
 	if (e && !end && s->st_shndx < SHN_LORESERVE &&
 	    gelf_getshdr(elf_getscn(elf, s->st_shndx), &sh))
@@ -256,7 +271,7 @@ int read_syms(struct elf_symtab *t, Elf *elf, Elf_Scn *scn)
 			continue;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (name && *name)
-			esym_add(t, elf, &s, name);
+			esym_add(t, elf, &s, name, sh.sh_type == SHT_DYNSYM);
 	}
 	return 0;
 }
@@ -586,6 +601,8 @@ static int load_symbols(struct elf_symtab *t, Elf *elf, const char *path,
 	}
 	if (debugfile_symbols(t, elf, path, root))
 		return 0;
+	/* MiniDebugInfo has the functions .dynsym does not: both are read */
+	minidebuginfo_symbols(t, elf);
 	/* a stripped Go binary still names every function (cgo's C ones
 	 * are in .dynsym) */
 	gosyms_read(t, elf);

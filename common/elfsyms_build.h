@@ -78,6 +78,8 @@ struct efile {
  * errno when unreadable or not ELF. */
 bool efile_open(struct efile *ef, const char *root, const char *path);
 void efile_close(struct efile *ef);
+/* Do the ELF's headers describe a file of at most len bytes? */
+bool elf_headers_fit(Elf *elf, uint64_t len);
 /* The first section of a type (SHT_SYMTAB, SHT_DYNSYM) or name, or NULL. */
 Elf_Scn *find_scn_type(Elf *elf, uint32_t type);
 Elf_Scn *find_scn_name(Elf *elf, const char *name);

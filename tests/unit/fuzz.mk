@@ -17,6 +17,10 @@ $(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/elfsyms.c $(srctree)/common/gopclnta
 	$(srctree)/common/debugfile.c $(srctree)/common/gosyms.c \
 	$(srctree)/common/elfzip.c $(srctree)/common/u64map.c \
 	$(srctree)/common/rootfs.c
+# .gnu_debugdata is read where the build reads it (Kconfig MINIDEBUGINFO)
+FUZZ_LZMA := $(if $(CONFIG_MINIDEBUGINFO),-llzma)
+FUZZ_MDI := $(if $(CONFIG_MINIDEBUGINFO),$(srctree)/common/minidebuginfo.c)
+$(TESTS_O)/fuzz/fuzz_elf $(TESTS_O)/fuzz/fuzz_maps: $(FUZZ_MDI)
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/ehframe.c $(srctree)/common/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/ksyms.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/procsyms.c \
@@ -35,7 +39,7 @@ $(FUZZ_TARGETS): $(TESTS_O)/fuzz/fuzz_%: $(srctree)/tests/unit/fuzz_%.c \
 		$(FUZZ_LIB) $(FUZZ_DEPS)
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) \
-		$(FUZZ_LDFLAGS_$*) -lelf -lz
+		$(FUZZ_LDFLAGS_$*) -lelf -lz $(FUZZ_LZMA)
 
 ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
 UNIT_FIXTURES += $(FUZZ_TARGETS)

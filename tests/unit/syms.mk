@@ -44,8 +44,9 @@ $(SYMS_F)/sym-facts.txt: $(SYMS_F)/sym-nopie $(SYMS_F)/sym-pie \
 	done > $@.tmp && mv $@.tmp $@
 
 $(SYMS_F)/sym-debug.stamp: $(SYMS_SRC)/symfix-debug.sh $(SYMS_F)/sym-pie \
-		$(SYMS_F)/libsymfix.so
+		$(SYMS_F)/libsymfix.so $(srctree)/tests/workloads/image/package.sh
 	$(call quiet,GEN,$@)OBJCOPY=$(SYMS_OBJCOPY) STRIP=$(STRIP) \
+		PACKAGE=$(srctree)/tests/workloads/image/package.sh \
 		READELF=$(SYMS_READELF) sh $< $(SYMS_F) && touch $@
 
 # Cut short: inside the headers, and in the middle.
