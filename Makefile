@@ -94,6 +94,7 @@ core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
 core-y += capture recorder pool
 # Host-only: what report needs and a recording device does not.
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
+core-$(CONFIG_REPORT) += report/http report/debuginfod # plain HTTP; debug files by build-id
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
 # The anomaly detector's device side: a trigger source.

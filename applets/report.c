@@ -64,7 +64,12 @@
 //usage:                   --anomalies: whole stacks
 //usage:
 //usage:Without --symfs and --debug-dir, frames resolve against this
-//usage:machine's files, when their build-ids match the recording.
+//usage:machine's files, when their build-ids match the recording. Names
+//usage:come from, in order: --debug-dir; the file's .symtab; its debug file
+//usage:(/usr/lib/debug/.build-id/, .gnu_debuglink: same directory, .debug/,
+//usage:/usr/lib/debug/DIR/, under --symfs); its .gnu_debugdata; a server
+//usage:of DEBUGINFOD_URLS (http://, debuginfod's cache: DEBUGINFOD_CACHE_PATH,
+//usage:else ~/.cache/debuginfod_client); its .dynsym.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +82,7 @@
 #include "bin_replay.h"
 #include "report/anomalies.h"
 #include "report/bin_read.h"
+#include "report/debuginfod.h"
 #include "binfmt.h"
 #include "collect.h"
 #include "report/flame.h"
@@ -233,6 +239,8 @@ struct report {
 	const char *path;	  /* what -o FILE is written to meanwhile */
 	char **missing;		  /* "path (build-id ...)" of files not found */
 	size_t nmissing, missing_cap;
+	struct debuginfod *dbg; /* DEBUGINFOD_URLS, once asked for */
+	bool dbg_read;
 };
 
 /* ---- finding the profiled files ---- */
@@ -280,11 +288,32 @@ static void note_missing(struct report *rp, const char *path,
 		xasprintf("%s (build-id %s)", path, *build_id ? build_id : "-");
 }
 
+/* Its debug file from a debuginfod server (or its cache), when
+ * DEBUGINFOD_URLS names one. */
+static struct elf_symtab *from_debuginfod(struct report *rp,
+					  const char *build_id)
+{
+	struct elf_symtab *t;
+	char *p;
+
+	if (!rp->dbg_read) {
+		rp->dbg = debuginfod_new();
+		rp->dbg_read = true;
+	}
+	if (!*build_id || !(p = debuginfod_find(rp->dbg, build_id)))
+		return NULL;
+	t = open_checked(p, "", build_id);
+	free(p);
+	return t;
+}
+
 /*
- * Symbols from the debug file by build-id, else from the binary (under
- * --symfs, or this machine's when no --symfs or not there, if it is the
- * same build): the binary also gives leaf repair the code bytes it
- * reads, as on the device.
+ * Names, in order: the debug file by build-id in --debug-dir; the binary
+ * (under --symfs, or this machine's when no --symfs or not there, if it
+ * is the same build) with its .symtab, its debug file (build-id and
+ * .gnu_debuglink conventions, under --symfs) or its MiniDebugInfo; else
+ * a debuginfod server; else what the binary's .dynsym names. The binary
+ * also gives leaf repair the code bytes it reads, as on the device.
  */
 static struct elf_symtab *find_file(void *ctx, const char *path,
 				    const char *build_id, int *code_fd)
@@ -303,6 +332,8 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		t = open_checked(p, "", "");
 		free(p);
 	}
+	if (!t && (!bin || elf_symtab_names(bin) == ELF_NAMES_DYNSYM))
+		t = from_debuginfod(rp, build_id);
 	if (bin) {
 		char *p = xasprintf("%s%s", root, path);
 
@@ -1152,6 +1183,7 @@ static int report_main(void *args, int argc, char **argv)
 	for (size_t i = 0; i < rp.nmissing; i++)
 		free(rp.missing[i]);
 	free(rp.missing);
+	debuginfod_free(rp.dbg);
 	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
 		err = 1;

@@ -599,13 +599,17 @@ static int load_symbols(struct elf_symtab *t, Elf *elf, const char *path,
 		gosyms_inline(t, elf);
 		return read_syms(t, elf, scn);
 	}
+	t->names = ELF_NAMES_DEBUG_FILE;
 	if (debugfile_symbols(t, elf, path, root))
 		return 0;
 	/* MiniDebugInfo has the functions .dynsym does not: both are read */
-	minidebuginfo_symbols(t, elf);
+	t->names = ELF_NAMES_MINIDEBUGINFO;
+	if (!minidebuginfo_symbols(t, elf))
+		t->names = ELF_NAMES_DYNSYM;
 	/* a stripped Go binary still names every function (cgo's C ones
 	 * are in .dynsym) */
-	gosyms_read(t, elf);
+	if (gosyms_read(t, elf))
+		t->names = ELF_NAMES_GO;
 	scn = find_scn_type(elf, SHT_DYNSYM);
 	return scn ? read_syms(t, elf, scn) : 0;
 }
@@ -666,6 +670,11 @@ const char *elf_symtab_lookup(const struct elf_symtab *t, uint64_t vaddr,
 const char *elf_symtab_build_id(const struct elf_symtab *t)
 {
 	return t->build_id;
+}
+
+enum elf_names elf_symtab_names(const struct elf_symtab *t)
+{
+	return t->names;
 }
 
 unsigned elf_symtab_machine(const struct elf_symtab *t)

@@ -66,6 +66,7 @@ struct elf_symtab {
 	char build_id[2 * BUILD_ID_MAX + 1];
 	uint16_t machine; /* e_machine: how to decode its code */
 	bool msb;	  /* big-endian */
+	uint8_t names;	  /* enum elf_names */
 };
 
 /* An Elf handle and the descriptor under it, closed together. */
@@ -103,7 +104,7 @@ bool debugfile_symbols(struct elf_symtab *t, Elf *elf, const char *path,
 /* gosyms.c: Go's inline trees, for a file named by .symtab. */
 void gosyms_inline(struct elf_symtab *t, Elf *elf);
 /* gosyms.c: function names and inline trees from Go's table, for a file
- * without .symtab; nothing when it is not Go. */
-void gosyms_read(struct elf_symtab *t, Elf *elf);
+ * without .symtab; false (nothing read) when it is not Go. */
+bool gosyms_read(struct elf_symtab *t, Elf *elf);
 
 #endif

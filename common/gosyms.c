@@ -280,10 +280,12 @@ void gosyms_inline(struct elf_symtab *t, Elf *elf)
 		read_go_inline(t, elf, &g);
 }
 
-void gosyms_read(struct elf_symtab *t, Elf *elf)
+bool gosyms_read(struct elf_symtab *t, Elf *elf)
 {
 	struct gotab g;
 
-	if (read_gopclntab(t, elf, &g))
-		read_go_inline(t, elf, &g);
+	if (!read_gopclntab(t, elf, &g))
+		return false;
+	read_go_inline(t, elf, &g);
+	return true;
 }

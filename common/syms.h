@@ -41,6 +41,16 @@ unsigned elf_symtab_inlined(const struct elf_symtab *t, uint64_t vaddr,
 			    const char **names, unsigned max);
 /* Hex build-id, or "" when the file has none. */
 const char *elf_symtab_build_id(const struct elf_symtab *t);
+/* Where its names came from, best first; the last is exported functions
+ * alone (or none), which is where report asks debuginfod. */
+enum elf_names {
+	ELF_NAMES_SYMTAB,
+	ELF_NAMES_DEBUG_FILE,
+	ELF_NAMES_MINIDEBUGINFO,
+	ELF_NAMES_GO,
+	ELF_NAMES_DYNSYM,
+};
+enum elf_names elf_symtab_names(const struct elf_symtab *t);
 /* Its ELF e_machine (EM_X86_64, EM_AARCH64). */
 unsigned elf_symtab_machine(const struct elf_symtab *t);
 /* The memory it holds, in bytes. */

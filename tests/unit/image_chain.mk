@@ -19,6 +19,7 @@ $(IMAGE_O)/chain-musl: $(srctree)/tests/workloads/image/chain.c
 
 $(IMAGE_O)/.packaged: $(IMAGE_O)/chain $(IMAGE_O)/chain-musl \
 		$(srctree)/tests/workloads/image/package.sh
-	$(call quiet,GEN,$@)for b in $(IMAGE_O)/chain $(IMAGE_O)/chain-musl; do \
+	$(call quiet,GEN,$@)rm -rf $(IMAGE_O)/debug; \
+	for b in $(IMAGE_O)/chain $(IMAGE_O)/chain-musl; do \
 		[ ! -f $$b ] || sh $(srctree)/tests/workloads/image/package.sh \
 			$$b $(IMAGE_O) || exit 1; done; touch $@
