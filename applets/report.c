@@ -340,6 +340,8 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		*code_fd = open(p, O_RDONLY | O_CLOEXEC);
 		free(p);
 	}
+	if (t && bin)
+		elf_symtab_use_loads(t, bin);
 	if (!t)
 		t = bin;
 	else

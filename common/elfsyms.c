@@ -710,6 +710,14 @@ uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off)
 	return off;
 }
 
+void elf_symtab_use_loads(struct elf_symtab *t, const struct elf_symtab *from)
+{
+	free(t->loads);
+	t->nloads = from->nloads;
+	t->loads = xmalloc((from->nloads + 1) * sizeof(*t->loads));
+	memcpy(t->loads, from->loads, from->nloads * sizeof(*t->loads));
+}
+
 size_t elf_symtab_bytes(const struct elf_symtab *t)
 {
 	return sizeof(*t) + t->n * sizeof(*t->syms) + t->pool_len +

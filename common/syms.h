@@ -57,6 +57,10 @@ unsigned elf_symtab_machine(const struct elf_symtab *t);
 size_t elf_symtab_bytes(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
+/* Take from's program headers: a separate debug file's (objcopy
+ * --only-keep-debug) have no file bytes, and offsets that are not the
+ * binary's. */
+void elf_symtab_use_loads(struct elf_symtab *t, const struct elf_symtab *from);
 void elf_symtab_free(struct elf_symtab *t);
 /* What a file offers stack walking and naming (stackbox check). */
 struct elf_facts {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * chain [SECONDS]: a program built as images build theirs (-O2, no frame
+ * chain [SECONDS [NAP_MS]]: a program built as images build theirs (-O2, no frame
  * pointers, stripped; tests/workloads/image/package.sh), with known
  * chains and known shares:
  *   CPU:     main > run > stage_a > work_a > spin_a   5 parts
  *            main > run > stage_b > work_b > spin_b   3 parts
  *   blocked: main > run > idle_a > nap_a (nanosleep)  2 parts
- *            main > run > idle_b > nap_b (nanosleep)  1 part
+ *            main > run > idle_b > nap_b (nanosleep)  1 part (NAP_MS, 10)
  * Shares are of the thread's own CPU time and of sleeps long against
  * the timer's slack. Each function does work after its call so -O2
  * keeps the call (no tail jump) and the frame in the stack.
@@ -17,6 +17,7 @@
 #define NOINLINE __attribute__((noinline))
 
 volatile unsigned long sink;
+static long nap_ns = 10 * 1000 * 1000;
 
 static double cpu_ms(void)
 {
@@ -80,7 +81,7 @@ NOINLINE void stage_b(void)
 
 NOINLINE void nap_a(void)
 {
-	struct timespec ts = {0, 20 * 1000 * 1000};
+	struct timespec ts = {2 * nap_ns / 1000000000, 2 * nap_ns % 1000000000};
 
 	nanosleep(&ts, NULL);
 	sink++;
@@ -88,7 +89,7 @@ NOINLINE void nap_a(void)
 
 NOINLINE void nap_b(void)
 {
-	struct timespec ts = {0, 10 * 1000 * 1000};
+	struct timespec ts = {nap_ns / 1000000000, nap_ns % 1000000000};
 
 	nanosleep(&ts, NULL);
 	sink++;
@@ -121,6 +122,8 @@ NOINLINE void run(double seconds)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2)
+		nap_ns = atol(argv[2]) * 1000000L;
 	run(argc > 1 ? atof(argv[1]) : 3);
 	return 0;
 }
