@@ -69,7 +69,7 @@ struct elf_facts {
 	unsigned fp_prologue; /* of them, those that set up a frame pointer */
 	bool eh_frame, debug_frame;
 	bool symtab, dynsym;
-	bool debugdata;	    /* .gnu_debugdata: MiniDebugInfo (xz), not read */
+	bool debugdata;	    /* .gnu_debugdata: MiniDebugInfo (xz) */
 	bool debuglink;	    /* .gnu_debuglink: a separate debug file named */
 	char build_id[129]; /* hex, "" when none */
 };
