@@ -288,10 +288,11 @@ static void note_missing(struct report *rp, const char *path,
 		xasprintf("%s (build-id %s)", path, *build_id ? build_id : "-");
 }
 
-/* Its debug file from a debuginfod server (or its cache), when
- * DEBUGINFOD_URLS names one. */
+/* Its KIND file (debuginfo, executable) from a debuginfod server or its
+ * cache, when DEBUGINFOD_URLS names one; *got the path (malloc'ed). */
 static struct elf_symtab *from_debuginfod(struct report *rp,
-					  const char *build_id)
+					  const char *build_id,
+					  const char *kind, char **got)
 {
 	struct elf_symtab *t;
 	char *p;
@@ -300,10 +301,13 @@ static struct elf_symtab *from_debuginfod(struct report *rp,
 		rp->dbg = debuginfod_new();
 		rp->dbg_read = true;
 	}
-	if (!*build_id || !(p = debuginfod_find(rp->dbg, build_id)))
+	if (!*build_id || !(p = debuginfod_find(rp->dbg, build_id, kind)))
 		return NULL;
 	t = open_checked(p, "", build_id);
-	free(p);
+	if (t && got)
+		*got = p;
+	else
+		free(p);
 	return t;
 }
 
@@ -321,6 +325,7 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 	struct report *rp = ctx;
 	const char *root = rp->a->symfs ? rp->a->symfs : "";
 	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
+	char *exe;
 
 	if (!bin && *root && (bin = same_build_here(path, build_id)))
 		root = "";
@@ -333,8 +338,14 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		free(p);
 	}
 	if (!t && (!bin || elf_symtab_names(bin) == ELF_NAMES_DYNSYM))
-		t = from_debuginfod(rp, build_id);
-	if (bin) {
+		t = from_debuginfod(rp, build_id, "debuginfo", NULL);
+	/* not here: the binary itself from debuginfod, for its names, or
+	 * its program headers (a debug file's are not the binary's) and
+	 * leaf repair's code bytes */
+	if (!bin && (bin = from_debuginfod(rp, build_id, "executable", &exe))) {
+		*code_fd = open(exe, O_RDONLY | O_CLOEXEC);
+		free(exe);
+	} else if (bin) {
 		char *p = xasprintf("%s%s", root, path);
 
 		*code_fd = open(p, O_RDONLY | O_CLOEXEC);

@@ -161,7 +161,7 @@ static bool download(int fd, const char *url, const char *dir, const char *dest)
 		perror_msg("debuginfod cache %s", dir);
 		return false;
 	}
-	tmp = xasprintf("%s/.debuginfo.XXXXXX", dir);
+	tmp = xasprintf("%s/.download.XXXXXX", dir);
 	out = mkstemp(tmp);
 	ok = out >= 0 &&
 	     copy_body(fd, out, head + body_at, got - body_at, length);
@@ -178,7 +178,7 @@ static bool download(int fd, const char *url, const char *dir, const char *dest)
 }
 
 static bool fetch(struct debuginfod *d, size_t i, const char *id,
-		  const char *dir, const char *dest)
+		  const char *kind, const char *dir, const char *dest)
 {
 	char *host, *port, *prefix, *req, *url;
 	bool ok = false;
@@ -190,10 +190,10 @@ static bool fetch(struct debuginfod *d, size_t i, const char *id,
 		d->dead[i] = true;
 		return false;
 	}
-	url = xasprintf("%s/buildid/%s/debuginfo", d->urls[i], id);
-	req = xasprintf("GET %s/buildid/%s/debuginfo HTTP/1.0\r\nHost: %s:%s"
+	url = xasprintf("%s/buildid/%s/%s", d->urls[i], id, kind);
+	req = xasprintf("GET %s/buildid/%s/%s HTTP/1.0\r\nHost: %s:%s"
 			"\r\nUser-Agent: stackbox\r\n\r\n",
-			prefix, id, host, port);
+			prefix, id, kind, host, port);
 	fd = http_connect(host, port, "debuginfod");
 	if (fd < 0)
 		d->dead[i] = true;
@@ -209,7 +209,8 @@ static bool fetch(struct debuginfod *d, size_t i, const char *id,
 	return ok;
 }
 
-char *debuginfod_find(struct debuginfod *d, const char *build_id)
+char *debuginfod_find(struct debuginfod *d, const char *build_id,
+		      const char *kind)
 {
 	char *dir, *path;
 	struct stat st;
@@ -217,14 +218,14 @@ char *debuginfod_find(struct debuginfod *d, const char *build_id)
 	if (!d || !hex_id(build_id))
 		return NULL;
 	dir = xasprintf("%s/%s", d->cache, build_id);
-	path = xasprintf("%s/debuginfo", dir);
+	path = xasprintf("%s/%s", dir, kind);
 	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
 		verbose("%s: in the debuginfod cache", path);
 		free(dir);
 		return path;
 	}
 	for (size_t i = 0; i < d->nurls; i++)
-		if (!d->dead[i] && fetch(d, i, build_id, dir, path)) {
+		if (!d->dead[i] && fetch(d, i, build_id, kind, dir, path)) {
 			verbose("%s: from debuginfod %s", path, d->urls[i]);
 			free(dir);
 			return path;

@@ -8,8 +8,9 @@
 #   (CPU 5:3, blocked 2:1), and the bare stripped copy names none of it;
 # - on the host, for the bare stripped copy: report of its bin stream
 #   gets the same names from Debian's debuginfod serving the debug file
-#   (started here on 127.0.0.1, stopped after), then from debuginfod's
-#   cache with the server gone.
+#   (started here on 127.0.0.1, stopped after), also with the binary
+#   gone from this PC (then the server gives it too), then from
+#   debuginfod's cache with the server gone.
 # Stacks are walked with --unwind eh_frame: -O2 code has no frame
 # pointers (names, not the walk, are what is tested here).
 . "$SRCTREE/tests/lib.sh"
@@ -76,12 +77,16 @@ serve() {
 
 host() { # LIBC BINARY
 	id=$(readelf -n "$I/stripped/$2" | sed -n 's/.*Build ID: *//p')
-	rm -rf "$T/scan" "$T/cache"
-	mkdir -p "$T/scan"
+	rm -rf "$T/scan" "$T/cache" "$T/cache2" "$T/dev"
+	mkdir -p "$T/scan" "$T/dev"
+	# the server has the debug file and the stripped binary; the
+	# program runs from a copy that is later removed (not on this PC)
 	cp "$I/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" \
 		"$T/scan/$2.debug" || { fail "report $1: debug file" "none for $id"; return; }
+	cp "$I/stripped/$2" "$T/scan/$2"
+	cp "$I/stripped/$2" "$T/dev/$2"
 	"$STACKBOX" oncpu -F 999 -U -f bin -o "$T/s.bin" --unwind eh_frame -- \
-		"$I/stripped/$2" 5 2>"$T/err"
+		"$T/dev/$2" 5 2>"$T/err"
 	sb_report -f folded "$T/s.bin" >"$T/rep0" 2>"$T/err"
 	check "report $1: stripped bare, no server: the chain unnamed" \
 		[ "$(sum "$T/rep0" '^chain')" -gt 0 -a "$(sum "$T/rep0" 'spin_|work_|stage_')" = 0 ]
@@ -90,16 +95,25 @@ host() { # LIBC BINARY
 		kill "$SERVER" 2>/dev/null
 		return
 	fi
-	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" DEBUGINFOD_CACHE_PATH=$T/cache \
+	url=http://127.0.0.1:$PORT
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/cache \
 		sb_report -f folded "$T/s.bin" >"$T/rep1" 2>"$T/err1"
 	cpu_split "report $1, from debuginfod" "$T/rep1"
 	check "report $1: the debug file kept in debuginfod's cache" \
 		test -s "$T/cache/$id/debuginfo"
+	rm "$T/dev/$2"
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/cache2 \
+		sb_report -f folded "$T/s.bin" >"$T/rep3" 2>"$T/err3"
+	cpu_split "report $1, binary not on this PC: debug file and binary from debuginfod" "$T/rep3"
+	check "report $1: the binary kept in debuginfod's cache" \
+		test -s "$T/cache2/$id/executable"
+	check "report $1: the same stacks with the binary here or from the server" \
+		cmp -s "$T/rep1" "$T/rep3"
 	kill "$SERVER"
 	wait "$SERVER" 2>/dev/null
-	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" DEBUGINFOD_CACHE_PATH=$T/cache \
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/cache2 \
 		sb_report -f folded "$T/s.bin" >"$T/rep2" 2>"$T/err2"
-	check "report $1, server gone, cache warm: the same stacks" cmp -s "$T/rep1" "$T/rep2"
+	check "report $1, server gone, cache warm: the same stacks" cmp -s "$T/rep3" "$T/rep2"
 	# the names the device gave with .gnu_debugdata
 	for f in "$T/on" "$T/rep1"; do
 		grep -oE ';(main|run|(stage|work|spin)_[ab])' "$f" | sort -u | tr -d ';' | tr '\n' ' '
