@@ -25,6 +25,13 @@ $(SYMS_F)/libsymfix.so: $(SYMS_SRC)/symfix_lib.c \
 $(SYMS_F)/sym-pie: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
 	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fPIE -pie -o $@ $< $(SYMS_LINK)
 
+# Its functions exported (.dynsym), then stripped: .dynsym is all it has,
+# unsized fixture_asm included (test_syms: names only what sizes cover).
+UNIT_FIXTURES += $(SYMS_F)/sym-dynsym
+$(SYMS_F)/sym-dynsym: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
+	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fPIE -pie -rdynamic -o $@.full \
+		$< $(SYMS_LINK) && $(STRIP) -s -o $@ $@.full && rm -f $@.full
+
 $(SYMS_F)/sym-nopie: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
 	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fno-pie -no-pie -o $@ $< \
 		$(SYMS_LINK)

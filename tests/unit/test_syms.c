@@ -448,6 +448,37 @@ static void test_elf_bad(const char *label, const char *path, int want_err)
 	free(name);
 }
 
+/*
+ * .dynsym alone (exported, then stripped): a sized symbol names its own
+ * bytes only, so the static function after it is unnamed; the unsized
+ * fixture_asm names its entry only, not the code after it. Addresses
+ * from sym-pie's facts: the same source, link and layout.
+ */
+static void test_dynsym_sizes(void)
+{
+	char *full = fxpath("sym-dynsym");
+	struct elf_symtab *t = elf_symtab_open(full, "");
+	const struct fact *a = fact("sym", "sym-pie", "fixture_asm");
+	const struct fact *al = fact("sym", "sym-pie", "fixture_alpha");
+	uint64_t off = 0;
+	const char *s;
+
+	CHECK("elf .dynsym only opens", t && a && al, "%s", strerror(errno));
+	if (t && a && al) {
+		s = elf_symtab_lookup(t, al->addr + 1, &off);
+		check_sym("elf .dynsym only: sized fixture_alpha+1", s, off,
+			  "fixture_alpha", 1);
+		s = elf_symtab_lookup(t, a->addr, &off);
+		check_sym("elf .dynsym only: unsized fixture_asm at its entry",
+			  s, off, "fixture_asm", 0);
+		s = elf_symtab_lookup(t, a->addr + 4, &off);
+		CHECK("elf .dynsym only: unsized fixture_asm does not reach on",
+		      !s, "fixture_asm+4 named %s", s);
+	}
+	elf_symtab_free(t);
+	free(full);
+}
+
 static void test_elf_files(void)
 {
 	char *p;
@@ -495,6 +526,8 @@ static void test_elf_files(void)
 		elf_symtab_free(t);
 		free(full);
 	}
+
+	test_dynsym_sizes();
 
 	p = fxpath("sym-trunc-head");
 	test_elf_bad("truncated in the headers", p, ENOEXEC);
