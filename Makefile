@@ -53,6 +53,8 @@ endif
 # The BPF side needs the kernel UAPI headers; asm/ is the same for the
 # architectures we build, so the host's multiarch directory serves all.
 LIBS += -lm
+# .gnu_debugdata is xz (Kconfig MINIDEBUGINFO)
+LIBS += $(if $(CONFIG_MINIDEBUGINFO),$(if $(DEPS),$(DEPS)/lib/liblzma.a,-llzma))
 HOSTCC ?= cc
 BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
 
@@ -94,6 +96,9 @@ core-$(CONFIG_SYMBOLIZE) += sym/ksyms sym/kernel_names sym/elfsyms sym/gopclntab
 core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe
 # (uprobes on user functions find them in ELF symbols)
 core-$(CONFIG_MEMSTACK) += $(if $(CONFIG_SYMBOLIZE),,sym/elfsyms sym/gopclntab sym/procsyms sym/callsite)
+# elfsyms' helpers: separate debug files, Go's table as symbols
+core-$(if $(CONFIG_SYMBOLIZE)$(CONFIG_MEMSTACK),y) += sym/elfread sym/debugfile sym/gosyms
+core-$(CONFIG_MINIDEBUGINFO) += sym/minidebuginfo
 # stream: the snapshot model, its formats and the bin stream both ways
 core-y += stream/snapshot stream/output stream/recorder
 core-$(CONFIG_FORMAT_TEXT) += stream/format_text
@@ -112,6 +117,7 @@ core-$(CONFIG_UNWIND_EH_FRAME) += core/unwind
 core-$(CONFIG_MEMSTACK) += core/uprobe
 # report: host only, what report needs and a recording device does not
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
+core-$(CONFIG_REPORT) += report/http report/debuginfod # plain HTTP; debug files by build-id
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file

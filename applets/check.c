@@ -454,9 +454,12 @@ static void symbol_words(const struct elf_facts *f, char *buf, size_t len)
 			       "debug file (build-id, .gnu_debuglink) names "
 			       "the rest"
 			     : "none: addresses only",
-		 f->debugdata ? "; MiniDebugInfo (.gnu_debugdata), which "
-				"stackbox does not read"
-			      : "");
+		 !f->debugdata		? ""
+		 : ENABLE_MINIDEBUGINFO ? "; MiniDebugInfo (.gnu_debugdata) "
+					  "names its other functions"
+					: "; MiniDebugInfo (.gnu_debugdata), "
+					  "which this build does not read "
+					  "(MINIDEBUGINFO)");
 }
 
 static void binary_text(const char *path, const struct elf_facts *f)

@@ -64,7 +64,12 @@
 //usage:                   --anomalies: whole stacks
 //usage:
 //usage:Without --symfs and --debug-dir, frames resolve against this
-//usage:machine's files, when their build-ids match the recording.
+//usage:machine's files, when their build-ids match the recording. Names
+//usage:come from, in order: --debug-dir; the file's .symtab; its debug file
+//usage:(/usr/lib/debug/.build-id/, .gnu_debuglink: same directory, .debug/,
+//usage:/usr/lib/debug/DIR/, under --symfs); its .gnu_debugdata; a server
+//usage:of DEBUGINFOD_URLS (http://, debuginfod's cache: DEBUGINFOD_CACHE_PATH,
+//usage:else ~/.cache/debuginfod_client); its .dynsym.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +83,7 @@
 #include "bin_replay.h"
 #include "anomalies.h"
 #include "bin_read.h"
+#include "debuginfod.h"
 #include "binfmt.h"
 #include "collect.h"
 #include "flame.h"
@@ -234,6 +240,8 @@ struct report {
 	const char *path;	  /* what -o FILE is written to meanwhile */
 	char **missing;		  /* "path (build-id ...)" of files not found */
 	size_t nmissing, missing_cap;
+	struct debuginfod *dbg; /* DEBUGINFOD_URLS, once asked for */
+	bool dbg_read;
 };
 
 /* ---- finding the profiled files ---- */
@@ -281,11 +289,36 @@ static void note_missing(struct report *rp, const char *path,
 		xasprintf("%s (build-id %s)", path, *build_id ? build_id : "-");
 }
 
+/* Its KIND file (debuginfo, executable) from a debuginfod server or its
+ * cache, when DEBUGINFOD_URLS names one; *got the path (malloc'ed). */
+static struct elf_symtab *from_debuginfod(struct report *rp,
+					  const char *build_id,
+					  const char *kind, char **got)
+{
+	struct elf_symtab *t;
+	char *p;
+
+	if (!rp->dbg_read) {
+		rp->dbg = debuginfod_new();
+		rp->dbg_read = true;
+	}
+	if (!*build_id || !(p = debuginfod_find(rp->dbg, build_id, kind)))
+		return NULL;
+	t = open_checked(p, "", build_id);
+	if (t && got)
+		*got = p;
+	else
+		free(p);
+	return t;
+}
+
 /*
- * Symbols from the debug file by build-id, else from the binary (under
- * --symfs, or this machine's when no --symfs or not there, if it is the
- * same build): the binary also gives leaf repair the code bytes it
- * reads, as on the device.
+ * Names, in order: the debug file by build-id in --debug-dir; the binary
+ * (under --symfs, or this machine's when no --symfs or not there, if it
+ * is the same build) with its .symtab, its debug file (build-id and
+ * .gnu_debuglink conventions, under --symfs) or its MiniDebugInfo; else
+ * a debuginfod server; else what the binary's .dynsym names. The binary
+ * also gives leaf repair the code bytes it reads, as on the device.
  */
 static struct elf_symtab *find_file(void *ctx, const char *path,
 				    const char *build_id, int *code_fd)
@@ -293,6 +326,7 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 	struct report *rp = ctx;
 	const char *root = rp->a->symfs ? rp->a->symfs : "";
 	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
+	char *exe;
 
 	if (!bin && *root && (bin = same_build_here(path, build_id)))
 		root = "";
@@ -304,12 +338,22 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		t = open_checked(p, "", "");
 		free(p);
 	}
-	if (bin) {
+	if (!t && (!bin || elf_symtab_names(bin) == ELF_NAMES_DYNSYM))
+		t = from_debuginfod(rp, build_id, "debuginfo", NULL);
+	/* not here: the binary itself from debuginfod, for its names, or
+	 * its program headers (a debug file's are not the binary's) and
+	 * leaf repair's code bytes */
+	if (!bin && (bin = from_debuginfod(rp, build_id, "executable", &exe))) {
+		*code_fd = open(exe, O_RDONLY | O_CLOEXEC);
+		free(exe);
+	} else if (bin) {
 		char *p = xasprintf("%s%s", root, path);
 
 		*code_fd = open(p, O_RDONLY | O_CLOEXEC);
 		free(p);
 	}
+	if (t && bin)
+		elf_symtab_use_loads(t, bin);
 	if (!t)
 		t = bin;
 	else
@@ -1153,6 +1197,7 @@ static int report_main(void *args, int argc, char **argv)
 	for (size_t i = 0; i < rp.nmissing; i++)
 		free(rp.missing[i]);
 	free(rp.missing);
+	debuginfod_free(rp.dbg);
 	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
 		err = 1;

@@ -41,12 +41,26 @@ unsigned elf_symtab_inlined(const struct elf_symtab *t, uint64_t vaddr,
 			    const char **names, unsigned max);
 /* Hex build-id, or "" when the file has none. */
 const char *elf_symtab_build_id(const struct elf_symtab *t);
+/* Where its names came from, best first; the last is exported functions
+ * alone (or none), which is where report asks debuginfod. */
+enum elf_names {
+	ELF_NAMES_SYMTAB,
+	ELF_NAMES_DEBUG_FILE,
+	ELF_NAMES_MINIDEBUGINFO,
+	ELF_NAMES_GO,
+	ELF_NAMES_DYNSYM,
+};
+enum elf_names elf_symtab_names(const struct elf_symtab *t);
 /* Its ELF e_machine (EM_X86_64, EM_AARCH64). */
 unsigned elf_symtab_machine(const struct elf_symtab *t);
 /* The memory it holds, in bytes. */
 size_t elf_symtab_bytes(const struct elf_symtab *t);
 /* Turn a file offset of an executable mapping into the file's vaddr. */
 uint64_t elf_symtab_offset_to_vaddr(const struct elf_symtab *t, uint64_t off);
+/* Take from's program headers: a separate debug file's (objcopy
+ * --only-keep-debug) have no file bytes, and offsets that are not the
+ * binary's. */
+void elf_symtab_use_loads(struct elf_symtab *t, const struct elf_symtab *from);
 void elf_symtab_free(struct elf_symtab *t);
 /* What a file offers stack walking and naming (stackbox check). */
 struct elf_facts {
@@ -55,7 +69,7 @@ struct elf_facts {
 	unsigned fp_prologue; /* of them, those that set up a frame pointer */
 	bool eh_frame, debug_frame;
 	bool symtab, dynsym;
-	bool debugdata;	    /* .gnu_debugdata: MiniDebugInfo (xz), not read */
+	bool debugdata;	    /* .gnu_debugdata: MiniDebugInfo (xz) */
 	bool debuglink;	    /* .gnu_debuglink: a separate debug file named */
 	char build_id[129]; /* hex, "" when none */
 };

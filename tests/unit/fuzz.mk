@@ -14,12 +14,18 @@ FUZZ_DEPS := $(O)/gen/autoconf.h $(O)/gen/usage.h \
 	$(srctree)/tests/unit/fuzz_file.h
 
 $(TESTS_O)/fuzz/fuzz_elf: $(srctree)/common/sym/elfsyms.c $(srctree)/common/sym/gopclntab.c \
+	$(srctree)/common/sym/elfread.c $(srctree)/common/sym/debugfile.c $(srctree)/common/sym/gosyms.c \
 	$(srctree)/common/core/elfzip.c $(srctree)/common/lib/u64map.c \
 	$(srctree)/common/lib/rootfs.c
+# .gnu_debugdata is read where the build reads it (Kconfig MINIDEBUGINFO)
+FUZZ_LZMA := $(if $(CONFIG_MINIDEBUGINFO),-llzma)
+FUZZ_MDI := $(if $(CONFIG_MINIDEBUGINFO),$(srctree)/common/sym/minidebuginfo.c)
+$(TESTS_O)/fuzz/fuzz_elf $(TESTS_O)/fuzz/fuzz_maps: $(FUZZ_MDI)
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/sym/ehframe.c $(srctree)/common/lib/rootfs.c
 $(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/sym/ksyms.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/sym/procsyms.c \
-	$(srctree)/common/sym/elfsyms.c $(srctree)/common/sym/gopclntab.c $(srctree)/common/core/elfzip.c \
+	$(srctree)/common/sym/elfsyms.c $(srctree)/common/sym/gopclntab.c \
+	$(srctree)/common/sym/elfread.c $(srctree)/common/sym/debugfile.c $(srctree)/common/sym/gosyms.c $(srctree)/common/core/elfzip.c \
 	$(srctree)/common/sym/callsite.c $(srctree)/common/lib/rootfs.c \
 	$(srctree)/common/lib/u64map.c
 $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/lib/opts.c
@@ -33,7 +39,7 @@ $(FUZZ_TARGETS): $(TESTS_O)/fuzz/fuzz_%: $(srctree)/tests/unit/fuzz_%.c \
 		$(FUZZ_LIB) $(FUZZ_DEPS)
 	$(Q)mkdir -p $(@D)
 	$(call quiet,FUZZ,$@)$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) \
-		$(FUZZ_LDFLAGS_$*) -lelf -lz
+		$(FUZZ_LDFLAGS_$*) -lelf -lz $(FUZZ_LZMA)
 
 ifneq ($(shell command -v $(CLANG) 2>/dev/null),)
 UNIT_FIXTURES += $(FUZZ_TARGETS)

@@ -126,7 +126,7 @@ for v in KCONFIG_FILE KCONFIG_FRAGMENT_FILES KCONFIG_OPTS KCONFIG_EDITORS \
 	grep -Eq "^(define )?STACKBOX_$v\b" $mk || missing="$missing $v"
 done
 check "buildroot: stackbox.mk sets the kconfig-package variables: ${missing:-all}" test -z "$missing"
-check "buildroot: depends on libbpf, elfutils, zlib" grep -Eq '^STACKBOX_DEPENDENCIES = .*libbpf elfutils zlib' $mk
+check "buildroot: depends on libbpf, elfutils, zlib, xz" grep -Eq "^STACKBOX_DEPENDENCIES = .*libbpf elfutils zlib xz" $mk
 check "buildroot: passes TARGET_CC and TARGET_CROSS" sh -c "grep -q 'CC=\"\$(TARGET_CC)\"' $mk && grep -q 'CROSS_COMPILE=\"\$(TARGET_CROSS)\"' $mk"
 check "buildroot: on the kconfig-package infrastructure" grep -qx '$(eval $(kconfig-package))' $mk
 check "buildroot: LINUX_CONFIG_FIXUPS do not turn BTF on silently" sh -c \
@@ -150,7 +150,7 @@ if command -v kconfig-conf >/dev/null; then
 	{
 		for s in aarch64 x86_64 arm TOOLCHAIN_HAS_SYNC_4 USE_WCHAR STATIC_LIBS \
 			SHARED_STATIC_LIBS TOOLCHAIN_HAS_THREADS TOOLCHAIN_HEADERS_AT_LEAST_4_13 \
-			PACKAGE_LIBBPF PACKAGE_ELFUTILS PACKAGE_ZLIB; do
+			PACKAGE_LIBBPF PACKAGE_ELFUTILS PACKAGE_ZLIB PACKAGE_XZ; do
 			printf 'config BR2_%s\n\tbool "%s"\n' $s $s
 		done
 		echo "source \"$SRCTREE/$BR/package/stackbox/Config.in\""
@@ -163,8 +163,8 @@ if command -v kconfig-conf >/dev/null; then
 	toolchain='BR2_TOOLCHAIN_HAS_SYNC_4=y BR2_USE_WCHAR=y BR2_TOOLCHAIN_HAS_THREADS=y BR2_TOOLCHAIN_HEADERS_AT_LEAST_4_13=y'
 	br_conf BR2_aarch64=y $toolchain BR2_PACKAGE_STACKBOX=y
 	check "buildroot: kconfig-conf parses Config.in without a warning" sh -c "! grep -qi warn '$T/brk/out'"
-	check "buildroot: aarch64 with libbpf's toolchain gets stackbox, libbpf, elfutils, zlib" sh -c \
-		"grep -qx BR2_PACKAGE_STACKBOX=y $T/brk/.config && grep -qx BR2_PACKAGE_LIBBPF=y $T/brk/.config && grep -qx BR2_PACKAGE_ELFUTILS=y $T/brk/.config && grep -qx BR2_PACKAGE_ZLIB=y $T/brk/.config"
+	check "buildroot: aarch64 with libbpf's toolchain gets stackbox, libbpf, elfutils, zlib, xz" sh -c \
+		"grep -qx BR2_PACKAGE_STACKBOX=y $T/brk/.config && grep -qx BR2_PACKAGE_LIBBPF=y $T/brk/.config && grep -qx BR2_PACKAGE_ELFUTILS=y $T/brk/.config && grep -qx BR2_PACKAGE_ZLIB=y $T/brk/.config && grep -qx BR2_PACKAGE_XZ=y $T/brk/.config"
 	check "buildroot: the version, site, config file and fragments options" sh -c \
 		"grep -q '^BR2_PACKAGE_STACKBOX_VERSION=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_SITE=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_CONFIG=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_CONFIG_FRAGMENT_FILES=' $T/brk/.config"
 	check "buildroot: no static option without static libraries" sh -c "! grep -q 'BR2_PACKAGE_STACKBOX_STATIC' $T/brk/.config"
@@ -185,7 +185,7 @@ check "yocto: layer.conf with series compatibility and meta-oe" sh -c \
 check "yocto: README and a licence file" test -f $META/README -a -f $META/COPYING.MIT
 check "yocto: recipe inherits cml1, pkgconfig, update-alternatives" \
 	grep -qx 'inherit cml1 pkgconfig update-alternatives' "$RECIPE"
-check "yocto: recipe depends on libbpf, elfutils, zlib" grep -qx 'DEPENDS = "libbpf elfutils zlib"' "$RECIPE"
+check "yocto: recipe depends on libbpf, elfutils, zlib, xz" grep -qx 'DEPENDS = "libbpf elfutils zlib xz"' "$RECIPE"
 check "yocto: recipe passes ARCH=TARGET_ARCH and CC with its flags" \
 	grep -q "^EXTRA_OEMAKE = \"CC='\${CC}' ARCH=\${TARGET_ARCH}" "$RECIPE"
 check "yocto: recipe merges the .cfg fragments and runs cml1's oldconfig" sh -c \
