@@ -528,6 +528,9 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				r->key.kern_stack, NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->uinlined, r->nu,
 				r->key.user_stack, maps, nmaps);
+		for (unsigned k = 0; rp->perf && k < n; k++)
+			perf_script_frame_at(rp->perf, f[k].name, &f[k].addr,
+					     &f[k].map);
 		if (rp->a->hotcold) {
 			/* the side's root frame, as in folded and SVG; time,
 			 * on-CPU time, off-CPU time */
