@@ -94,6 +94,7 @@ core-y += capture recorder pool
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
+core-$(CONFIG_REPORT) += report/folded_read
 # The anomaly detector's device side: a trigger source.
 core-y += anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsite

@@ -21,15 +21,17 @@
 //usage:callchains (perf record -g, any event): its value is samples, or
 //usage:the event's period where perf prints it. Or what an applet
 //usage:printed as text (its default): names and values as printed, no
-//usage:addresses (said in one line). -o FILE is written whole on success
-//usage:or not at all.
+//usage:addresses (said in one line). Or folded stacks ("a;b;c COUNT",
+//usage:flamegraph.pl's and ours, ";-;" before kernel frames): one profile
+//usage:of samples, no times. -o FILE is written whole on success or not
+//usage:at all.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
 //usage:                   profile.proto of all snapshots (go tool pprof);
 //usage:                   svg: one flame graph of all snapshots
 //usage:  -o FILE          write to FILE, not standard output
-//usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
+//usage:  --base FILE      svg: a differential flame graph, FILE (any input) the
 //usage:                   before: red grew, blue shrank (more: --base F --base G)
 //usage:  --title TEXT     svg: the title (default: applet, total, host, span)
 //usage:  --push URL       send the profile (pprof) to a Pyroscope server:
@@ -80,6 +82,7 @@
 #include "binfmt.h"
 #include "collect.h"
 #include "report/flame.h"
+#include "report/folded_read.h"
 #include "report/hotcold.h"
 #include "report/out_file.h"
 #include "report/perf_script.h"
@@ -222,16 +225,17 @@ struct report {
 	bool cpu;	  /* the metric measures CPU time */
 	uint64_t unit_ns; /* ns a count of it stands for, 0: not time */
 	enum flame_palette palette;
-	int64_t t0, t1;		  /* first start, last end, ns */
-	bool boot_clock;	  /* t0, t1 count from boot (perf's) */
-	struct anomalies *an;	  /* --anomalies */
-	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
-	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
-	struct perf_script *perf; /* the perf script input being read */
-	struct text_read *text;	  /* the stackbox text input being read */
-	struct out_file out_file; /* -o FILE, renamed there on success */
-	const char *path;	  /* what -o FILE is written to meanwhile */
-	char **missing;		  /* "path (build-id ...)" of files not found */
+	int64_t t0, t1;		    /* first start, last end, ns */
+	bool boot_clock;	    /* t0, t1 count from boot (perf's) */
+	struct anomalies *an;	    /* --anomalies */
+	struct hotcold *hc;	    /* --hotcold, but for -f pprof */
+	bool hc_seen[2];	    /* --hotcold: [on-CPU] streams were read */
+	struct perf_script *perf;   /* the perf script input being read */
+	struct text_read *text;	    /* the stackbox text input being read */
+	struct folded_read *folded; /* the folded input being read */
+	struct out_file out_file;   /* -o FILE, renamed there on success */
+	const char *path;	    /* what -o FILE is written to meanwhile */
+	char **missing; /* "path (build-id ...)" of files not found */
 	size_t nmissing, missing_cap;
 };
 
@@ -704,7 +708,7 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	if (!st->frames) {
 		/* nothing to count the damage against: say what it is not */
 		error_msg("%s: neither a bin stream (no frame in %llu bytes), "
-			  "stackbox text nor perf script output",
+			  "stackbox text, folded stacks nor perf script output",
 			  name, (unsigned long long)st->bytes_skipped);
 		return;
 	}
@@ -738,8 +742,8 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 		error_msg("%s: no complete snapshot", name);
 }
 
-/* The first piece of an input says what it is: stackbox text, perf
- * script's, else a bin stream (whose reader finds frames anywhere). */
+/* The first piece of an input says what it is: stackbox text, folded
+ * stacks, perf script's, else a bin stream (whose reader finds frames anywhere). */
 static void start_input(struct report *rp, const char *what, const void *buf,
 			size_t n, struct bin_reader **r,
 			const struct bin_reader_ops *ops)
@@ -751,6 +755,8 @@ static void start_input(struct report *rp, const char *what, const void *buf,
 			  "values as rounded in print; record with -f bin to "
 			  "resolve symbols later",
 			  what);
+	} else if (folded_read_detect(buf, n)) {
+		rp->folded = folded_read_new(on_named_snapshot, rp);
 	} else if (perf_script_detect(buf, n)) {
 		rp->perf =
 			perf_script_new(rp->a->interval, on_named_snapshot, rp);
@@ -768,6 +774,10 @@ static int end_input(struct report *rp, const char *what, struct bin_reader *r,
 		err = !text_read_end(rp->text, what);
 		text_read_free(rp->text);
 		rp->text = NULL;
+	} else if (rp->folded) {
+		err = !folded_read_end(rp->folded, what);
+		folded_read_free(rp->folded);
+		rp->folded = NULL;
 	} else if (rp->perf) {
 		err = !perf_script_end(rp->perf, what);
 		perf_script_free(rp->perf);
@@ -811,10 +821,12 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		if (!r && !rp->perf && !rp->text)
+		if (!r && !rp->perf && !rp->text && !rp->folded)
 			start_input(rp, what, buf, n, &r, &ops);
 		if (rp->text)
 			text_read_feed(rp->text, buf, n);
+		else if (rp->folded)
+			folded_read_feed(rp->folded, buf, n);
 		else if (rp->perf)
 			perf_script_feed(rp->perf, buf, n);
 		else
