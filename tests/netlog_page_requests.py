@@ -2,11 +2,11 @@
 """Count the network requests a page made, from Chromium's --log-net-log
 JSON: those whose network isolation key is the page's (file://), not
 Chromium's own (updates, time) that a headless run makes too.
-Usage: netlog_page_requests.py NETLOG.json -> prints N, then each URL."""
+Usage: netlog_page_requests.py NETLOG.json -> prints N (-v: each URL)."""
 import json
 import sys
 
-log = json.load(open(sys.argv[1]))
+log = json.load(open(sys.argv[-1]))
 types = {v: k for k, v in log["constants"]["logEventTypes"].items()}
 urls = [
     e["params"]["url"]
@@ -15,5 +15,5 @@ urls = [
     and "file://" in e["params"].get("network_isolation_key", "")
 ]
 print(len(urls))
-for u in urls:
-    print(u)
+if sys.argv[1] == "-v":
+    print("\n".join(urls))

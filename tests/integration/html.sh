@@ -79,7 +79,7 @@ check "#from=$ef&to=$et (epoch seconds): the same range as $af..$at ($(state epo
 check "the differential's base totals the before range ($(state diff base_total) = $(state before total))" \
 	[ "$(state diff base_total)" = "$(state before total)" ]
 for n in after before diff; do
-	req=$(python3 "$SRCTREE/tests/netlog_page_requests.py" "$T/$n.net" | head -1)
+	req=$(python3 "$SRCTREE/tests/netlog_page_requests.py" "$T/$n.net")
 	check "$n: no console message, no script error, no resource, no network request (net log: $req)" \
 		[ "$(grep -c 'CONSOLE' "$T/$n.log")" = 0 -a "$(state $n errors)" = 0 -a \
 		"$(state $n resources)" = 0 -a "$req" = 0 ]
@@ -92,7 +92,7 @@ printf '%s\n' '<!DOCTYPE html><html><body><script>' \
 	"fetch('http://127.0.0.1:9/probe').catch(function () {}); console.log('probe');" \
 	'</script></body></html>' >"$T/probe.html"
 load "$T/probe.html" probe
-req=$(python3 "$SRCTREE/tests/netlog_page_requests.py" "$T/probe.net" | head -1)
+req=$(python3 "$SRCTREE/tests/netlog_page_requests.py" "$T/probe.net")
 check "a page that fetches and logs is caught: $req request, $(grep -c CONSOLE "$T/probe.log") console line" \
 	[ "$req" = 1 -a "$(grep -c CONSOLE "$T/probe.log")" = 1 ]
 if [ -n "${SCREENSHOT:-}" ]; then
