@@ -179,27 +179,34 @@
 	}
 
 	/* ---- the flame graph of a range ---- */
-	function node(name) { return { name: name, v: 0, b: 0, kids: {}, list: [] }; }
+	function node(name) { return { name: name, v: 0, b: 0, kids: Object.create(null), list: [] }; }
+	/* the range's value of each stack first (a flat sum over its
+	 * snapshots), then the tree of the stacks that have one */
 	function add(root, r, field) {
-		var s = D.streams[r.stream], last = -1;
+		var s = D.streams[r.stream], last = -1, sum = new Float64Array(D.stacks.length);
 		for (var i = 0; i < s.n; i++) {
 			if (!(s.t[2 * i + 1] > r.from && s.t[2 * i] < r.to)) continue;
 			if (s.level) { last = i; continue; }
-			addSnapshot(root, s.v[i], field);
+			addSnapshot(sum, s.v[i]);
 		}
-		if (last >= 0) addSnapshot(root, s.v[last], field);
+		if (last >= 0) addSnapshot(sum, s.v[last]);
+		for (var id = 0; id < sum.length; id++)
+			if (sum[id]) addStack(root, D.stacks[id], sum[id], field);
 	}
-	function addSnapshot(root, pairs, field) {
+	function addSnapshot(sum, pairs) {
 		for (var k = 0, id = 0; k < pairs.length; k += 2) {
 			id += pairs[k];
-			var v = pairs[k + 1], st = D.stacks[id], n = root;
-			n[field] += v;
-			for (var j = 0; j < st.length; j++) {
-				var name = D.frames[st[j]], c = n.kids[name];
-				if (!c) { c = n.kids[name] = node(name); n.list.push(c); }
-				c[field] += v;
-				n = c;
-			}
+			sum[id] += pairs[k + 1];
+		}
+	}
+	function addStack(root, st, v, field) {
+		var n = root;
+		n[field] += v;
+		for (var j = 0; j < st.length; j++) {
+			var name = D.frames[st[j]], c = n.kids[name];
+			if (!c) { c = n.kids[name] = node(name); n.list.push(c); }
+			c[field] += v;
+			n = c;
 		}
 	}
 	function hue(name) {
@@ -287,6 +294,7 @@
 			': ' + root.v + ' ' + s.unit + (base ? ' against ' + fmtT(base.from) + ' .. ' +
 			fmtT(base.to) + ': ' + root.b : '') +
 			(re ? '; matched ' + (100 * matched / (root.v || 1)).toFixed(2) + '%' : '');
+		void flame.offsetHeight; /* style and layout in the time too */
 		state.draw_ms = performance.now() - t0;
 		state.draws++;
 		state.total = root.v;
@@ -396,4 +404,6 @@
 	readHash();
 	drawHeat();
 	drawFlame();
+	state.load_ms = performance.now(); /* since navigation: parse and all */
+	publish();
 })();
