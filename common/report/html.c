@@ -30,7 +30,7 @@ struct html {
 	struct u64map stack_id; /* hash of frame ids -> id + 1 */
 	uint32_t **stack;	/* by id: [n, frame ids root first] */
 	size_t nstacks, stacks_cap;
-	struct stream *st;
+	struct stream **st; /* each apart: its memstreams point into it */
 	size_t nst;
 	double t0; /* the first snapshot's start, seconds */
 	bool have_t0;
@@ -138,12 +138,12 @@ static struct stream *stream_of(struct html *h, const struct snapshot *s)
 	struct stream *st;
 
 	for (size_t i = 0; i < h->nst; i++)
-		if (!strcmp(h->st[i].applet, s->applet))
-			return &h->st[i];
+		if (!strcmp(h->st[i]->applet, s->applet))
+			return h->st[i];
 	h->st = realloc(h->st, (h->nst + 1) * sizeof(*h->st));
 	if (!h->st)
 		error_exit("out of memory");
-	st = memset(&h->st[h->nst++], 0, sizeof(*st));
+	st = h->st[h->nst++] = xzalloc(sizeof(*st));
 	snprintf(st->applet, sizeof(st->applet), "%s", s->applet);
 	snprintf(st->metric, sizeof(st->metric), "%s", m->name);
 	/* folded's unit: whole us of a time */
@@ -256,7 +256,7 @@ static void put_streams(struct html *h, FILE *f)
 {
 	fputs(",\"streams\":[", f);
 	for (size_t i = 0; i < h->nst; i++) {
-		struct stream *st = &h->st[i];
+		struct stream *st = h->st[i];
 
 		fflush(st->tf);
 		fflush(st->vf);
@@ -333,10 +333,11 @@ void html_free(struct html *h)
 	if (!h)
 		return;
 	for (size_t i = 0; i < h->nst; i++) {
-		fclose(h->st[i].tf);
-		fclose(h->st[i].vf);
-		free(h->st[i].t);
-		free(h->st[i].v);
+		fclose(h->st[i]->tf);
+		fclose(h->st[i]->vf);
+		free(h->st[i]->t);
+		free(h->st[i]->v);
+		free(h->st[i]);
 	}
 	free(h->st);
 	for (size_t i = 0; i < h->nstacks; i++)

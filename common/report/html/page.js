@@ -220,7 +220,10 @@
 			return 'rgb(' + (205 + h % 50) + ',' + (90 + (h >> 8) % 130) + ',' + ((h >> 16) % 55) + ')';
 		}
 		var d = (root.v ? n.v / root.v : 0) - (root.b ? n.b / root.b : 0);
-		if (Math.abs(d) < 1e-4) return 'rgb(221,221,221)';
+		/* as the SVG: unchanged within half a unit of the base scaled
+		 * to the same total, a difference no count could show */
+		if (Math.abs(n.v - n.b * (root.b ? root.v / root.b : 0)) < 0.5)
+			return 'rgb(221,221,221)';
 		var k = Math.round(255 * (1 - Math.min(1, Math.abs(d) / root.maxd)));
 		return d > 0 ? 'rgb(255,' + k + ',' + k + ')' : 'rgb(' + k + ',' + k + ',255)';
 	}
