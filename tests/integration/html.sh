@@ -86,6 +86,32 @@ for n in after before diff; do
 done
 echo "selection drawn in $(state after draw_ms | cut -c1-5) ms (after), $(state diff draw_ms | cut -c1-5) ms (differential)"
 
+# inject NAME SCRIPT: a copy of the page whose last script is SCRIPT,
+# run once the page's has drawn (what a user's click or key would do)
+inject() {
+	sed 's|</body></html>|<script>(function () { var c = document.getElementById("sb-heat"), r = c.getBoundingClientRect(); '"$2"' })();</script></body></html>|' \
+		"$T/p.html" >"$T/$1.html"
+}
+# clicking the first anomaly that appeared: its window selected against
+# its baseline (which may hold the snapshot of the change), where
+# appear_cpu grew, in red
+inject click 'var m = JSON.parse(document.getElementById("sb-state").textContent).markers.filter(function (m) { return m.kind === "appeared"; })[0]; c.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: r.left + m.x, clientY: r.top + m.y + 5 }));'
+load "$T/click.html" click
+win=$(grep -o '"appeared","applet":"oncpu".*' "$T/p.html" | head -1 |
+	sed 's/.*"start":\([0-9.]*\),"end":\([0-9.]*\).*"baseline_start":\([0-9.]*\).*/\1 \2 \3/')
+set -- $win
+check "a click on the first anomaly that appeared selects its window against its baseline ($(state click hash))" \
+	sh -c "awk -v f='$(state click from)' -v t='$(state click to)' -v bf='$(state click base_from)' -v s=$1 -v e=$2 -v b=$3 -v t0=$t0 \
+		'BEGIN { d = 0.002; exit !(f - (s - t0) < d && (s - t0) - f < d && t - (e - t0) < d && (e - t0) - t < d && bf - (b - t0) < d && (b - t0) - bf < d) }' &&
+		grep -Eq 'title=\"appear_cpu \([0-9]* samples, [0-9.]*%; base [0-9]*, \+[0-9.]*%\)\" style=\"[^\"]*background:rgb\(255,' '$T/click.dom'"
+# the right arrow moves the selection one snapshot on, and the address
+# follows it
+inject key 'c.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));'
+load "$T/key.html#from=+250ms&to=+750ms" key
+check "the right arrow moves +250ms..+750ms on by a snapshot ($(state key from | cut -c1-5) s), the address with it ($(state key hash))" \
+	sh -c "awk -v f='$(state key from)' -v t='$(state key to)' 'BEGIN { exit !(f > 0.7 && f < 0.8 && t > 1.2 && t < 1.3) }' &&
+		grep -q 'id=\"sb-state\">.*\"hash\":\"#from=+7[0-9]*ms&amp;to=+12[0-9]*ms\"' '$T/key.dom'"
+
 # the checks above can see a fetch and a console message: a page that
 # makes both (no Content-Security-Policy) is caught
 printf '%s\n' '<!DOCTYPE html><html><body><script>' \

@@ -120,7 +120,7 @@
 			var next = D.marks.filter(function (o) { return o.t > m.t; })[0];
 			var end = Math.min(next ? next.t : tmax, m.t + 60);
 			markers.push({ y: 0, t: m.t, colour: '#7a00c0', from: m.t, to: end,
-				base_from: m.t - (end - m.t), base_to: m.t,
+				base_from: m.t - (end - m.t), base_to: m.t, kind: m.kind,
 				text: 'mark ' + m.n + ' ' + m.kind + ': ' + m.cause });
 		});
 		D.anomalies.forEach(function (a) {
@@ -129,7 +129,8 @@
 				a.kind === 'shrank' ? '#0050ff' : '#e00000', stream: b,
 				from: a.start - D.t0, to: a.end - D.t0,
 				base_from: a.baseline_start - D.t0, base_to: a.start - D.t0,
-				text: 'anomaly ' + a.id + ': ' + a.leaf + ' ' + a.kind + ' (' + a.applet + ')' });
+				kind: a.kind, text: 'anomaly ' + a.id + ' (' + a.applet + '): ' + a.kind +
+					': ' + (a.stack || [a.leaf]).slice(0, 5).join(' <- ') });
 		});
 		markers.forEach(function (m) {
 			m.x = x(m.t);
@@ -399,6 +400,10 @@
 		state.base_from = base ? base.from : null;
 		state.base_to = base ? base.to : null;
 		state.frames = drawn.length;
+		state.hash = location.hash;
+		state.markers = markers.slice(0, 50).map(function (m) {
+			return { x: Math.round(m.x), y: m.y, kind: m.kind };
+		});
 		state.resources = performance.getEntriesByType ?
 			performance.getEntriesByType('resource').length : 0;
 		stateEl.textContent = JSON.stringify(state);
