@@ -468,8 +468,9 @@ static bool parse_frame(struct perf_script *p, const char *s)
 	}
 	sym = end;
 	token(&sym, &len);
-	if (dso && sym > dso)
-		sym = dso; /* no symbol: the DSO's "(" follows the blanks */
+	/* no symbol: the blanks run to the DSO's " (", or to the end */
+	if (sym > (dso ? dso : e))
+		sym = dso ? dso : e;
 	len = without_offset(sym, (dso ? dso : e) - sym);
 	if (dso) {
 		dso += 2;

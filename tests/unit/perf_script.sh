@@ -105,3 +105,7 @@ if command -v go >/dev/null; then
 else
 	skip "perf script -f pprof's addresses and mappings" "go not installed"
 fi
+# an address and blanks only (no symbol, no DSO; the fuzzer's find)
+printf 'app 100/101 [001]  10.000100:    1000000 cpu-clock: \n\t    12caba   \n\t    137b main+0xd8 (/usr/bin/app)\n\n' >"$T/blank"
+check "perf script: a frame of an address and blanks only is [0x12caba]" \
+	sh -c "[ \"\$('$STACKBOX' report -f folded '$T/blank')\" = 'app;main;[0x12caba] 1000' ]"
