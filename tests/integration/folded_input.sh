@@ -18,7 +18,7 @@ awk '{ v = $NF; sub(/ [0-9]+$/, ""); s[$0] += v } END { for (k in s) print k, s[
 	"$T/bin.folded" | LC_ALL=C sort >"$T/want.folded"
 sb_report -f folded "$T/bin.folded" >"$T/fold.folded" 2>"$T/fold.err"
 check "folded of a recording ($n samples, $(wc -l <"$T/want.folded") stacks) read back: its stacks and counts byte for byte" \
-	sh -c "[ $n -gt 1000 ] && cmp -s '$T/want.folded' '$T/fold.folded' && [ ! -s '$T/fold.err' ]"
+	sh -c "[ $n -gt 100 ] && [ $(wc -l <"$T/want.folded") -ge 5 ] && cmp -s '$T/want.folded' '$T/fold.folded' && [ ! -s '$T/fold.err' ]"
 
 sb_report -f svg -o "$T/bin.svg" "$T/on.bin" 2>/dev/null
 sb_report -f svg -o "$T/fold.svg" "$T/bin.folded"
