@@ -257,6 +257,7 @@
 		add(root, sel, 'v');
 		if (base) add(root, base, 'b');
 		root.maxd = Math.max(maxDelta(root, root), 1e-9);
+		state.sum_ms = performance.now() - t0; /* the tree; the rest: the DOM */
 		var top = zoom ? find(root, zoom) : root;
 		if (!top) { zoom = null; top = root; }
 		var out = [], depth = 0, re = null;
@@ -285,7 +286,7 @@
 			var at = x0;
 			kids.forEach(function (c) {
 				var cw = n.v ? w * c.v / n.v : 0;
-				if (cw >= 0.5) { emit(c, at, cw, d + 1, false); walk(c, at, cw, d + 1); }
+				if (cw >= 1) { emit(c, at, cw, d + 1, false); walk(c, at, cw, d + 1); }
 				at += cw;
 			});
 		})(top, 0, W, path.length);
