@@ -2,14 +2,16 @@
 /* report: bin streams in, text, folded, pprof or an SVG flame graph out.
  *
 //config:config REPORT
-//config:	bool "report: turn bin streams into text, folded, pprof, SVG"
+//config:	bool "report: turn bin streams into text, folded, pprof, SVG, HTML"
 //config:	default y
 //config:	help
 //config:	  Reads what a collector wrote with -f bin (files, stdin,
 //config:	  a serial capture), resyncs after corruption, resolves the
 //config:	  raw addresses (on this machine, or offline with --symfs and
 //config:	  --debug-dir) and writes text or folded exactly as the
-//config:	  collector would have, or pprof, or an SVG flame graph.
+//config:	  collector would have, or pprof, or an SVG flame graph, or
+//config:	  one HTML page of the recording in time. perf script output
+//config:	  and folded stacks are inputs too.
 //usage:usage: report [-f FORMAT] [-o FILE] [OPTIONS] [FILE]...
 //usage:
 //usage:Read bin streams (stackbox APPLET -f bin) from FILEs or standard
