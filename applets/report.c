@@ -38,8 +38,9 @@
 //usage:                   differential; marks and anomalies on the time
 //usage:                   axis; #from=T&to=T[&base_from=T&base_to=T] in
 //usage:                   its address selects (T as --from takes). Size:
-//usage:                   ~8 bytes a stack a snapshot, plus the names:
-//usage:                   an hour at -i 1s, 200 stacks each, ~6 MB
+//usage:                   the names, then 4 bytes + the value's digits a
+//usage:                   stack a snapshot: an hour at -i 1s, 200 stacks
+//usage:                   each, counts (<1000): 6 MB; us (<10^7): 9 MB
 //usage:  -o FILE          write to FILE, not standard output
 //usage:  --base FILE      svg: a differential flame graph, FILE (any input) the
 //usage:                   before: red grew, blue shrank (more: --base F --base G)
