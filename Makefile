@@ -121,6 +121,7 @@ core-$(CONFIG_REPORT) += report/http report/debuginfod # plain HTTP; debug files
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
 core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
+core-$(CONFIG_REPORT) += report/folded_read report/html
 # An applet's helpers beside it (applets/NAME/): memstack's modes without
 # uprobes (mmap, faults, kernel).
 applet-helpers-$(CONFIG_MEMSTACK) += memstack/memstack_hooks
@@ -128,6 +129,12 @@ LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS) $(applet-helpers-y)) $(LEGACY_OBJS) \
 	$(if $(patsubst "%",%,$(CONFIG_BTF_EMBED)),$(O)/obj/gen/btf-min.btf.o)
+# report -f html's script and style, from their own sources
+OBJS += $(if $(CONFIG_REPORT),$(O)/obj/gen/html_assets.o)
+HTML_ASSETS := $(srctree)/common/report/html/page.js $(srctree)/common/report/html/page.css
+$(O)/gen/html_assets.c: $(HTML_ASSETS) $(srctree)/scripts/embed-text.sh | $(O)/gen
+	$(call quiet,GEN,$@)sh $(srctree)/scripts/embed-text.sh html_page_js $(word 1,$(HTML_ASSETS)) \
+		html_page_css $(word 2,$(HTML_ASSETS)) > $@.tmp && mv $@.tmp $@
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
 GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 

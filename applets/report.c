@@ -2,14 +2,16 @@
 /* report: bin streams in, text, folded, pprof or an SVG flame graph out.
  *
 //config:config REPORT
-//config:	bool "report: turn bin streams into text, folded, pprof, SVG"
+//config:	bool "report: turn bin streams into text, folded, pprof, SVG, HTML"
 //config:	default y
 //config:	help
 //config:	  Reads what a collector wrote with -f bin (files, stdin,
 //config:	  a serial capture), resyncs after corruption, resolves the
 //config:	  raw addresses (on this machine, or offline with --symfs and
 //config:	  --debug-dir) and writes text or folded exactly as the
-//config:	  collector would have, or pprof, or an SVG flame graph.
+//config:	  collector would have, or pprof, or an SVG flame graph, or
+//config:	  one HTML page of the recording in time. perf script output
+//config:	  and folded stacks are inputs too.
 //usage:usage: report [-f FORMAT] [-o FILE] [OPTIONS] [FILE]...
 //usage:
 //usage:Read bin streams (stackbox APPLET -f bin) from FILEs or standard
@@ -21,15 +23,26 @@
 //usage:callchains (perf record -g, any event): its value is samples, or
 //usage:the event's period where perf prints it. Or what an applet
 //usage:printed as text (its default): names and values as printed, no
-//usage:addresses (said in one line). -o FILE is written whole on success
-//usage:or not at all.
+//usage:addresses (said in one line). Or folded stacks ("a;b;c COUNT",
+//usage:flamegraph.pl's and ours, ";-;" before kernel frames): one profile
+//usage:of samples, no times. -o FILE is written whole on success or not
+//usage:at all.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
 //usage:                   profile.proto of all snapshots (go tool pprof);
-//usage:                   svg: one flame graph of all snapshots
+//usage:                   svg: one flame graph of all snapshots;
+//usage:                   html: one page, no network: a heatmap of the
+//usage:                   snapshots in time, the flame graph of a range
+//usage:                   selected (drag, arrow keys), of a second one the
+//usage:                   differential; marks and anomalies on the time
+//usage:                   axis; #from=T&to=T[&base_from=T&base_to=T] in
+//usage:                   its address selects (T as --from takes). Size:
+//usage:                   the names, then 4 bytes + the value's digits a
+//usage:                   stack a snapshot: an hour at -i 1s, 200 stacks
+//usage:                   each, counts (<1000): 6 MB; us (<10^7): 9 MB
 //usage:  -o FILE          write to FILE, not standard output
-//usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
+//usage:  --base FILE      svg: a differential flame graph, FILE (any input) the
 //usage:                   before: red grew, blue shrank (more: --base F --base G)
 //usage:  --title TEXT     svg: the title (default: applet, total, host, span)
 //usage:  --push URL       send the profile (pprof) to a Pyroscope server:
@@ -87,7 +100,9 @@
 #include "binfmt.h"
 #include "collect.h"
 #include "flame.h"
+#include "folded_read.h"
 #include "hotcold.h"
+#include "html.h"
 #include "out_file.h"
 #include "perf_script.h"
 #include "pprof.h"
@@ -120,8 +135,8 @@ struct report_args {
 
 static const struct opt_formats report_formats = {
 	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_PPROF |
-		1 << FORMAT_SVG | 1 << FORMAT_JSON,
-	"unknown format (text, folded, pprof, svg, json)"};
+		1 << FORMAT_SVG | 1 << FORMAT_JSON | 1 << FORMAT_HTML,
+	"unknown format (text, folded, pprof, svg, json, html)"};
 
 static const char *opt_files(const struct opt *o, const char *arg, void *dst)
 {
@@ -229,16 +244,19 @@ struct report {
 	bool cpu;	  /* the metric measures CPU time */
 	uint64_t unit_ns; /* ns a count of it stands for, 0: not time */
 	enum flame_palette palette;
-	int64_t t0, t1;		  /* first start, last end, ns */
-	bool boot_clock;	  /* t0, t1 count from boot (perf's) */
-	struct anomalies *an;	  /* --anomalies */
-	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
-	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
-	struct perf_script *perf; /* the perf script input being read */
-	struct text_read *text;	  /* the stackbox text input being read */
-	struct out_file out_file; /* -o FILE, renamed there on success */
-	const char *path;	  /* what -o FILE is written to meanwhile */
-	char **missing;		  /* "path (build-id ...)" of files not found */
+	int64_t t0, t1;		    /* first start, last end, ns */
+	bool boot_clock;	    /* t0, t1 count from boot (perf's) */
+	struct anomalies *an;	    /* --anomalies */
+	struct hotcold *hc;	    /* --hotcold, but for -f pprof */
+	struct html *html;	    /* -f html */
+	struct anomalies *html_an;  /* -f html: its findings */
+	bool hc_seen[2];	    /* --hotcold: [on-CPU] streams were read */
+	struct perf_script *perf;   /* the perf script input being read */
+	struct text_read *text;	    /* the stackbox text input being read */
+	struct folded_read *folded; /* the folded input being read */
+	struct out_file out_file;   /* -o FILE, renamed there on success */
+	const char *path;	    /* what -o FILE is written to meanwhile */
+	char **missing; /* "path (build-id ...)" of files not found */
 	size_t nmissing, missing_cap;
 	struct debuginfod *dbg; /* DEBUGINFOD_URLS, once asked for */
 	bool dbg_read;
@@ -573,6 +591,9 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				r->key.kern_stack, NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->uinlined, r->nu,
 				r->key.user_stack, maps, nmaps);
+		for (unsigned k = 0; rp->perf && k < n; k++)
+			perf_script_frame_at(rp->perf, f[k].name, &f[k].addr,
+					     &f[k].map);
 		if (rp->a->hotcold) {
 			/* the side's root frame, as in folded and SVG; time,
 			 * on-CPU time, off-CPU time */
@@ -697,6 +718,11 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 			hotcold_add(rp->hc, s);
 		return;
 	}
+	if (rp->html) {
+		html_snapshot(rp->html, NULL, s);
+		anomalies_snapshot(rp->html_an, NULL, s);
+		return;
+	}
 	if (rp->a->format == FORMAT_SVG)
 		add_flame(rp, s);
 	if (rp->a->format == FORMAT_PPROF || rp->a->push)
@@ -746,7 +772,7 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	if (!st->frames) {
 		/* nothing to count the damage against: say what it is not */
 		error_msg("%s: neither a bin stream (no frame in %llu bytes), "
-			  "stackbox text nor perf script output",
+			  "stackbox text, folded stacks nor perf script output",
 			  name, (unsigned long long)st->bytes_skipped);
 		return;
 	}
@@ -780,8 +806,8 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 		error_msg("%s: no complete snapshot", name);
 }
 
-/* The first piece of an input says what it is: stackbox text, perf
- * script's, else a bin stream (whose reader finds frames anywhere). */
+/* The first piece of an input says what it is: stackbox text, folded
+ * stacks, perf script's, else a bin stream (whose reader finds frames anywhere). */
 static void start_input(struct report *rp, const char *what, const void *buf,
 			size_t n, struct bin_reader **r,
 			const struct bin_reader_ops *ops)
@@ -793,6 +819,8 @@ static void start_input(struct report *rp, const char *what, const void *buf,
 			  "values as rounded in print; record with -f bin to "
 			  "resolve symbols later",
 			  what);
+	} else if (folded_read_detect(buf, n)) {
+		rp->folded = folded_read_new(on_named_snapshot, rp);
 	} else if (perf_script_detect(buf, n)) {
 		rp->perf =
 			perf_script_new(rp->a->interval, on_named_snapshot, rp);
@@ -810,6 +838,10 @@ static int end_input(struct report *rp, const char *what, struct bin_reader *r,
 		err = !text_read_end(rp->text, what);
 		text_read_free(rp->text);
 		rp->text = NULL;
+	} else if (rp->folded) {
+		err = !folded_read_end(rp->folded, what);
+		folded_read_free(rp->folded);
+		rp->folded = NULL;
 	} else if (rp->perf) {
 		err = !perf_script_end(rp->perf, what);
 		perf_script_free(rp->perf);
@@ -853,10 +885,12 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		if (!r && !rp->perf && !rp->text)
+		if (!r && !rp->perf && !rp->text && !rp->folded)
 			start_input(rp, what, buf, n, &r, &ops);
 		if (rp->text)
 			text_read_feed(rp->text, buf, n);
+		else if (rp->folded)
+			folded_read_feed(rp->folded, buf, n);
 		else if (rp->perf)
 			perf_script_feed(rp->perf, buf, n);
 		else
@@ -1043,6 +1077,28 @@ static void flame_title(char *buf, size_t len, const struct report *rp)
 		 *span ? ", " : "", span);
 }
 
+/* -f html: the page, with --anomalies' findings on its time axis */
+static int write_html(struct report *rp, FILE *f)
+{
+	char title[512], span[128] = "", *json = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&json, &len);
+	int err;
+
+	if (!j)
+		error_exit("out of memory");
+	anomalies_write(rp->html_an, j, ANOMALIES_JSON, 1, 0);
+	fclose(j);
+	if (rp->t1)
+		title_span(span, sizeof(span), rp);
+	snprintf(title, sizeof(title), "%s on %s%s%s", rp->applet, rp->host,
+		 *span ? ", " : "", span);
+	err = html_write(rp->html, f, rp->a->title ? rp->a->title : title,
+			 json);
+	free(json);
+	return err;
+}
+
 /* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
 static int write_profile(struct report *rp)
 {
@@ -1069,6 +1125,8 @@ static int write_profile(struct report *rp)
 			rp->host);
 		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
 				    a->title ? a->title : title);
+	} else if (rp->html) {
+		err = write_html(rp, f);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
 		/* pprof's time is a date: none rather than one in 1970 */
 		pprof_time(rp->pp, rp->boot_clock ? 0 : rp->t0,
@@ -1119,6 +1177,7 @@ static void refuse_terminal(const struct report_args *a, int argc, char **argv)
 {
 	const char *ext = a->format == FORMAT_SVG     ? "svg"
 			  : a->format == FORMAT_PPROF ? "pb.gz"
+			  : a->format == FORMAT_HTML  ? "html"
 						      : NULL;
 	const char *in = argc ? strrchr(argv[0], '/') : NULL;
 
@@ -1128,7 +1187,7 @@ static void refuse_terminal(const struct report_args *a, int argc, char **argv)
 	in = in ? in + 1 : argc ? argv[0] : "profile";
 	help_exit("-f %s: standard output is a terminal: name a file, "
 		  "-o %s.%s",
-		  a->format == FORMAT_SVG ? "svg" : "pprof",
+		  ext[0] == 'p' ? "pprof" : ext,
 		  strcmp(in, "-") ? in : "profile", ext);
 }
 
@@ -1136,7 +1195,7 @@ static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
-		       a->anomalies || a->hotcold;
+		       a->format == FORMAT_HTML || a->anomalies || a->hotcold;
 	struct output_opts o = {.format = profile ? FORMAT_TEXT : a->format,
 				.top = a->top};
 	struct report rp = {.a = a};
@@ -1152,6 +1211,10 @@ static int report_main(void *args, int argc, char **argv)
 	o.output = profile ? NULL : rp.path;
 	rp.out = output_open(&o);
 	rp.replay = bin_replay_new(rp.out);
+	if (a->format == FORMAT_HTML &&
+	    (a->anomalies || a->hotcold || a->base.n || a->push))
+		help_exit("-f html: no --anomalies (the page has them), "
+			  "--hotcold, --base (select one on the page), --push");
 	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
 			 : a->format == FORMAT_JSON)
 		help_exit(
@@ -1164,6 +1227,10 @@ static int report_main(void *args, int argc, char **argv)
 			  "--push, --anomalies");
 	if (a->hotcold && a->format != FORMAT_PPROF)
 		rp.hc = hotcold_new();
+	if (a->format == FORMAT_HTML) {
+		rp.html = html_new();
+		rp.html_an = anomalies_new();
+	}
 	if (a->anomalies)
 		output_set_writer(rp.out, anomalies_snapshot,
 				  rp.an = anomalies_new());
@@ -1207,6 +1274,8 @@ static int report_main(void *args, int argc, char **argv)
 	flame_free(rp.fl);
 	anomalies_free(rp.an);
 	hotcold_free(rp.hc);
+	html_free(rp.html);
+	anomalies_free(rp.html_an);
 	return err || rp.failed;
 }
 

@@ -26,7 +26,8 @@ SAN_O := $(TESTS_O)/san
 layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(if $(2),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2)))))
 unit_layer = $(shell sed -n '1,3s|^// layer: ||p' $(srctree)/tests/unit/$(1).c)
 # $(call unit_objs,TEST,OBJDIR,OBJS)
-unit_objs = $(filter $(patsubst %,$(2)/obj/common/%/%,$(call layers_upto,$(call unit_layer,$(1)),$(LAYERS))),$(3))
+unit_objs = $(filter $(patsubst %,$(2)/obj/common/%/%,$(call layers_upto,$(call unit_layer,$(1)),$(LAYERS))) \
+	$(if $(filter report,$(call unit_layer,$(1))),%/gen/html_assets.o),$(3))
 $(foreach t,$(notdir $(UNIT_BINS)),$(eval $(TESTS_O)/unit/$(t): $(call unit_objs,$(t),$(O),$(UNIT_OBJS))) \
 	$(eval $(SAN_O)/unit/$(t): $(call unit_objs,$(t),$(SAN_O),$(SAN_UNIT_OBJS))))
 

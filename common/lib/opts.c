@@ -197,6 +197,7 @@ const char *opt_format(const struct opt *o, const char *arg, void *dst)
 		[FORMAT_TEXT] = "text", [FORMAT_FOLDED] = "folded",
 		[FORMAT_BIN] = "bin",	[FORMAT_PPROF] = "pprof",
 		[FORMAT_SVG] = "svg",	[FORMAT_JSON] = "json",
+		[FORMAT_HTML] = "html",
 	};
 	static const bool built[] = {
 		[FORMAT_TEXT] = ENABLE_FORMAT_TEXT,
@@ -205,6 +206,7 @@ const char *opt_format(const struct opt *o, const char *arg, void *dst)
 		[FORMAT_PPROF] = true,
 		[FORMAT_SVG] = ENABLE_FORMAT_FOLDED,
 		[FORMAT_JSON] = true,
+		[FORMAT_HTML] = ENABLE_FORMAT_FOLDED,
 	};
 	const struct opt_formats *f = o->data;
 	const struct opt_names t = {names, ARRAY_SIZE(names)};
@@ -212,8 +214,8 @@ const char *opt_format(const struct opt *o, const char *arg, void *dst)
 
 	if (i < 0 || !(f->mask & 1u << i))
 		return f->err;
-	if (i == FORMAT_SVG && !built[i])
-		return "svg needs the folded format in the build";
+	if ((i == FORMAT_SVG || i == FORMAT_HTML) && !built[i])
+		return "svg and html need the folded format in the build";
 	if (!built[i])
 		return "not in this build (see its configuration)";
 	*(int *)dst = i;

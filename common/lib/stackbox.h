@@ -112,6 +112,7 @@ enum output_format {
 	FORMAT_PPROF,
 	FORMAT_SVG,
 	FORMAT_JSON,
+	FORMAT_HTML,
 };
 struct opt_formats {
 	unsigned mask; /* 1 << each format the command writes */

@@ -58,6 +58,10 @@ static char *fold(const struct snapshot *s, const struct row *r)
 		put_frame(f, r->key.other_comm);
 	}
 	fclose(f);
+	/* no comm (report's folded input had a longer first frame): the
+	 * line starts at the first frame, as it was read */
+	if (!*r->key.comm && *buf == ';')
+		memmove(buf, buf + 1, strlen(buf));
 	return buf;
 }
 

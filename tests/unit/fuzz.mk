@@ -4,7 +4,7 @@
 # (tests/unit/fuzz.sh); `make fuzz` runs every one, bin's too (bin.mk),
 # for FUZZ_SECONDS each, keeping what it finds in obj/tests/fuzz/NAME/
 # (and a crash or leak as obj/tests/fuzz/NAME-crash-..., not in the tree).
-FUZZ_NAMES := elf ehframe ksyms maps opts perf_script gopclntab
+FUZZ_NAMES := elf ehframe ksyms maps opts perf_script gopclntab folded_read
 FUZZ_TARGETS := $(patsubst %,$(TESTS_O)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -I$(O)/gen \
@@ -32,6 +32,9 @@ $(TESTS_O)/fuzz/fuzz_opts: $(srctree)/common/lib/opts.c
 $(TESTS_O)/fuzz/fuzz_gopclntab: $(srctree)/common/sym/gopclntab.c
 FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit -Wl,--wrap=xmalloc
 $(TESTS_O)/fuzz/fuzz_perf_script: $(srctree)/common/report/perf_script.c \
+	$(srctree)/common/report/lines.c \
+	$(srctree)/common/lib/u64map.c
+$(TESTS_O)/fuzz/fuzz_folded_read: $(srctree)/common/report/folded_read.c \
 	$(srctree)/common/report/lines.c \
 	$(srctree)/common/lib/u64map.c
 
