@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stackbox.h" /* ENABLE_MEMSTACK */
+#include "stackbox.h" /* ENABLE_MEMSTACK, ENABLE_STACKCOUNT */
 
 struct bpf_program;
 
@@ -25,6 +25,7 @@ struct uprobe_fn {
 	const char *name; /* without the prefix */
 	uint64_t cookie;  /* what the uprobe_multi entry program is given */
 	bool ret;	  /* a return probe too */
+	bool ret_only;	  /* the return probe alone (stackcount ur:) */
 };
 
 /* A function found in a file: where its probe goes. */
@@ -69,7 +70,7 @@ struct uprobes {
 
 /* The probe: BPF_TRACE_UPROBE_MULTI's value where a link of it can be
  * made here, 0 where not (kfeatures.c asks; applets ask the next). */
-#if ENABLE_MEMSTACK
+#if ENABLE_MEMSTACK || ENABLE_STACKCOUNT
 int uprobe_multi_attach_type(void);
 #else
 static inline int uprobe_multi_attach_type(void)
@@ -85,7 +86,7 @@ int uprobe_multi_type(void);
  * a session program that calls bpf_session_is_return() and
  * bpf_session_cookie() loads and links here, 0 where not. Probed once
  * a run (kfeatures.c and applets ask). */
-#if ENABLE_MEMSTACK
+#if ENABLE_MEMSTACK || ENABLE_STACKCOUNT
 int uprobe_session_attach_type(void);
 #else
 static inline int uprobe_session_attach_type(void)

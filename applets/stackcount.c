@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stackcount: how often each stack reaches an event.
+ *
+//config:config STACKCOUNT
+//config:	bool "stackcount: stacks at any event (tracepoints, probes, USDT)"
+//config:	default y
+//config:	help
+//config:	  Counts the stacks that reach the events named on the command
+//config:	  line: tracepoints, kprobes, uprobes and USDT probes, with a
+//config:	  filter on a tracepoint's fields evaluated in the kernel.
+//usage:usage: stackcount [--filter EXPR] [--value FIELD] [OPTIONS] EVENT... [-- CMD [ARG]...]
+//usage:       stackcount --list U:FILE
+//usage:
+//usage:Count the call stacks that reach each EVENT (rows per event when
+//usage:there are several, at most 8):
+//usage:  t:CATEGORY:NAME  a tracepoint (or CATEGORY:NAME): raw_tp where the
+//usage:                   kernel has it and no field is read, else classic
+//usage:  k:FUNCTION       a kernel function's entry (kprobe); kr: its return
+//usage:  u:FILE:FUNCTION  a user function's entry (uprobe); ur: its return;
+//usage:                   FILE a path, or a library name (libc, c) found in
+//usage:                   the maps of -p PID or CMD
+//usage:
+//usage:  --filter EXPR    count only records whose fields match, evaluated in
+//usage:                   the kernel: FIELD OP NUMBER or FIELD ==/!= "STRING"
+//usage:                   (OP: == != < <= > >=), joined with && || ! ( );
+//usage:                   fields as the tracepoint's format file names them
+//usage:  --value FIELD    also sum a numeric field per stack; text sorts by
+//usage:                   it and folded shows it
+//usage:@COMMON
+//usage:
+//usage:Examples:
+//usage:  stackcount -d 10 skb:kfree_skb              who frees (drops) packets
+//usage:  stackcount --value len -f folded skb:kfree_skb   bytes freed per stack
+//usage:  stackcount -d 10 sched:sched_process_fork   who forks
+//usage:  stackcount -p PID t:syscalls:sys_enter_fsync t:syscalls:sys_enter_fdatasync
+//usage:  stackcount --filter 'count > 4096' t:syscalls:sys_enter_write
+//usage:  stackcount --filter 'comm == "gst-launch"' sched:sched_switch
+//usage:  stackcount -p PID u:libc:malloc             malloc's callers in PID
+//usage:
+//usage:STACKBOX_ATTACH=tracepoint forces classic tracepoints.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "collect.h"
+#include "kernel.h"
+#include "stackcount.h"
+#include "stackcount.skel.h"
+#include "stackcount_common.h"
+#include "syms.h"
+#include "uprobe.h"
+
+/* What one event attached and how. */
+struct sc_state {
+	struct sc_event ev[SC_MAX_EVENTS];
+	struct sc_slot slot[SC_MAX_EVENTS];
+	struct uprobe_fn fn[SC_MAX_EVENTS];
+	struct uprobes up[SC_MAX_EVENTS];
+	unsigned n;
+	bool targets; /* -p or CMD: uprobes per process */
+};
+
+struct stackcount_args {
+	struct collect_opts common;
+	const char *filter, *value, *list;
+	struct sc_state *st;
+};
+
+static const struct opt stackcount_opts[] = {
+	OPT_STRING(0, "filter", "EXPR", struct stackcount_args, filter, NULL,
+		   .flags = OPT_SHOWN),
+	OPT_STRING(0, "value", "FIELD", struct stackcount_args, value, NULL,
+		   .flags = OPT_SHOWN),
+	OPT_STRING(0, "list", "U:FILE", struct stackcount_args, list, NULL),
+	OPT_INCLUDE(collect_options, struct stackcount_args, common),
+	OPT_END,
+};
+
+static const struct metric hit_metrics[] = {
+	{"hits", METRIC_COUNT},
+};
+static const struct metric value_metrics[] = {
+	{"hits", METRIC_COUNT},
+	{"value", METRIC_COUNT},
+};
+
+/* report and output ask for an aux's name with no run at hand: the
+ * events of this one, set once in main. */
+static const struct sc_state *named_events;
+
+static const char *sc_aux_name(__u32 aux)
+{
+	if (!named_events || named_events->n < 2 || aux >= named_events->n)
+		return "";
+	return named_events->ev[aux].spec;
+}
+
+SB_SKELETON(stackcount)
+
+/* ---- events ---- */
+
+static bool is_probe(const struct sc_event *ev)
+{
+	return ev->type != SC_EV_TRACEPOINT;
+}
+
+static struct bpf_program *prog(void *skel, const char *kind, unsigned i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "sc_%s%u", kind, i);
+	return bpf_object__find_program_by_name(
+		((struct stackcount_bpf *)skel)->obj, name);
+}
+
+/* Does a tracepoint's raw form do here: no record to read (it has no
+ * fields), not forced classic? Its attach says the rest. */
+static bool raw_wanted(const struct sc_slot *s)
+{
+	return !s->ninsns && !s->value_size && !collect_forced("tracepoint");
+}
+
+/* A tracepoint: its fields compiled, or a refusal naming it. */
+static void tracepoint_event(struct stackcount_args *a, unsigned i)
+{
+	struct sc_event *ev = &a->st->ev[i];
+	struct sc_slot *s = &a->st->slot[i];
+	struct tp_format fmt;
+
+	s->kind = SC_KIND_RECORD;
+	if (!collect_tracepoint_exists(ev->a, ev->b))
+		error_exit("%s: no tracepoint %s:%s in tracefs (see "
+			   "/sys/kernel/tracing/available_events)",
+			   ev->spec, ev->a, ev->b);
+	if (!a->filter && !a->value)
+		return;
+	tp_format_read(ev->a, ev->b, &fmt);
+	if (a->filter)
+		sc_filter_compile(a->filter, ev->spec, &fmt, s);
+	if (a->value)
+		sc_value_field(a->value, ev->spec, &fmt, s);
+	tp_format_free(&fmt);
+}
+
+static void probe_event(struct stackcount_args *a, unsigned i)
+{
+	struct sc_event *ev = &a->st->ev[i];
+
+	if (a->filter || a->value)
+		error_exit("%s %s: %s has no fields (only tracepoints have)",
+			   a->filter ? "--filter" : "--value",
+			   a->filter ? a->filter : a->value, ev->spec);
+	if ((ev->type == SC_EV_KPROBE || ev->type == SC_EV_KRETPROBE) &&
+	    !kprobes_work())
+		error_exit("%s: %s", ev->spec, feature_refusal(SB_F_KPROBES));
+	if (ev->type == SC_EV_USDT)
+		error_exit("%s: USDT probes are not built into this stackcount",
+			   ev->spec);
+	a->st->slot[i].kind =
+		ev->type == SC_EV_UPROBE || ev->type == SC_EV_URETPROBE
+			? SC_KIND_UPROBE
+			: SC_KIND_KPROBE;
+}
+
+/* ---- uprobes ---- */
+
+static struct bpf_program *uprobe_prog(void *ctx, unsigned fn)
+{
+	return ctx; /* one function per event: its slot's program */
+}
+
+static void uprobes_init(struct sc_state *st, void *skel, unsigned i)
+{
+	struct sc_event *ev = &st->ev[i];
+	struct bpf_program *p = prog(skel, "probe", i);
+
+	st->fn[i] = (struct uprobe_fn){
+		.name = ev->b,
+		.ret_only = ev->type == SC_EV_URETPROBE,
+	};
+	st->up[i] = (struct uprobes){
+		.fns = &st->fn[i],
+		.nfns = 1,
+		.ret = p,
+		.perf_entry = uprobe_prog,
+		.ctx = p,
+	};
+}
+
+/* Probe FILE's function in the file at open_path, for pid (-1: all). */
+static void uprobe_file(struct sc_state *st, unsigned i, const char *name,
+			const char *open_path, pid_t pid)
+{
+	struct sc_event *ev = &st->ev[i];
+	struct uprobe_file *f;
+	struct stat sb;
+	int err;
+
+	if (stat(open_path, &sb))
+		error_exit("%s: %s: %s", ev->spec, name, strerror(errno));
+	f = uprobes_file(&st->up[i],
+			 (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev),
+			 sb.st_ino, name, open_path);
+	if (!f->target)
+		error_exit("%s: %s has no function %s in its symbols (stripped "
+			   "without .dynsym?)",
+			   ev->spec, name, ev->b);
+	if (!uprobes_attached_for(f, pid) &&
+	    (err = uprobes_attach(&st->up[i], f, open_path, pid)))
+		error_exit("%s: attaching a uprobe in %s: %s", ev->spec, name,
+			   strerror(-err));
+}
+
+/* Does a mapping's file have the library name FILE (libc: libc.so.6;
+ * c: libc.so.6 too)? */
+static bool library_named(const char *path, const char *lib)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(lib);
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "lib", 3) && strncmp(lib, "lib", 3))
+		base += 3;
+	return !strncmp(base, lib, n) &&
+	       (!base[n] || base[n] == '.' || base[n] == '-');
+}
+
+struct lib_walk {
+	struct sc_state *st;
+	unsigned i;
+	pid_t pid;
+	int found;
+};
+
+static void lib_mapping(const struct proc_map *m, void *arg)
+{
+	struct lib_walk *w = arg;
+	const char *path;
+
+	if (!m->has_file || !library_named(m->name, w->st->ev[w->i].a) ||
+	    !(path = proc_map_path(m)))
+		return;
+	uprobe_file(w->st, w->i, m->name, path, w->pid);
+	w->found++;
+}
+
+/* u:FILE:FUNCTION for one process: FILE a path (as the process sees
+ * it), or a library it maps. */
+static void uprobe_target(struct sc_state *st, unsigned i, pid_t tgid)
+{
+	struct lib_walk w = {st, i, tgid, 0};
+	const char *file = st->ev[i].a;
+	char open_path[4200];
+	struct stat sb;
+
+	if (*file == '/') {
+		snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", tgid,
+			 file);
+		uprobe_file(st, i, file,
+			    stat(open_path, &sb) ? file : open_path, tgid);
+		return;
+	}
+	proc_maps_each_exec("/proc", tgid, lib_mapping, &w);
+	if (!w.found)
+		error_exit("%s: pid %d maps no library named %s (give FILE as "
+			   "a path)",
+			   st->ev[i].spec, tgid, file);
+}
+
+/* ---- the collector's callbacks ---- */
+
+/* Each event's program of the kind it attaches; the rest not loaded. */
+static int sc_configure(struct collector *c, void *skel, void *args)
+{
+	struct stackcount_args *a = args;
+	struct stackcount_bpf *s = skel;
+	struct sc_state *st = a->st;
+
+	for (unsigned i = 0; i < SC_MAX_EVENTS; i++) {
+		bool used = i < st->n, tp = used && !is_probe(&st->ev[i]);
+
+		bpf_program__set_autoload(prog(skel, "tp", i), tp);
+		bpf_program__set_autoload(prog(skel, "raw", i),
+					  tp && raw_wanted(&st->slot[i]));
+		bpf_program__set_autoload(prog(skel, "probe", i), used && !tp);
+	}
+	memcpy((void *)s->rodata->sc_slots, st->slot, sizeof(st->slot));
+	return 0;
+}
+
+static const char *attach_tracepoint(struct collector *c, void *skel,
+				     unsigned i, const struct sc_event *ev,
+				     const struct sc_slot *s)
+{
+	struct bpf_link *l = NULL;
+
+	if (raw_wanted(s)) {
+		l = bpf_program__attach_raw_tracepoint(prog(skel, "raw", i),
+						       ev->b);
+		if (l) {
+			collect_keep_link(c, l);
+			return "raw_tp";
+		}
+		verbose("%s: no raw tracepoint %s (%s): a classic one",
+			ev->spec, ev->b, strerror(errno));
+	}
+	l = bpf_program__attach_tracepoint(prog(skel, "tp", i), ev->a, ev->b);
+	if (!l)
+		error_exit("%s: attaching the tracepoint: %s", ev->spec,
+			   strerror(errno));
+	collect_keep_link(c, l);
+	return "tracepoint";
+}
+
+static const char *attach_kprobe(struct collector *c, void *skel, unsigned i,
+				 const struct sc_event *ev)
+{
+	bool ret = ev->type == SC_EV_KRETPROBE;
+	struct bpf_link *l =
+		bpf_program__attach_kprobe(prog(skel, "probe", i), ret, ev->b);
+
+	if (!l)
+		error_exit("%s: attaching a %s on %s: %s", ev->spec,
+			   ret ? "kretprobe" : "kprobe", ev->b,
+			   strerror(errno));
+	collect_keep_link(c, l);
+	return ret ? "kretprobe" : "kprobe";
+}
+
+static int sc_attach(struct collector *c, void *skel, void *args)
+{
+	struct stackcount_args *a = args;
+	struct sc_state *st = a->st;
+
+	for (unsigned i = 0; i < st->n; i++) {
+		struct sc_event *ev = &st->ev[i];
+		const char *way = NULL;
+
+		switch (ev->type) {
+		case SC_EV_TRACEPOINT:
+			way = attach_tracepoint(c, skel, i, ev, &st->slot[i]);
+			break;
+		case SC_EV_KPROBE:
+		case SC_EV_KRETPROBE:
+			way = attach_kprobe(c, skel, i, ev);
+			break;
+		default:
+			uprobes_init(st, skel, i);
+			if (st->targets)
+				continue; /* per process, in sc_target */
+			if (*ev->a != '/')
+				error_exit("%s: a library name needs -p PID or "
+					   "-- CMD (else give FILE as a path)",
+					   ev->spec);
+			uprobe_file(st, i, ev->a, ev->a, -1);
+			continue;
+		}
+		verbose("%s: attached as %s", ev->spec, way);
+	}
+	return 0;
+}
+
+static void sc_target(struct collector *c, void *skel, void *args, pid_t tgid)
+{
+	struct sc_state *st = ((struct stackcount_args *)args)->st;
+
+	for (unsigned i = 0; i < st->n; i++)
+		if (st->ev[i].type == SC_EV_UPROBE ||
+		    st->ev[i].type == SC_EV_URETPROBE)
+			uprobe_target(st, i, tgid);
+}
+
+static unsigned sc_primary(struct collector *c, void *args)
+{
+	return ((struct stackcount_args *)args)->value ? SC_VALUE : SC_HITS;
+}
+
+static void sc_describe(struct collector *c, void *args, char *buf, size_t len)
+{
+	struct stackcount_args *a = args;
+	size_t n =
+		snprintf(buf, len, "value: hits%s%s of",
+			 a->value ? ", sum of " : "", a->value ? a->value : "");
+
+	for (unsigned i = 0; i < a->st->n && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s %s", i ? "," : "",
+			      a->st->ev[i].spec);
+	if (a->filter && n < len)
+		snprintf(buf + n, len - n, " where %s", a->filter);
+}
+
+#define SC_OPS(metric_table, opt)                                       \
+	{                                                               \
+		.option = opt, .metrics = metric_table,                 \
+		.nmetrics = ARRAY_SIZE(metric_table),                   \
+		SB_SKELETON_OPS(stackcount), .configure = sc_configure, \
+		.attach = sc_attach, .target = sc_target,               \
+		.primary = sc_primary, .describe = sc_describe,         \
+		.aux_name = sc_aux_name,                                \
+	}
+static const struct collector_ops sc_ops = SC_OPS(hit_metrics, NULL);
+static const struct collector_ops sc_value_ops =
+	SC_OPS(value_metrics, "--value");
+
+/* ---- main ---- */
+
+/* The EVENT operands before "--"; how many argv entries they and the
+ * "--" took. */
+static int take_events(struct stackcount_args *a, int argc, char **argv)
+{
+	struct sc_state *st = a->st;
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (*argv[i] == '-')
+			help_exit("%s: options go before the events", argv[i]);
+		if (st->n == SC_MAX_EVENTS)
+			help_exit("%s: at most %d events", argv[i],
+				  SC_MAX_EVENTS);
+		sc_event_parse(argv[i], &st->ev[st->n++]);
+	}
+	if (!st->n)
+		help_exit(
+			"no EVENT given (t:CATEGORY:NAME, u:FILE:FUNCTION...)");
+	return i < argc ? i + 1 : i;
+}
+
+static int stackcount_main(void *args, int argc, char **argv)
+{
+	struct stackcount_args *a = args;
+	struct sc_state st = {0};
+	int used, status;
+
+	a->st = &st;
+	used = take_events(a, argc, argv);
+	st.targets = a->common.pids.n || used < argc;
+	for (unsigned i = 0; i < st.n; i++)
+		if (is_probe(&st.ev[i]))
+			probe_event(a, i);
+		else
+			tracepoint_event(a, i);
+	named_events = &st;
+	status = collect_run(a->value ? &sc_value_ops : &sc_ops, &a->common, a,
+			     argc - used, argv + used);
+	for (unsigned i = 0; i < st.n; i++)
+		if (st.up[i].fns)
+			uprobes_free(&st.up[i]);
+	return status;
+}
+
+APPLET_DEFINE(stackcount, stackcount_main, stackcount_opts,
+	      struct stackcount_args, COLLECTORS(&sc_ops, &sc_value_ops));
