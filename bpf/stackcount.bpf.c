@@ -14,9 +14,11 @@
 const volatile struct sc_slot sc_slots[SC_MAX_EVENTS] = {};
 
 /* A tracepoint's record, copied once per event to be read at offsets
- * the verifier need not know (8 bytes of slack after the last). */
+ * the verifier need not know, then the task's comm (SC_COMM_OFF), and
+ * slack for an 8-byte read at the last offset. */
+#define SC_BUF_MASK (2 * SC_REC_MAX - 1)
 struct sc_record {
-	__u8 b[SC_REC_MAX + 8];
+	__u8 b[2 * SC_REC_MAX + 8];
 };
 
 struct {
@@ -32,7 +34,7 @@ static __always_inline __s64 sc_field(const struct sc_record *r, __u32 off,
 {
 	__u64 v = 0;
 
-	off &= SC_REC_MAX - 1;
+	off &= SC_BUF_MASK;
 	__builtin_memcpy(&v, &r->b[off], 8); /* little and big: masked below */
 	if (size >= 8)
 		return v;
@@ -75,7 +77,7 @@ static __always_inline bool sc_str_eq(const struct sc_record *r,
 	int i;
 
 	for (i = 0; i < SC_STR_LEN; i++) {
-		char c = r->b[(off + i) & (SC_REC_MAX - 1)];
+		char c = r->b[(off + i) & SC_BUF_MASK];
 
 		if (i >= size)
 			return true; /* the whole field matched */
@@ -140,6 +142,8 @@ static __always_inline bool sc_record_ok(void *ctx, __u32 slot, __u64 *value)
 		len = 8;
 	if (bpf_probe_read_kernel(r->b, len, ctx))
 		return false;
+	if (s->ninsns)
+		bpf_get_current_comm(&r->b[SC_COMM_OFF], SB_COMM_LEN);
 	if (s->ninsns && !sc_filter(r, slot))
 		return false;
 	if (s->value_size) {

@@ -16,6 +16,9 @@
 #define SC_MAX_INSNS  16  /* comparisons and operators of one filter */
 #define SC_STR_LEN    16  /* a string compared with a char[] field */
 #define SC_REC_MAX    512 /* bytes of a tracepoint record read */
+/* Where the filter finds the current task's comm, after the record:
+ * "comm" where the record has no field of that name. */
+#define SC_COMM_OFF SC_REC_MAX
 
 /* The metrics, in the order of a row's values. */
 enum sc_metric { SC_HITS, SC_VALUE, SC_NMETRICS };

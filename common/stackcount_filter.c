@@ -156,13 +156,17 @@ static const char *field_list(const struct tp_format *fmt, char *buf,
 	return buf;
 }
 
+/* "comm", where the record has none: the current task's. */
+static const struct tp_field task_comm = {
+	.name = "comm", .off = SC_COMM_OFF, .size = SB_COMM_LEN, .chars = true};
+
 static const struct tp_field *field_named(const struct tp_format *fmt,
 					  const char *name)
 {
 	for (unsigned i = 0; i < fmt->n; i++)
 		if (!strcmp(fmt->fields[i].name, name))
 			return &fmt->fields[i];
-	return NULL;
+	return strcmp(name, "comm") ? NULL : &task_comm;
 }
 
 /* The field whose name starts here; exits naming an unknown one. */
@@ -182,8 +186,9 @@ static const struct tp_field *field(struct parser *ps, const char *opt)
 	if (!n)
 		bad(ps, "expected a field name");
 	if (!(f = field_named(ps->fmt, name)))
-		error_exit("%s: %s has no field '%s' (its fields: %s)", opt,
-			   ps->event, name,
+		error_exit("%s: %s has no field '%s' (its fields: %s; and "
+			   "comm, the task's)",
+			   opt, ps->event, name,
 			   field_list(ps->fmt, list, sizeof(list)));
 	if (f->data_loc)
 		error_exit("%s: %s's field '%s' is a __data_loc string, which "
@@ -318,7 +323,8 @@ void sc_filter_compile(const char *expr, const char *event,
 	if (*ps.p)
 		bad(&ps, "unexpected text");
 	for (unsigned i = 0; i < slot->ninsns; i++)
-		if (slot->insns[i].op <= SC_OP_STR_EQ)
+		if (slot->insns[i].op <= SC_OP_STR_EQ &&
+		    slot->insns[i].off != SC_COMM_OFF)
 			need_record(fmt,
 				    slot->insns[i].off + slot->insns[i].size,
 				    event);

@@ -1,0 +1,146 @@
+#!/bin/sh
+# stackcount against tests/workloads/counted.c, whose events are reached
+# a known number of times from two known stacks: exact counts per stack
+# for uprobes (glibc dynamic, musl static), return probes, a library
+# named by its name in -p's maps, a tracepoint with an in-kernel filter
+# and a summed field, several events at once, the bin stream through
+# report, and one clear line for each bad event, filter and field.
+. "$SRCTREE/tests/lib.sh"
+need_bpf "stackcount integration"
+CT=$WORKLOADS/counted
+MUSL=${OUT:+$OUT/musl-x86_64/workloads}
+
+# sum FILE PATTERN: folded values of the lines matching PATTERN
+sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
+# is NAME FILE PATTERN WANT: the folded lines matching PATTERN add up to WANT
+is() {
+	got=$(sum "$2" "$3")
+	if [ "$got" = "$4" ]; then pass "$1 ($got)"; else
+		fail "$1" "got $got, want $4: $(tr '\n' '|' <"$2" | cut -c1-600)"
+	fi
+}
+# sc OUT ARGS...: stackcount ARGS, folded to OUT, errors to OUT.err
+sc() {
+	out=$1
+	shift
+	"$STACKBOX" stackcount -f folded "$@" >"$out" 2>"$out.err"
+}
+
+# ---- uprobes: exact counts per call site ----
+calls() {
+	label=$1 w=$2
+	sc "$T/u" "u:$w:counted_target" -- "$w" calls 3000 1000
+	is "$label u:FILE:FUNCTION: call_a's 3000 calls" "$T/u" ';main;call_a;counted_target ' 3000
+	is "$label u:FILE:FUNCTION: call_b's 1000 calls" "$T/u" ';main;call_b;counted_target ' 1000
+	is "$label u:FILE:FUNCTION: nothing else" "$T/u" '' 4000
+	sc "$T/ur" "ur:$w:counted_target" -- "$w" calls 3000 1000
+	# a return probe fires in the caller: the return address is the leaf
+	is "$label ur:FILE:FUNCTION: returns into call_a" "$T/ur" ';main;call_a ' 3000
+	is "$label ur:FILE:FUNCTION: returns into call_b" "$T/ur" ';main;call_b ' 1000
+}
+calls glibc "$CT"
+if [ -x "$MUSL/counted" ]; then
+	calls musl-static "$MUSL/counted"
+else
+	skip "stackcount musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+fi
+
+# ---- -p PID: waits for SIGUSR1 once stackcount -p has attached ----
+# pstart ARGS...: start counted ARGS waiting; $wl its shell pid, $pid its pid
+pstart() {
+	rm -f "$T/pid"
+	"$CT" "$@" "$T/pid" &
+	wl=$!
+	wait_for 60 test -s "$T/pid"
+	pid=$(cat "$T/pid")
+}
+# prun OUT ARGS...: stackcount -v -p $pid ARGS until the workload ends
+prun() {
+	out=$1
+	shift
+	"$STACKBOX" stackcount -v -f folded -p "$pid" "$@" >"$out" 2>"$out.err" &
+	scp=$!
+	wait_for 60 attached "$out.err"
+	kill -USR1 "$pid"
+	wait "$wl"
+	wait "$scp"
+	prc=$?
+}
+
+pstart writes 3000 1000
+prun "$T/pf" --filter 'count > 100' t:syscalls:sys_enter_write
+is "--filter 'count > 100' -p PID: only write_large's 1000 writes" "$T/pf" ';write_large;write;' 1000
+is "--filter 'count > 100' -p PID: write_small's 10-byte writes left out" "$T/pf" 'write_small' 0
+check "-v says how the tracepoint attached" grep -q 'sys_enter_write: attached as tracepoint' "$T/pf.err"
+
+pstart writes 3000 1000
+prun "$T/pv" --value count t:syscalls:sys_enter_write
+is "--value count: write_large's 1000 x 1000 bytes" "$T/pv" ';write_large;write;' 1000000
+is "--value count: write_small's 3000 x 10 bytes" "$T/pv" ';write_small;write;' 30000
+
+pstart writes 3000 1000
+prun "$T/pn" --filter '!(count < 5 || count > 100) && fd != 0 && comm == "counted"' t:syscalls:sys_enter_write
+check "--filter with !, ||, && and a string: runs (rc 0)" [ $prc = 0 ]
+is "--filter with !, ||, && and a string: only write_small" "$T/pn" ';write_small;write;' 3000
+is "--filter with !, ||, && and a string: not write_large" "$T/pn" 'write_large' 0
+
+pstart writes 3000 1000
+prun "$T/pc" --filter 'comm != "counted"' t:syscalls:sys_enter_write
+check "--filter on the task's comm: runs (rc 0)" [ $prc = 0 ]
+is "--filter comm != the workload's: none of its writes" "$T/pc" '' 0
+
+# u:LIB:FUNCTION: libc found by its name in the process's maps
+pstart writes 3000 1000
+prun "$T/pl" u:c:write
+is "u:c:write under -p: libc.so.6's write from write_small" "$T/pl" ';write_small;write ' 3000
+is "u:c:write under -p: and from write_large" "$T/pl" ';write_large;write ' 1000
+
+# ---- several events: rows per event, named ----
+sc "$T/m" "u:$CT:counted_target" t:syscalls:sys_enter_write -- "$CT" calls 300 100
+is "two events: the uprobe's rows carry its name" "$T/m" "\\[u:$CT:counted_target\\];.*;counted_target " 400
+check "two events: the header names both" sh -c "'$STACKBOX' stackcount u:$CT:counted_target t:syscalls:sys_enter_write -- '$CT' calls 3 1 | grep -q '^value: hits of u:.*:counted_target, t:syscalls:sys_enter_write$'"
+
+# ---- the bin stream: report shows the same counts, per event ----
+"$STACKBOX" stackcount -f bin -o "$T/s.bin" "u:$CT:counted_target" sched:sched_process_exit -- "$CT" calls 3000 1000 2>"$T/s.bin.err"
+sb_report -f folded -o "$T/s.folded" "$T/s.bin" 2>"$T/s.rep.err"
+is "report of a bin stream: call_a's 3000 under the uprobe's name" "$T/s.folded" "\\[u:$CT:counted_target\\];.*;call_a;counted_target " 3000
+is "report of a bin stream: call_b's 1000" "$T/s.folded" ';call_b;counted_target ' 1000
+sb_report -f svg -o "$T/s.svg" "$T/s.bin" 2>>"$T/s.rep.err"
+check "report -f svg of a stackcount stream names its metric" grep -q '<title>all (4001 hits, 100.00%)' "$T/s.svg"
+
+# ---- STACKBOX_ATTACH=tracepoint: the classic way when raw_tp would do ----
+STACKBOX_ATTACH=tracepoint "$STACKBOX" stackcount -v -f folded sched:sched_process_exit -- "$CT" calls 1 1 >"$T/cl" 2>"$T/cl.err"
+check "STACKBOX_ATTACH=tracepoint: -v says classic" grep -q 'sched:sched_process_exit: attached as tracepoint' "$T/cl.err"
+"$STACKBOX" stackcount -v -f folded sched:sched_process_exit -- "$CT" calls 1 1 >"$T/raw" 2>"$T/raw.err"
+check "a tracepoint without a filter attaches as raw_tp" grep -q 'sched:sched_process_exit: attached as raw_tp' "$T/raw.err"
+is "sched_process_exit: CMD's one exit" "$T/raw" '^counted;' 1
+
+# ---- bad input: one line each, naming the problem ----
+# refuses LINE ARGS...: stackcount ARGS fails with exactly LINE on stderr
+refuses() {
+	want=$1
+	shift
+	"$STACKBOX" stackcount "$@" -- "$CT" calls 1 1 >"$T/bad" 2>"$T/bad.err"
+	rc=$?
+	got=$(cat "$T/bad.err")
+	if [ $rc != 0 ] && [ "$got" = "$want" ]; then pass "refused: $want"; else
+		fail "refuses '$*'" "rc $rc, got '$got', want '$want'"
+	fi
+}
+refuses "stackcount: event 'nonsense': not t:CATEGORY:NAME, CATEGORY:NAME, k:FUNCTION, kr:FUNCTION, u:FILE:FUNCTION, ur:FILE:FUNCTION or U:FILE:PROVIDER:NAME" nonsense
+refuses "stackcount: t:sched:no_such: no tracepoint sched:no_such in tracefs (see /sys/kernel/tracing/available_events)" t:sched:no_such
+refuses "stackcount: --filter: t:syscalls:sys_enter_write has no field 'bytes' (its fields: __syscall_nr, fd, buf, count; and comm, the task's)" --filter 'bytes > 1' t:syscalls:sys_enter_write
+refuses "stackcount: --filter 'count >': expected a number or a \"string\" at column 8" --filter 'count >' t:syscalls:sys_enter_write
+refuses "stackcount: --filter 'count > 1 &&& fd == 1': expected a field name at column 13" --filter 'count > 1 &&& fd == 1' t:syscalls:sys_enter_write
+refuses "stackcount: --filter 'count == \"x\"': a string compared with a field that is not char[] at column 10" --filter 'count == "x"' t:syscalls:sys_enter_write
+refuses "stackcount: --value: t:syscalls:sys_enter_write has no field 'len' (its fields: __syscall_nr, fd, buf, count; and comm, the task's)" --value len t:syscalls:sys_enter_write
+refuses "stackcount: --filter count > 1: u:$CT:counted_target has no fields (only tracepoints have)" --filter 'count > 1' "u:$CT:counted_target"
+refuses "stackcount: u:$CT:no_such_function: $CT has no function no_such_function in its symbols (stripped without .dynsym?)" "u:$CT:no_such_function"
+refuses "stackcount: u:/no/such/file:f: /no/such/file: No such file or directory" u:/no/such/file:f
+if grep -q 'kprobes *no' "$T/check" 2>/dev/null || ! "$STACKBOX" check 2>/dev/null | grep -q '^kprobes  *yes'; then
+	"$STACKBOX" stackcount k:vfs_write -- "$CT" calls 1 1 >"$T/k" 2>"$T/k.err"
+	check "k:FUNCTION without kprobes: one line naming the kernel feature" \
+		[ $? != 0 -a "$(wc -l <"$T/k.err")" = 1 ] && grep -q '^stackcount: k:vfs_write: kprobes' "$T/k.err"
+else
+	skip "k:FUNCTION refusal" "this kernel has kprobes (the boards test them)"
+fi
