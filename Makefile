@@ -100,8 +100,8 @@ core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsi
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
 # Uprobes on user functions (memstack): they find them in ELF symbols.
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
-# stackcount: its events and filters; uprobes as memstack's.
-core-$(CONFIG_STACKCOUNT) += stackcount_events stackcount_filter
+# stackcount: its events, filters and USDT notes; uprobes as memstack's.
+core-$(CONFIG_STACKCOUNT) += stackcount_events stackcount_filter stackcount_usdt
 core-$(CONFIG_STACKCOUNT) += $(if $(CONFIG_MEMSTACK),,uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite))
 # memstack's hooks for its modes without uprobes (mmap, faults, kernel).
 core-$(CONFIG_MEMSTACK) += memstack_hooks

@@ -19,7 +19,11 @@
 //usage:  u:FILE:FUNCTION  a user function's entry (uprobe); ur: its return;
 //usage:                   FILE a path, or a library name (libc, c) found in
 //usage:                   the maps of -p PID or CMD
+//usage:  U:FILE:PROVIDER:NAME  a USDT probe (sys/sdt.h) in FILE; its semaphore
+//usage:                   is raised while attached
 //usage:
+//usage:  --list U:FILE    list FILE's USDT probes: PROVIDER:NAME, semaphore or -,
+//usage:                   arguments
 //usage:  --filter EXPR    count only records whose fields match, evaluated in
 //usage:                   the kernel: FIELD OP NUMBER or FIELD ==/!= "STRING"
 //usage:                   (OP: == != < <= > >=), joined with && || ! ( );
@@ -36,6 +40,8 @@
 //usage:  stackcount --filter 'count > 4096' t:syscalls:sys_enter_write
 //usage:  stackcount --filter 'comm == "gst-launch"' sched:sched_switch
 //usage:  stackcount -p PID u:libc:malloc             malloc's callers in PID
+//usage:  stackcount --list U:/usr/lib/x86_64-linux-gnu/libc.so.6
+//usage:  stackcount -p PID U:libc:libc:memory_malloc_retry   a USDT probe
 //usage:
 //usage:STACKBOX_ATTACH=tracepoint forces classic tracepoints.
  */
@@ -109,6 +115,13 @@ static bool is_probe(const struct sc_event *ev)
 	return ev->type != SC_EV_TRACEPOINT;
 }
 
+/* In a user file: uprobes and USDT probes. */
+static bool is_user(const struct sc_event *ev)
+{
+	return ev->type == SC_EV_UPROBE || ev->type == SC_EV_URETPROBE ||
+	       ev->type == SC_EV_USDT;
+}
+
 static struct bpf_program *prog(void *skel, const char *kind, unsigned i)
 {
 	char name[32];
@@ -158,13 +171,7 @@ static void probe_event(struct stackcount_args *a, unsigned i)
 	if ((ev->type == SC_EV_KPROBE || ev->type == SC_EV_KRETPROBE) &&
 	    !kprobes_work())
 		error_exit("%s: %s", ev->spec, feature_refusal(SB_F_KPROBES));
-	if (ev->type == SC_EV_USDT)
-		error_exit("%s: USDT probes are not built into this stackcount",
-			   ev->spec);
-	a->st->slot[i].kind =
-		ev->type == SC_EV_UPROBE || ev->type == SC_EV_URETPROBE
-			? SC_KIND_UPROBE
-			: SC_KIND_KPROBE;
+	a->st->slot[i].kind = is_user(ev) ? SC_KIND_UPROBE : SC_KIND_KPROBE;
 }
 
 /* ---- uprobes ---- */
@@ -216,6 +223,93 @@ static void uprobe_file(struct sc_state *st, unsigned i, const char *name,
 			   strerror(-err));
 }
 
+/* ---- USDT probes ---- */
+
+struct usdt_walk {
+	struct collector *c;
+	struct bpf_program *prog;
+	const struct sc_event *ev;
+	const char *open_path;
+	pid_t pid;
+	int attached, semaphores;
+};
+
+static void usdt_attach_one(const struct usdt_probe *p, void *arg)
+{
+	struct usdt_walk *w = arg;
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = p->sema_off);
+	struct bpf_link *l;
+
+	if (strcmp(p->provider, w->ev->c) || strcmp(p->name, w->ev->b))
+		return;
+	l = bpf_program__attach_uprobe_opts(w->prog, w->pid, w->open_path,
+					    p->off, &opts);
+	if (!l)
+		error_exit("%s: attaching a uprobe at offset 0x%llx: %s",
+			   w->ev->spec, (unsigned long long)p->off,
+			   strerror(errno));
+	collect_keep_link(w->c, l);
+	w->attached++;
+	w->semaphores += p->sema_off != 0;
+}
+
+/* U:FILE:PROVIDER:NAME in the file at open_path, for pid (-1: all):
+ * every place the probe is (a probe may be in several). */
+static void usdt_file(struct collector *c, void *skel, struct sc_state *st,
+		      unsigned i, const char *name, const char *open_path,
+		      pid_t pid)
+{
+	const struct sc_event *ev = &st->ev[i];
+	struct usdt_walk w = {c, prog(skel, "probe", i), ev, open_path, pid};
+	int n = usdt_each(open_path, usdt_attach_one, &w);
+
+	if (n < 0)
+		error_exit("%s: %s: %s", ev->spec, name, strerror(errno));
+	if (!n)
+		error_exit("%s: %s has no USDT probes (no .note.stapsdt)",
+			   ev->spec, name);
+	if (!w.attached)
+		error_exit("%s: %s has no USDT probe %s:%s (--list U:%s "
+			   "lists its %d)",
+			   ev->spec, name, ev->c, ev->b, ev->a, n);
+	verbose("%s: %d uprobes in %s%s", ev->spec, w.attached, name,
+		w.semaphores ? ", its semaphore raised while attached" : "");
+}
+
+/* The event's probes in one file. */
+static void user_file(struct collector *c, void *skel, struct sc_state *st,
+		      unsigned i, const char *name, const char *open_path,
+		      pid_t pid)
+{
+	if (st->ev[i].type == SC_EV_USDT)
+		usdt_file(c, skel, st, i, name, open_path, pid);
+	else
+		uprobe_file(st, i, name, open_path, pid);
+}
+
+static void print_probe(const struct usdt_probe *p, void *arg)
+{
+	printf("%s:%s  %s  %s\n", p->provider, p->name,
+	       p->sema_off ? "semaphore" : "-", *p->args ? p->args : "-");
+}
+
+/* --list U:FILE: the file's USDT probes, one a line. */
+static int list_probes(const char *spec)
+{
+	const char *path = spec + 2;
+	int n;
+
+	if (strncmp(spec, "U:", 2) || !*path)
+		help_exit("--list %s: not U:FILE", spec);
+	n = usdt_each(path, print_probe, NULL);
+	if (n < 0)
+		error_exit("--list %s: %s", path, strerror(errno));
+	if (!n)
+		error_exit("--list %s: no USDT probes (no .note.stapsdt)",
+			   path);
+	return 0;
+}
+
 /* Does a mapping's file have the library name FILE (libc: libc.so.6;
  * c: libc.so.6 too)? */
 static bool library_named(const char *path, const char *lib)
@@ -231,6 +325,8 @@ static bool library_named(const char *path, const char *lib)
 }
 
 struct lib_walk {
+	struct collector *c;
+	void *skel;
 	struct sc_state *st;
 	unsigned i;
 	pid_t pid;
@@ -245,15 +341,16 @@ static void lib_mapping(const struct proc_map *m, void *arg)
 	if (!m->has_file || !library_named(m->name, w->st->ev[w->i].a) ||
 	    !(path = proc_map_path(m)))
 		return;
-	uprobe_file(w->st, w->i, m->name, path, w->pid);
+	user_file(w->c, w->skel, w->st, w->i, m->name, path, w->pid);
 	w->found++;
 }
 
 /* u:FILE:FUNCTION for one process: FILE a path (as the process sees
  * it), or a library it maps. */
-static void uprobe_target(struct sc_state *st, unsigned i, pid_t tgid)
+static void user_target(struct collector *c, void *skel, struct sc_state *st,
+			unsigned i, pid_t tgid)
 {
-	struct lib_walk w = {st, i, tgid, 0};
+	struct lib_walk w = {c, skel, st, i, tgid, 0};
 	const char *file = st->ev[i].a;
 	char open_path[4200];
 	struct stat sb;
@@ -261,8 +358,8 @@ static void uprobe_target(struct sc_state *st, unsigned i, pid_t tgid)
 	if (*file == '/') {
 		snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", tgid,
 			 file);
-		uprobe_file(st, i, file,
-			    stat(open_path, &sb) ? file : open_path, tgid);
+		user_file(c, skel, st, i, file,
+			  stat(open_path, &sb) ? file : open_path, tgid);
 		return;
 	}
 	proc_maps_each_exec("/proc", tgid, lib_mapping, &w);
@@ -357,7 +454,7 @@ static int sc_attach(struct collector *c, void *skel, void *args)
 				error_exit("%s: a library name needs -p PID or "
 					   "-- CMD (else give FILE as a path)",
 					   ev->spec);
-			uprobe_file(st, i, ev->a, ev->a, -1);
+			user_file(c, skel, st, i, ev->a, ev->a, -1);
 			continue;
 		}
 		verbose("%s: attached as %s", ev->spec, way);
@@ -370,9 +467,8 @@ static void sc_target(struct collector *c, void *skel, void *args, pid_t tgid)
 	struct sc_state *st = ((struct stackcount_args *)args)->st;
 
 	for (unsigned i = 0; i < st->n; i++)
-		if (st->ev[i].type == SC_EV_UPROBE ||
-		    st->ev[i].type == SC_EV_URETPROBE)
-			uprobe_target(st, i, tgid);
+		if (is_user(&st->ev[i]))
+			user_target(c, skel, st, i, tgid);
 }
 
 static unsigned sc_primary(struct collector *c, void *args)
@@ -436,6 +532,8 @@ static int stackcount_main(void *args, int argc, char **argv)
 	struct sc_state st = {0};
 	int used, status;
 
+	if (a->list)
+		return list_probes(a->list);
 	a->st = &st;
 	used = take_events(a, argc, argv);
 	st.targets = a->common.pids.n || used < argc;

@@ -63,4 +63,16 @@ void sc_filter_compile(const char *expr, const char *event,
 void sc_value_field(const char *field, const char *event,
 		    const struct tp_format *fmt, struct sc_slot *slot);
 
+/* A USDT probe of a file (sys/sdt.h's .note.stapsdt); its strings
+ * live only during the call that gives it. */
+struct usdt_probe {
+	const char *provider, *name, *args;
+	uint64_t off;	   /* file offset of the probe */
+	uint64_t sema_off; /* file offset of its semaphore; 0: none */
+};
+typedef void (*usdt_fn)(const struct usdt_probe *p, void *arg);
+/* fn for each USDT probe in the file at path: how many, or -1 with
+ * errno when it cannot be read as ELF. */
+int usdt_each(const char *path, usdt_fn fn, void *arg);
+
 #endif

@@ -95,6 +95,24 @@ prun "$T/pl" u:c:write
 is "u:c:write under -p: libc.so.6's write from write_small" "$T/pl" ';write_small;write ' 3000
 is "u:c:write under -p: and from write_large" "$T/pl" ';write_large;write ' 1000
 
+# ---- USDT: stackbox:plain fired 3000 times, stackbox:guarded 1000 times
+# only while its semaphore is raised (0 times if it is not) ----
+if "$CT" usdt 0 0 2>/dev/null; then
+	sc "$T/U" "U:$CT:stackbox:plain" "U:$CT:stackbox:guarded" -- "$CT" usdt 3000 1000
+	is "USDT stackbox:plain: 3000 from usdt_plain" "$T/U" "\\[U:$CT:stackbox:plain\\];.*;main;usdt_plain " 3000
+	is "USDT stackbox:guarded, behind its semaphore: 1000 from usdt_guarded" "$T/U" "\\[U:$CT:stackbox:guarded\\];.*;main;usdt_guarded " 1000
+	is "USDT: nothing else" "$T/U" '' 4000
+	pstart usdt 3000 1000
+	prun "$T/Up" U:counted:stackbox:guarded
+	is "USDT under -p, FILE by its name in the maps: guarded's 1000" "$T/Up" ';main;usdt_guarded ' 1000
+	check "-v says the semaphore is raised" grep -q 'stackbox:guarded: 1 uprobes in .*counted, its semaphore raised while attached' "$T/Up.err"
+	"$STACKBOX" stackcount --list "U:$CT" >"$T/list" 2>&1
+	check "--list U:FILE names both probes, each with its semaphore" \
+		[ "$(grep -c '^stackbox:\(plain\|guarded\)  semaphore  ' "$T/list")" = 2 -a "$(wc -l <"$T/list")" = 2 ]
+else
+	skip "stackcount USDT" "the workload was built without sys/sdt.h (systemtap-sdt-dev)"
+fi
+
 # ---- several events: rows per event, named ----
 sc "$T/m" "u:$CT:counted_target" t:syscalls:sys_enter_write -- "$CT" calls 300 100
 is "two events: the uprobe's rows carry its name" "$T/m" "\\[u:$CT:counted_target\\];.*;counted_target " 400
@@ -137,6 +155,9 @@ refuses "stackcount: --value: t:syscalls:sys_enter_write has no field 'len' (its
 refuses "stackcount: --filter count > 1: u:$CT:counted_target has no fields (only tracepoints have)" --filter 'count > 1' "u:$CT:counted_target"
 refuses "stackcount: u:$CT:no_such_function: $CT has no function no_such_function in its symbols (stripped without .dynsym?)" "u:$CT:no_such_function"
 refuses "stackcount: u:/no/such/file:f: /no/such/file: No such file or directory" u:/no/such/file:f
+refuses "stackcount: U:$CT:stackbox:nope: $CT has no USDT probe stackbox:nope (--list U:$CT lists its 2)" "U:$CT:stackbox:nope"
+refuses "stackcount: U:/bin/true:p:n: /bin/true has no USDT probes (no .note.stapsdt)" U:/bin/true:p:n
+refuses "stackcount: event 'U:$CT:nope': not t:CATEGORY:NAME, CATEGORY:NAME, k:FUNCTION, kr:FUNCTION, u:FILE:FUNCTION, ur:FILE:FUNCTION or U:FILE:PROVIDER:NAME" "U:$CT:nope"
 if grep -q 'kprobes *no' "$T/check" 2>/dev/null || ! "$STACKBOX" check 2>/dev/null | grep -q '^kprobes  *yes'; then
 	"$STACKBOX" stackcount k:vfs_write -- "$CT" calls 1 1 >"$T/k" 2>"$T/k.err"
 	check "k:FUNCTION without kprobes: one line naming the kernel feature" \
