@@ -67,6 +67,7 @@ struct sc_state {
 	struct sc_slot slot[SC_MAX_EVENTS];
 	struct uprobe_fn fn[SC_MAX_EVENTS];
 	struct uprobes up[SC_MAX_EVENTS];
+	const char *kway[SC_MAX_EVENTS]; /* k:, kr: fentry, fexit or kprobe */
 	unsigned n;
 	bool targets; /* -p or CMD: uprobes per process */
 };
@@ -169,8 +170,12 @@ static void probe_event(struct stackcount_args *a, unsigned i)
 			   a->filter ? "--filter" : "--value",
 			   a->filter ? a->filter : a->value, ev->spec);
 	if ((ev->type == SC_EV_KPROBE || ev->type == SC_EV_KRETPROBE) &&
-	    !kprobes_work())
-		error_exit("%s: %s", ev->spec, feature_refusal(SB_F_KPROBES));
+	    !feature_usable(SB_F_FENTRY) && !kprobes_work())
+		error_exit(
+			"%s: this kernel has neither fentry (%s) nor kprobes "
+			"(%s)",
+			ev->spec, feature_needs(SB_F_FENTRY),
+			feature_needs(SB_F_KPROBES));
 	a->st->slot[i].kind = is_user(ev) ? SC_KIND_UPROBE : SC_KIND_KPROBE;
 }
 
@@ -371,6 +376,33 @@ static void user_target(struct collector *c, void *skel, struct sc_state *st,
 
 /* ---- the collector's callbacks ---- */
 
+/* k:, kr: fentry or fexit where the kernel has them for the function
+ * (STACKBOX_ATTACH=kprobe: not), else a kprobe or kretprobe. */
+static void choose_kernel_way(struct collector *c, void *skel,
+			      struct sc_state *st, unsigned i)
+{
+	const struct sc_event *ev = &st->ev[i];
+	bool ret = ev->type == SC_EV_KRETPROBE;
+	struct attach_alt fentry = {"-", "fentry", KF_FENTRY, NULL, ev->b};
+	struct attach_alt kprobe = {"-", "kprobe", KF_KPROBE, NULL, ev->b};
+	struct bpf_program *p;
+
+	if (!collect_forced("kprobe") && collect_alt_usable(c, &fentry)) {
+		p = prog(skel, ret ? "fexit" : "fentry", i);
+		if (bpf_program__set_attach_target(p, 0, ev->b))
+			error_exit("%s: no BTF for %s", ev->spec, ev->b);
+		bpf_program__set_autoload(p, true);
+		st->kway[i] = ret ? "fexit" : "fentry";
+		return;
+	}
+	if (!collect_alt_usable(c, &kprobe))
+		error_exit("%s: no kernel function %s (not in kernel BTF nor "
+			   "/proc/kallsyms)",
+			   ev->spec, ev->b);
+	bpf_program__set_autoload(prog(skel, "probe", i), true);
+	st->kway[i] = ret ? "kretprobe" : "kprobe";
+}
+
 /* Each event's program of the kind it attaches; the rest not loaded. */
 static int sc_configure(struct collector *c, void *skel, void *args)
 {
@@ -384,7 +416,12 @@ static int sc_configure(struct collector *c, void *skel, void *args)
 		bpf_program__set_autoload(prog(skel, "tp", i), tp);
 		bpf_program__set_autoload(prog(skel, "raw", i),
 					  tp && raw_wanted(&st->slot[i]));
-		bpf_program__set_autoload(prog(skel, "probe", i), used && !tp);
+		bpf_program__set_autoload(prog(skel, "probe", i),
+					  used && is_user(&st->ev[i]));
+		bpf_program__set_autoload(prog(skel, "fentry", i), false);
+		bpf_program__set_autoload(prog(skel, "fexit", i), false);
+		if (used && is_probe(&st->ev[i]) && !is_user(&st->ev[i]))
+			choose_kernel_way(c, skel, st, i);
 	}
 	memcpy((void *)s->rodata->sc_slots, st->slot, sizeof(st->slot));
 	return 0;
@@ -414,19 +451,20 @@ static const char *attach_tracepoint(struct collector *c, void *skel,
 	return "tracepoint";
 }
 
-static const char *attach_kprobe(struct collector *c, void *skel, unsigned i,
-				 const struct sc_event *ev)
+static const char *attach_kernel(struct collector *c, void *skel, unsigned i,
+				 const struct sc_event *ev, const char *way)
 {
 	bool ret = ev->type == SC_EV_KRETPROBE;
 	struct bpf_link *l =
-		bpf_program__attach_kprobe(prog(skel, "probe", i), ret, ev->b);
+		*way == 'f' ? bpf_program__attach_trace(prog(skel, way, i))
+			    : bpf_program__attach_kprobe(prog(skel, "probe", i),
+							 ret, ev->b);
 
 	if (!l)
-		error_exit("%s: attaching a %s on %s: %s", ev->spec,
-			   ret ? "kretprobe" : "kprobe", ev->b,
+		error_exit("%s: attaching a %s on %s: %s", ev->spec, way, ev->b,
 			   strerror(errno));
 	collect_keep_link(c, l);
-	return ret ? "kretprobe" : "kprobe";
+	return way;
 }
 
 static int sc_attach(struct collector *c, void *skel, void *args)
@@ -444,7 +482,7 @@ static int sc_attach(struct collector *c, void *skel, void *args)
 			break;
 		case SC_EV_KPROBE:
 		case SC_EV_KRETPROBE:
-			way = attach_kprobe(c, skel, i, ev);
+			way = attach_kernel(c, skel, i, ev, st->kway[i]);
 			break;
 		default:
 			uprobes_init(st, skel, i);
@@ -490,18 +528,48 @@ static void sc_describe(struct collector *c, void *args, char *buf, size_t len)
 		snprintf(buf + n, len - n, " where %s", a->filter);
 }
 
-#define SC_OPS(metric_table, opt)                                       \
-	{                                                               \
-		.option = opt, .metrics = metric_table,                 \
-		.nmetrics = ARRAY_SIZE(metric_table),                   \
-		SB_SKELETON_OPS(stackcount), .configure = sc_configure, \
-		.attach = sc_attach, .target = sc_target,               \
-		.primary = sc_primary, .describe = sc_describe,         \
-		.aux_name = sc_aux_name,                                \
+/* The applet attaches its events itself (sc_attach): these hooks are
+ * never the plan's, but say in stackbox check how each kind of event
+ * would attach here (a representative target for what names one). */
+static bool sc_own_attach(struct collector *c, void *args)
+{
+	return false;
+}
+
+static const struct attach_hook sc_hooks[] = {
+	{"tracepoints",
+	 (const struct attach_alt[]){{"sc_raw0", "raw_tp"},
+				     {"sc_tp0", "tracepoint", KF_TRACEPOINT,
+				      "sched", "sched_process_fork"},
+				     {NULL}},
+	 sc_own_attach, "t:"},
+	{"kernel functions",
+	 (const struct attach_alt[]){
+		 {"sc_fentry0", "fentry", KF_FENTRY, NULL, "vfs_write"},
+		 {"sc_probe0", "kprobe", KF_KPROBE, NULL, "vfs_write"},
+		 {NULL}},
+	 sc_own_attach, "k:, kr:"},
+	{"user functions",
+	 (const struct attach_alt[]){{"sc_probe0", "uprobe"}, {NULL}},
+	 sc_own_attach, "u:, ur:"},
+	{"USDT probes",
+	 (const struct attach_alt[]){{"sc_probe0", "uprobe"}, {NULL}},
+	 sc_own_attach, "U:"},
+	{NULL},
+};
+
+#define SC_OPS(metric_table, opt, hook_table)                              \
+	{                                                                  \
+		.option = opt, .metrics = metric_table,                    \
+		.nmetrics = ARRAY_SIZE(metric_table), .hooks = hook_table, \
+		SB_SKELETON_OPS(stackcount), .configure = sc_configure,    \
+		.attach = sc_attach, .target = sc_target,                  \
+		.primary = sc_primary, .describe = sc_describe,            \
+		.aux_name = sc_aux_name,                                   \
 	}
-static const struct collector_ops sc_ops = SC_OPS(hit_metrics, NULL);
+static const struct collector_ops sc_ops = SC_OPS(hit_metrics, NULL, sc_hooks);
 static const struct collector_ops sc_value_ops =
-	SC_OPS(value_metrics, "--value");
+	SC_OPS(value_metrics, "--value", NULL);
 
 /* ---- main ---- */
 

@@ -178,7 +178,8 @@ static __always_inline int sc_hit(void *ctx, __u32 slot, bool record)
 
 /* A classic tracepoint's context is its record; a raw one's the
  * arguments (no fields: no filter); a kprobe's or uprobe's the
- * registers. */
+ * registers; fentry's and fexit's the function's arguments. The kernel
+ * functions' programs get their target at load (k:, kr:). */
 #define SC_SLOT(n)                            \
 	SEC("tracepoint")                     \
 	int sc_tp##n(void *ctx)               \
@@ -192,6 +193,16 @@ static __always_inline int sc_hit(void *ctx, __u32 slot, bool record)
 	}                                     \
 	SEC("kprobe")                         \
 	int sc_probe##n(void *ctx)            \
+	{                                     \
+		return sc_hit(ctx, n, false); \
+	}                                     \
+	SEC("fentry")                         \
+	int sc_fentry##n(void *ctx)           \
+	{                                     \
+		return sc_hit(ctx, n, false); \
+	}                                     \
+	SEC("fexit")                          \
+	int sc_fexit##n(void *ctx)            \
 	{                                     \
 		return sc_hit(ctx, n, false); \
 	}

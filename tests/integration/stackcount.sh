@@ -158,10 +158,19 @@ refuses "stackcount: u:/no/such/file:f: /no/such/file: No such file or directory
 refuses "stackcount: U:$CT:stackbox:nope: $CT has no USDT probe stackbox:nope (--list U:$CT lists its 2)" "U:$CT:stackbox:nope"
 refuses "stackcount: U:/bin/true:p:n: /bin/true has no USDT probes (no .note.stapsdt)" U:/bin/true:p:n
 refuses "stackcount: event 'U:$CT:nope': not t:CATEGORY:NAME, CATEGORY:NAME, k:FUNCTION, kr:FUNCTION, u:FILE:FUNCTION, ur:FILE:FUNCTION or U:FILE:PROVIDER:NAME" "U:$CT:nope"
-if grep -q 'kprobes *no' "$T/check" 2>/dev/null || ! "$STACKBOX" check 2>/dev/null | grep -q '^kprobes  *yes'; then
+# ---- stackbox check: a row per kind of event ----
+"$STACKBOX" check >"$T/check" 2>&1
+for kind in 'tracepoints (t:)' 'kernel functions (k:, kr:)' 'user functions (u:, ur:)' 'USDT probes (U:)'; do
+	check "stackbox check has a row for $kind" grep -q "^stackcount *$kind " "$T/check"
+done
+check "stackbox check: user functions attach as uprobes here" grep -q '^stackcount *user functions (u:, ur:) *uprobe ' "$T/check"
+
+# ---- k:, kr: where the kernel has neither fentry nor kprobes ----
+if grep -q '^stackcount *kernel functions (k:, kr:) *none ' "$T/check"; then
 	"$STACKBOX" stackcount k:vfs_write -- "$CT" calls 1 1 >"$T/k" 2>"$T/k.err"
-	check "k:FUNCTION without kprobes: one line naming the kernel feature" \
-		[ $? != 0 -a "$(wc -l <"$T/k.err")" = 1 ] && grep -q '^stackcount: k:vfs_write: kprobes' "$T/k.err"
+	rc=$?
+	check "k:FUNCTION without fentry and kprobes: one line naming both" \
+		[ $rc != 0 -a "$(wc -l <"$T/k.err")" = 1 -a "$(grep -c '^stackcount: k:vfs_write: this kernel has neither fentry (kernel BTF and BPF trampolines .*) nor kprobes (CONFIG_KPROBES=y, CONFIG_KPROBE_EVENTS=y)$' "$T/k.err")" = 1 ]
 else
-	skip "k:FUNCTION refusal" "this kernel has kprobes (the boards test them)"
+	skip "k:FUNCTION refusal" "this kernel has fentry or kprobes (tests/board/stackcount.sh counts them)"
 fi
