@@ -58,6 +58,7 @@ pstart() {
 prun() {
 	out=$1
 	shift
+	: >"$out.err"
 	"$STACKBOX" stackcount -v -f folded -p "$pid" "$@" >"$out" 2>"$out.err" &
 	scp=$!
 	wait_for 60 attached "$out.err"
