@@ -36,10 +36,15 @@ static bool format_line(const char *line, struct tp_field *f)
 	f->sign = p && p[7] == '1';
 	decl += 6;
 	f->data_loc = !strncmp(decl, "__data_loc", 10);
-	/* the name is the last identifier before ';' or '[' */
-	p = memchr(decl, '[', semi - decl);
-	f->chars = p && !strncmp(decl, "char ", 5);
-	p = p ? p : semi;
+	/* the name is the last identifier, before its [N] if it has one
+	 * ("char comm[16]"; "__data_loc char[] name" has it before) */
+	p = semi;
+	while (p > decl && isspace((unsigned char)p[-1]))
+		p--;
+	if (p > decl && p[-1] == ']')
+		while (p > decl && *--p != '[')
+			;
+	f->chars = !f->data_loc && !strncmp(decl, "char ", 5) && *p == '[';
 	while (p > decl && !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))
 		p--;
 	name = p;
@@ -72,13 +77,21 @@ static char *format_text(const char *category, const char *name)
 void tp_format_read(const char *category, const char *name,
 		    struct tp_format *fmt)
 {
-	char *text = format_text(category, name), *line, *save = NULL;
-	size_t cap = 0;
+	char *text = format_text(category, name);
 
 	if (!text)
 		error_exit("t:%s:%s: no such tracepoint (no format file in "
 			   "tracefs)",
 			   category, name);
+	tp_format_parse(text, fmt);
+	free(text);
+}
+
+void tp_format_parse(char *text, struct tp_format *fmt)
+{
+	char *line, *save = NULL;
+	size_t cap = 0;
+
 	memset(fmt, 0, sizeof(*fmt));
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -92,7 +105,6 @@ void tp_format_read(const char *category, const char *name,
 		if (f.off + f.size > fmt->size)
 			fmt->size = f.off + f.size;
 	}
-	free(text);
 }
 
 void tp_format_free(struct tp_format *fmt)
