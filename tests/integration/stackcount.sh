@@ -8,6 +8,7 @@
 . "$SRCTREE/tests/lib.sh"
 need_bpf "stackcount integration"
 CT=$WORKLOADS/counted
+USER_PROBES=
 MUSL=${OUT:+$OUT/musl-x86_64/workloads}
 
 # sum FILE PATTERN: folded values of the lines matching PATTERN
@@ -54,14 +55,18 @@ pstart() {
 	wait_for 60 test -s "$T/pid"
 	pid=$(cat "$T/pid")
 }
-# prun OUT ARGS...: stackcount -v -p $pid ARGS until the workload ends
+# ready ERR: attached, and probes in files placed for -p's process
+# (that comes after the attach line)
+ready() { attached "$1" && { [ -z "$USER_PROBES" ] || grep -q "$USER_PROBES" "$1"; }; }
+# prun OUT ARGS...: stackcount -v -p $pid ARGS until the workload ends;
+# USER_PROBES=RE: wait for that -v line of the uprobes placed too
 prun() {
 	out=$1
 	shift
 	: >"$out.err"
 	"$STACKBOX" stackcount -v -f folded -p "$pid" "$@" >"$out" 2>"$out.err" &
 	scp=$!
-	wait_for 60 attached "$out.err"
+	wait_for 60 ready "$out.err"
 	kill -USR1 "$pid"
 	wait "$wl"
 	wait "$scp"
@@ -92,7 +97,9 @@ is "--filter comm != the workload's: none of its writes" "$T/pc" '' 0
 
 # u:LIB:FUNCTION: libc found by its name in the process's maps
 pstart writes 3000 1000
+USER_PROBES="uprobes in .*libc.* for pid $pid: write"
 prun "$T/pl" u:c:write
+USER_PROBES=
 is "u:c:write under -p: libc.so.6's write from write_small" "$T/pl" ';write_small;write ' 3000
 is "u:c:write under -p: and from write_large" "$T/pl" ';write_large;write ' 1000
 
@@ -104,7 +111,9 @@ if "$CT" usdt 0 0 2>/dev/null; then
 	is "USDT stackbox:guarded, behind its semaphore: 1000 from usdt_guarded" "$T/U" "\\[U:$CT:stackbox:guarded\\];.*;main;usdt_guarded " 1000
 	is "USDT: nothing else" "$T/U" '' 4000
 	pstart usdt 3000 1000
+	USER_PROBES="stackbox:guarded: 1 uprobes in"
 	prun "$T/Up" U:counted:stackbox:guarded
+	USER_PROBES=
 	is "USDT under -p, FILE by its name in the maps: guarded's 1000" "$T/Up" ';main;usdt_guarded ' 1000
 	check "-v says the semaphore is raised" grep -q 'stackbox:guarded: 1 uprobes in .*counted, its semaphore raised while attached' "$T/Up.err"
 	"$STACKBOX" stackcount --list "U:$CT" >"$T/list" 2>&1
