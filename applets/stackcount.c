@@ -15,7 +15,8 @@
 //usage:there are several, at most 8):
 //usage:  t:CATEGORY:NAME  a tracepoint (or CATEGORY:NAME): raw_tp where the
 //usage:                   kernel has it and no field is read, else classic
-//usage:  k:FUNCTION       a kernel function's entry (kprobe); kr: its return
+//usage:  k:FUNCTION       a kernel function's entry (fentry where the kernel
+//usage:                   has it, else a kprobe); kr: its return (fexit, kretprobe)
 //usage:  u:FILE:FUNCTION  a user function's entry (uprobe); ur: its return;
 //usage:                   FILE a path, or a library name (libc, c) found in
 //usage:                   the maps of -p PID or CMD
@@ -34,16 +35,16 @@
 //usage:
 //usage:Examples:
 //usage:  stackcount -d 10 skb:kfree_skb              who frees (drops) packets
-//usage:  stackcount --value len -f folded skb:kfree_skb   bytes freed per stack
+//usage:  stackcount --value len -f folded net:net_dev_xmit   bytes sent per stack
 //usage:  stackcount -d 10 sched:sched_process_fork   who forks
 //usage:  stackcount -p PID t:syscalls:sys_enter_fsync t:syscalls:sys_enter_fdatasync
 //usage:  stackcount --filter 'count > 4096' t:syscalls:sys_enter_write
 //usage:  stackcount --filter 'comm == "gst-launch"' sched:sched_switch
 //usage:  stackcount -p PID u:libc:malloc             malloc's callers in PID
-//usage:  stackcount --list U:/usr/lib/x86_64-linux-gnu/libc.so.6
-//usage:  stackcount -p PID U:libc:libc:memory_malloc_retry   a USDT probe
+//usage:  stackcount --list U:/usr/lib/x86_64-linux-gnu/libstdc++.so.6
+//usage:  stackcount -p PID U:libstdc++:libstdcxx:throw  who throws C++ exceptions
 //usage:
-//usage:STACKBOX_ATTACH=tracepoint forces classic tracepoints.
+//usage:STACKBOX_ATTACH=tracepoint forces classic tracepoints, kprobe kprobes.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
