@@ -270,7 +270,9 @@ static void usdt_file(struct collector *c, void *skel, struct sc_state *st,
 	int n = usdt_each(open_path, usdt_attach_one, &w);
 
 	if (n < 0)
-		error_exit("%s: %s: %s", ev->spec, name, strerror(errno));
+		error_exit("%s: %s: %s", ev->spec, name,
+			   errno == ENOEXEC ? "not an ELF file"
+					    : strerror(errno));
 	if (!n)
 		error_exit("%s: %s has no USDT probes (no .note.stapsdt)",
 			   ev->spec, name);
@@ -309,7 +311,9 @@ static int list_probes(const char *spec)
 		help_exit("--list %s: not U:FILE", spec);
 	n = usdt_each(path, print_probe, NULL);
 	if (n < 0)
-		error_exit("--list %s: %s", path, strerror(errno));
+		error_exit("--list %s: %s", path,
+			   errno == ENOEXEC ? "not an ELF file"
+					    : strerror(errno));
 	if (!n)
 		error_exit("--list %s: no USDT probes (no .note.stapsdt)",
 			   path);
@@ -361,11 +365,13 @@ static void user_target(struct collector *c, void *skel, struct sc_state *st,
 	char open_path[4200];
 	struct stat sb;
 
-	if (*file == '/') {
+	if (strchr(file, '/')) { /* a path: absolute ones as it sees them */
 		snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", tgid,
 			 file);
 		user_file(c, skel, st, i, file,
-			  stat(open_path, &sb) ? file : open_path, tgid);
+			  *file != '/' || stat(open_path, &sb) ? file
+							       : open_path,
+			  tgid);
 		return;
 	}
 	proc_maps_each_exec("/proc", tgid, lib_mapping, &w);
@@ -489,7 +495,7 @@ static int sc_attach(struct collector *c, void *skel, void *args)
 			uprobes_init(st, skel, i);
 			if (st->targets)
 				continue; /* per process, in sc_target */
-			if (*ev->a != '/')
+			if (!strchr(ev->a, '/'))
 				error_exit("%s: a library name needs -p PID or "
 					   "-- CMD (else give FILE as a path)",
 					   ev->spec);

@@ -165,6 +165,18 @@ refuses "stackcount: --value: t:syscalls:sys_enter_write has no field 'len' (its
 refuses "stackcount: --filter count > 1: u:$CT:counted_target has no fields (only tracepoints have)" --filter 'count > 1' "u:$CT:counted_target"
 refuses "stackcount: u:$CT:no_such_function: $CT has no function no_such_function in its symbols (stripped without .dynsym?)" "u:$CT:no_such_function"
 refuses "stackcount: u:/no/such/file:f: /no/such/file: No such file or directory" u:/no/such/file:f
+refuses "stackcount: --list /bin/true: no USDT probes (no .note.stapsdt)" --list U:/bin/true
+refuses "stackcount: --list $SRCTREE/README.md: not an ELF file" --list "U:$SRCTREE/README.md"
+refuses "stackcount: U:$SRCTREE/README.md:p:n: $SRCTREE/README.md: not an ELF file" "U:$SRCTREE/README.md:p:n"
+"$STACKBOX" stackcount -d 1 u:c:write >"$T/bad" 2>"$T/bad.err"
+check "u:LIB:FUNCTION without -p or CMD: one line asking for either" \
+	[ $? != 0 -a "$(cat "$T/bad.err")" = "stackcount: u:c:write: a library name needs -p PID or -- CMD (else give FILE as a path)" ]
+"$STACKBOX" stackcount u:nosuchlib:f -- "$CT" calls 1 1 >"$T/bad" 2>"$T/bad.err"
+check "u:LIB:FUNCTION that CMD does not map: one line naming it" \
+	[ $? != 0 -a "$(grep -c '^stackcount: u:nosuchlib:f: pid [0-9]* maps no library named nosuchlib (give FILE as a path)$' "$T/bad.err")" = 1 -a "$(wc -l <"$T/bad.err")" = 1 ]
+# a relative FILE is a path, not a library name
+(cd "$(dirname "$CT")" && "$STACKBOX" stackcount -f folded u:./counted:counted_target -- ./counted calls 30 10) >"$T/rel" 2>"$T/rel.err"
+is "u:./FILE:FUNCTION, a relative path: call_a's 30" "$T/rel" ';call_a;counted_target ' 30
 refuses "stackcount: U:$CT:stackbox:nope: $CT has no USDT probe stackbox:nope (--list U:$CT lists its 2)" "U:$CT:stackbox:nope"
 refuses "stackcount: U:/bin/true:p:n: /bin/true has no USDT probes (no .note.stapsdt)" U:/bin/true:p:n
 refuses "stackcount: event 'U:$CT:nope': not t:CATEGORY:NAME, CATEGORY:NAME, k:FUNCTION, kr:FUNCTION, u:FILE:FUNCTION, ur:FILE:FUNCTION or U:FILE:PROVIDER:NAME" "U:$CT:nope"

@@ -12,8 +12,9 @@
  *
  * With a file as the last argument, its pid is written there and it
  * waits for SIGUSR1 before starting (stackcount -p attaches first).
- * With COUNTED_NS=1 it prints how long the two loops took, in ns
- * (bench/stackcount.sh).
+ * With COUNTED_NS=1 it prints how long the two loops took, in ns, and
+ * with COUNTED_HOLD=S then waits S seconds before it exits, while a
+ * tracer's BPF time is read (bench/stackcount.sh).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -150,5 +151,8 @@ int main(int argc, char **argv)
 	if (getenv("COUNTED_NS"))
 		printf("ns %lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL +
 					    t1.tv_nsec - t0.tv_nsec);
+	fflush(stdout);
+	if (getenv("COUNTED_HOLD"))
+		sleep(atoi(getenv("COUNTED_HOLD")));
 	return 0;
 }
