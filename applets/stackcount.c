@@ -28,7 +28,9 @@
 //usage:  --filter EXPR    count only records whose fields match, evaluated in
 //usage:                   the kernel: FIELD OP NUMBER or FIELD ==/!= "STRING"
 //usage:                   (OP: == != < <= > >=), joined with && || ! ( );
-//usage:                   fields as the tracepoint's format file names them
+//usage:                   fields as the tracepoint's format file names them,
+//usage:                   arg0..arg5 of k: and u: (k: by kprobe), ret of kr:
+//usage:                   and ur:, and comm (the task's)
 //usage:  --value FIELD    also sum a numeric field per stack; text sorts by
 //usage:                   it and folded shows it
 //usage:@COMMON
@@ -162,21 +164,45 @@ static void tracepoint_event(struct stackcount_args *a, unsigned i)
 	tp_format_free(&fmt);
 }
 
+/* --filter and --value on a probe's arguments (k:, u:) or return value
+ * (kr:, ur:), read from its registers. */
+static void probe_fields(struct stackcount_args *a, unsigned i)
+{
+	struct sc_event *ev = &a->st->ev[i];
+	struct tp_format fmt;
+
+	if (ev->type == SC_EV_USDT)
+		error_exit("%s %s: %s: a USDT probe's arguments are not fields "
+			   "(tracepoints' fields, k: and u: arguments are)",
+			   a->filter ? "--filter" : "--value",
+			   a->filter ? a->filter : a->value, ev->spec);
+	tp_format_args(ev->type == SC_EV_KRETPROBE ||
+			       ev->type == SC_EV_URETPROBE,
+		       &fmt);
+	if (a->filter)
+		sc_filter_compile(a->filter, ev->spec, &fmt, &a->st->slot[i]);
+	if (a->value)
+		sc_value_field(a->value, ev->spec, &fmt, &a->st->slot[i]);
+	tp_format_free(&fmt);
+}
+
 static void probe_event(struct stackcount_args *a, unsigned i)
 {
 	struct sc_event *ev = &a->st->ev[i];
+	bool kernel = ev->type == SC_EV_KPROBE || ev->type == SC_EV_KRETPROBE;
 
-	if (a->filter || a->value)
-		error_exit("%s %s: %s has no fields (only tracepoints have)",
-			   a->filter ? "--filter" : "--value",
-			   a->filter ? a->filter : a->value, ev->spec);
-	if ((ev->type == SC_EV_KPROBE || ev->type == SC_EV_KRETPROBE) &&
-	    !feature_usable(SB_F_FENTRY) && !kprobes_work())
+	if (kernel && !feature_usable(SB_F_FENTRY) && !kprobes_work())
 		error_exit(
 			"%s: this kernel has neither fentry (%s) nor kprobes "
 			"(%s)",
 			ev->spec, feature_needs(SB_F_FENTRY),
 			feature_needs(SB_F_KPROBES));
+	if (kernel && (a->filter || a->value) && !kprobes_work())
+		error_exit("%s: its arguments are read by a kprobe, and this "
+			   "kernel has no kprobes (%s)",
+			   ev->spec, feature_needs(SB_F_KPROBES));
+	if (a->filter || a->value)
+		probe_fields(a, i);
 	a->st->slot[i].kind = is_user(ev) ? SC_KIND_UPROBE : SC_KIND_KPROBE;
 }
 
@@ -392,9 +418,12 @@ static void choose_kernel_way(struct collector *c, void *skel,
 	bool ret = ev->type == SC_EV_KRETPROBE;
 	struct attach_alt fentry = {"-", "fentry", KF_FENTRY, NULL, ev->b};
 	struct attach_alt kprobe = {"-", "kprobe", KF_KPROBE, NULL, ev->b};
+	/* fields are read from registers: a kprobe's */
+	bool fields = st->slot[i].ninsns || st->slot[i].value_size;
 	struct bpf_program *p;
 
-	if (!collect_forced("kprobe") && collect_alt_usable(c, &fentry)) {
+	if (!collect_forced("kprobe") && !fields &&
+	    collect_alt_usable(c, &fentry)) {
 		p = prog(skel, ret ? "fexit" : "fentry", i);
 		if (bpf_program__set_attach_target(p, 0, ev->b))
 			error_exit("%s: no BTF for %s", ev->spec, ev->b);

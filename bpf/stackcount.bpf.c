@@ -124,14 +124,48 @@ static __always_inline bool sc_filter(const struct sc_record *r, __u32 slot)
 	return st & 1;
 }
 
+/* Where a program's context comes from, for its filter's fields. */
+enum sc_src {
+	SC_SRC_RECORD, /* a classic tracepoint's record */
+	SC_SRC_REGS,   /* registers: arguments and return value (k:, u:) */
+	SC_SRC_NONE,   /* raw_tp, fentry, fexit: no fields */
+};
+
+/* The registers of the first six arguments that collect.bpf.h does not
+ * name, by each architecture's pt_regs. */
+#if defined(__TARGET_ARCH_x86)
+#define SC_REG_ARG3 (11 * 8) /* cx */
+#define SC_REG_ARG4 (9 * 8)  /* r8 */
+#define SC_REG_ARG5 (8 * 8)  /* r9 */
+#else
+#define SC_REG_ARG3 (3 * 8) /* x3 */
+#define SC_REG_ARG4 (4 * 8)
+#define SC_REG_ARG5 (5 * 8)
+#endif
+
+/* A probe's fields, as user space lays them out: arg0..arg5, then ret
+ * (SC_ARGS_SIZE bytes). */
+static __always_inline void sc_regs_record(void *ctx, struct sc_record *r)
+{
+	__u64 w[7] = {
+		SB_REG(ctx, SB_REG_ARG0), SB_REG(ctx, SB_REG_ARG1),
+		SB_REG(ctx, SB_REG_ARG2), SB_REG(ctx, SC_REG_ARG3),
+		SB_REG(ctx, SC_REG_ARG4), SB_REG(ctx, SC_REG_ARG5),
+		SB_REG(ctx, SB_REG_RET),
+	};
+
+	__builtin_memcpy(r->b, w, sizeof(w));
+}
+
 /* The record's filter and value: false when the filter leaves it out. */
-static __always_inline bool sc_record_ok(void *ctx, __u32 slot, __u64 *value)
+static __always_inline bool sc_record_ok(void *ctx, __u32 slot, int src,
+					 __u64 *value)
 {
 	const volatile struct sc_slot *s = &sc_slots[slot];
 	__u32 zero = 0, len = s->rec_size;
 	struct sc_record *r;
 
-	if (!s->ninsns && !s->value_size)
+	if (src == SC_SRC_NONE || (!s->ninsns && !s->value_size))
 		return true;
 	r = bpf_map_lookup_elem(&sc_record, &zero);
 	if (!r)
@@ -140,7 +174,9 @@ static __always_inline bool sc_record_ok(void *ctx, __u32 slot, __u64 *value)
 		len = SC_REC_MAX;
 	if (len < 8)
 		len = 8;
-	if (bpf_probe_read_kernel(r->b, len, ctx))
+	if (src == SC_SRC_REGS)
+		sc_regs_record(ctx, r);
+	else if (bpf_probe_read_kernel(r->b, len, ctx))
 		return false;
 	if (s->ninsns)
 		bpf_get_current_comm(&r->b[SC_COMM_OFF], SB_COMM_LEN);
@@ -159,7 +195,7 @@ static __always_inline bool sc_record_ok(void *ctx, __u32 slot, __u64 *value)
  * 880 KB). A static function, so the verifier checks it with each
  * caller's constants: a tracepoint program never reaches the reads of
  * registers past its record (which would make attaching it fail). */
-static __noinline int sc_hit(void *ctx, __u32 slot, bool record)
+static __noinline int sc_hit(void *ctx, __u32 slot, int src)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct sb_values d = {{1, 0}};
@@ -167,9 +203,9 @@ static __noinline int sc_hit(void *ctx, __u32 slot, bool record)
 
 	if (!sb_wanted(id >> 32))
 		return 0;
-	if (record && !sc_record_ok(ctx, slot, &d.v[SC_VALUE]))
+	if (!sc_record_ok(ctx, slot, src, &d.v[SC_VALUE]))
 		return 0;
-	if (!record && sc_slots[slot].kind == SC_KIND_UPROBE)
+	if (src == SC_SRC_REGS && sc_slots[slot].kind == SC_KIND_UPROBE)
 		sb_key_init_uregs(ctx, &key, id, SB_REG(ctx, SB_REG_PC),
 				  SB_REG(ctx, SB_REG_SP),
 				  SB_REG(ctx, SB_REG_FP));
@@ -184,31 +220,31 @@ static __noinline int sc_hit(void *ctx, __u32 slot, bool record)
  * arguments (no fields: no filter); a kprobe's or uprobe's the
  * registers; fentry's and fexit's the function's arguments. The kernel
  * functions' programs get their target at load (k:, kr:). */
-#define SC_SLOT(n)                            \
-	SEC("tracepoint")                     \
-	int sc_tp##n(void *ctx)               \
-	{                                     \
-		return sc_hit(ctx, n, true);  \
-	}                                     \
-	SEC("raw_tp")                         \
-	int sc_raw##n(void *ctx)              \
-	{                                     \
-		return sc_hit(ctx, n, false); \
-	}                                     \
-	SEC("kprobe")                         \
-	int sc_probe##n(void *ctx)            \
-	{                                     \
-		return sc_hit(ctx, n, false); \
-	}                                     \
-	SEC("fentry")                         \
-	int sc_fentry##n(void *ctx)           \
-	{                                     \
-		return sc_hit(ctx, n, false); \
-	}                                     \
-	SEC("fexit")                          \
-	int sc_fexit##n(void *ctx)            \
-	{                                     \
-		return sc_hit(ctx, n, false); \
+#define SC_SLOT(n)                                    \
+	SEC("tracepoint")                             \
+	int sc_tp##n(void *ctx)                       \
+	{                                             \
+		return sc_hit(ctx, n, SC_SRC_RECORD); \
+	}                                             \
+	SEC("raw_tp")                                 \
+	int sc_raw##n(void *ctx)                      \
+	{                                             \
+		return sc_hit(ctx, n, SC_SRC_NONE);   \
+	}                                             \
+	SEC("kprobe")                                 \
+	int sc_probe##n(void *ctx)                    \
+	{                                             \
+		return sc_hit(ctx, n, SC_SRC_REGS);   \
+	}                                             \
+	SEC("fentry")                                 \
+	int sc_fentry##n(void *ctx)                   \
+	{                                             \
+		return sc_hit(ctx, n, SC_SRC_NONE);   \
+	}                                             \
+	SEC("fexit")                                  \
+	int sc_fexit##n(void *ctx)                    \
+	{                                             \
+		return sc_hit(ctx, n, SC_SRC_NONE);   \
 	}
 
 SC_SLOT(0)

@@ -16,6 +16,9 @@
 #define SC_MAX_INSNS  16  /* comparisons and operators of one filter */
 #define SC_STR_LEN    16  /* a string compared with a char[] field */
 #define SC_REC_MAX    512 /* bytes of a tracepoint record read */
+/* A probe's fields (k:, u:): arg0..arg5 at 8 * i, ret after them. */
+#define SC_ARGS_RET  48
+#define SC_ARGS_SIZE 56
 /* Where the filter finds the current task's comm, after the record:
  * "comm" where the record has no field of that name. */
 #define SC_COMM_OFF SC_REC_MAX

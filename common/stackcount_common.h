@@ -51,6 +51,9 @@ struct tp_format {
 /* Read category:name's format file; exits naming it when it cannot. */
 void tp_format_read(const char *category, const char *name,
 		    struct tp_format *fmt);
+/* A probe's fields (k:, u: arg0..arg5; kr:, ur: ret, signed), as the
+ * BPF program lays out the registers. */
+void tp_format_args(bool ret, struct tp_format *fmt);
 /* The same from a format file's text (cut in place). */
 void tp_format_parse(char *text, struct tp_format *fmt);
 void tp_format_free(struct tp_format *fmt);

@@ -107,6 +107,23 @@ void tp_format_parse(char *text, struct tp_format *fmt)
 	}
 }
 
+void tp_format_args(bool ret, struct tp_format *fmt)
+{
+	memset(fmt, 0, sizeof(*fmt));
+	fmt->fields = xzalloc(6 * sizeof(*fmt->fields));
+	for (unsigned i = 0; i < 6 && !ret; i++) {
+		struct tp_field *f = &fmt->fields[fmt->n++];
+
+		snprintf(f->name, sizeof(f->name), "arg%u", i);
+		f->off = 8 * i;
+		f->size = 8;
+	}
+	if (ret)
+		fmt->fields[fmt->n++] =
+			(struct tp_field){"ret", SC_ARGS_RET, 8, true};
+	fmt->size = SC_ARGS_SIZE;
+}
+
 void tp_format_free(struct tp_format *fmt)
 {
 	free(fmt->fields);

@@ -50,6 +50,11 @@ for b in $(boards); do
 			is "$t $p: $e:vfs_write from write_large" $p "\\[$e:vfs_write\\];.*;write_large;" 1000
 		done
 	done
+	if ran "$t --filter on k:'s arg2" kargs; then
+		is "$t --filter 'arg2 > 100' k:vfs_write (its count): write_large's 1000" kargs ';write_large;' 1000
+		is "$t --filter 'arg2 > 100' k:vfs_write: not write_small" kargs 'write_small' 0
+		check "$t --filter on k:: attached by kprobe" grep -q '^@err-kargs stackcount: k:vfs_write: attached as kprobe$' "$res"
+	fi
 	if ran "$t --filter" filter; then
 		is "$t --filter 'count > 100': write_large's 1000" filter ';write_large;' 1000
 		is "$t --filter 'count > 100': not write_small" filter 'write_small' 0

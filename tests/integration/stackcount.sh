@@ -38,6 +38,17 @@ calls() {
 	# a return probe fires in the caller: the return address is the leaf
 	is "$label ur:FILE:FUNCTION: returns into call_a" "$T/ur" ';main;call_a ' 3000
 	is "$label ur:FILE:FUNCTION: returns into call_b" "$T/ur" ';main;call_b ' 1000
+	# arguments and return values are fields: counted_target(i) gets
+	# i = 0..2999 from call_a, 0..999 from call_b, and returns i & 1
+	sc "$T/ua" --filter 'arg0 < 1000' "u:$w:counted_target" -- "$w" calls 3000 1000
+	is "$label --filter 'arg0 < 1000' on a uprobe: call_a's first 1000" "$T/ua" ';call_a;counted_target ' 1000
+	is "$label --filter 'arg0 < 1000' on a uprobe: all of call_b's" "$T/ua" ';call_b;counted_target ' 1000
+	sc "$T/uv" --value arg0 "u:$w:counted_target" -- "$w" calls 3000 1000
+	is "$label --value arg0: 0 + 1 + ... + 2999 from call_a" "$T/uv" ';call_a;counted_target ' 4498500
+	is "$label --value arg0: 0 + 1 + ... + 999 from call_b" "$T/uv" ';call_b;counted_target ' 499500
+	sc "$T/ut" --filter 'ret == 1' "ur:$w:counted_target" -- "$w" calls 3000 1000
+	is "$label --filter 'ret == 1' on a return probe: call_a's odd 1500" "$T/ut" ';main;call_a ' 1500
+	is "$label --filter 'ret == 1' on a return probe: call_b's odd 500" "$T/ut" ';main;call_b ' 500
 }
 calls glibc "$CT"
 if [ -x "$MUSL/counted" ]; then
@@ -162,7 +173,9 @@ refuses "stackcount: --filter 'count >': expected a number or a \"string\" at co
 refuses "stackcount: --filter 'count > 1 &&& fd == 1': expected a field name at column 13" --filter 'count > 1 &&& fd == 1' t:syscalls:sys_enter_write
 refuses "stackcount: --filter 'count == \"x\"': a string compared with a field that is not char[] at column 10" --filter 'count == "x"' t:syscalls:sys_enter_write
 refuses "stackcount: --value: t:syscalls:sys_enter_write has no field 'len' (its fields: __syscall_nr, fd, buf, count; and comm, the task's)" --value len t:syscalls:sys_enter_write
-refuses "stackcount: --filter count > 1: u:$CT:counted_target has no fields (only tracepoints have)" --filter 'count > 1' "u:$CT:counted_target"
+refuses "stackcount: --filter: u:$CT:counted_target has no field 'count' (its fields: arg0, arg1, arg2, arg3, arg4, arg5; and comm, the task's)" --filter 'count > 1' "u:$CT:counted_target"
+refuses "stackcount: --value: ur:$CT:counted_target has no field 'arg0' (its fields: ret; and comm, the task's)" --value arg0 "ur:$CT:counted_target"
+refuses "stackcount: --filter arg0 > 1: U:$CT:stackbox:plain: a USDT probe's arguments are not fields (tracepoints' fields, k: and u: arguments are)" --filter 'arg0 > 1' "U:$CT:stackbox:plain"
 refuses "stackcount: u:$CT:no_such_function: $CT has no function no_such_function in its symbols (stripped without .dynsym?)" "u:$CT:no_such_function"
 refuses "stackcount: u:/no/such/file:f: /no/such/file: No such file or directory" u:/no/such/file:f
 refuses "stackcount: --list /bin/true: no USDT probes (no .note.stapsdt)" --list U:/bin/true

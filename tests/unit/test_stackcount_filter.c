@@ -103,6 +103,19 @@ static void compiles(const char *expr, const char *fmt_text, const char *want)
 	tp_format_free(&fmt);
 }
 
+static void compiles_args(const char *expr, bool ret, const char *want)
+{
+	struct sc_slot slot = {0};
+	struct tp_format fmt;
+	char name[256];
+
+	tp_format_args(ret, &fmt);
+	sc_filter_compile(expr, "u:x:y", &fmt, &slot);
+	snprintf(name, sizeof(name), "filter on a probe: %s", expr);
+	CHECK_STR(name, program(&slot), want);
+	tp_format_free(&fmt);
+}
+
 static void test_filter(void)
 {
 	struct sc_slot slot = {0};
@@ -125,6 +138,13 @@ static void test_filter(void)
 	CHECK_INT("--value count: its size", slot.value_size, 8);
 	CHECK_INT("--value: the record read up to its end", slot.rec_size, 40);
 	tp_format_free(&fmt);
+	tp_format_args(false, &fmt);
+	CHECK_INT("probe fields: arg0..arg5", fmt.n, 6);
+	CHECK_STR("probe fields: the last is arg5", fmt.fields[5].name, "arg5");
+	tp_format_free(&fmt);
+	compiles_args("arg1 == 7 && arg5 > 0", false,
+		      "cmp@8/8==7 cmp@40/8>0 and");
+	compiles_args("ret < 0", true, "cmp@48/8s<0");
 }
 
 int main(void)

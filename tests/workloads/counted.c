@@ -3,7 +3,7 @@
  * Ground truth for stackcount: events reached a known number of times
  * from two known stacks, main -> MODE_a or MODE_b -> the event.
  *
- *   counted calls A B    call_a: A x counted_target(), call_b: B x
+ *   counted calls A B    call_a: A x counted_target(i), call_b: B x
  *   counted writes A B   write_small: A x write(10 bytes) to /dev/null,
  *                        write_large: B x write(1000 bytes)
  *   counted usdt A B     usdt_plain: A x the USDT probe stackbox:plain;
@@ -45,9 +45,11 @@ unsigned short stackbox_guarded_semaphore __attribute__((section(".probes")));
 static volatile long sink;
 static char buf[1000];
 
-NAMED void counted_target(long i)
+/* Its return value is i's parity: ur: filters on ret see it. */
+NAMED long counted_target(long i)
 {
 	sink += i;
+	return i & 1;
 }
 
 NAMED static void call_a(long n)
