@@ -89,15 +89,17 @@ core-y += lib/anomaly # one series' detector: report and the device
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
 core-y += kernel/mapwalk kernel/mapmake kernel/mapmem
 core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
-core-$(CONFIG_MEMSTACK) += kernel/kuprobe
+# uprobes on user functions: memstack and stackcount
+UPROBES := $(if $(CONFIG_MEMSTACK)$(CONFIG_STACKCOUNT),y)
+core-$(UPROBES) += kernel/kuprobe
 # sym: stacks and the names of their frames
 core-y += sym/stacks sym/frames
 core-$(CONFIG_SYMBOLIZE) += sym/ksyms sym/kernel_names sym/elfsyms sym/gopclntab sym/procsyms sym/callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe
 # (uprobes on user functions find them in ELF symbols)
-core-$(CONFIG_MEMSTACK) += $(if $(CONFIG_SYMBOLIZE),,sym/elfsyms sym/gopclntab sym/procsyms sym/callsite)
+core-$(UPROBES) += $(if $(CONFIG_SYMBOLIZE),,sym/elfsyms sym/gopclntab sym/procsyms sym/callsite)
 # elfsyms' helpers: separate debug files, Go's table as symbols
-core-$(if $(CONFIG_SYMBOLIZE)$(CONFIG_MEMSTACK),y) += sym/elfread sym/debugfile sym/gosyms
+core-$(if $(CONFIG_SYMBOLIZE)$(UPROBES),y) += sym/elfread sym/debugfile sym/gosyms
 core-$(CONFIG_MINIDEBUGINFO) += sym/minidebuginfo
 # stream: the snapshot model, its formats and the bin stream both ways
 core-y += stream/snapshot stream/output stream/recorder
@@ -114,7 +116,7 @@ core-y += trigger/trigger_event trigger/trigger_anomaly trigger/anomaly_watch
 core-y += core/collect core/cli core/plan core/drain core/child core/entry
 core-y += core/capture core/percpu core/libbpf_log core/elfzip
 core-$(CONFIG_UNWIND_EH_FRAME) += core/unwind
-core-$(CONFIG_MEMSTACK) += core/uprobe
+core-$(UPROBES) += core/uprobe
 # report: host only, what report needs and a recording device does not
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
 core-$(CONFIG_REPORT) += report/http report/debuginfod # plain HTTP; debug files by build-id
@@ -123,8 +125,9 @@ core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
 core-$(CONFIG_REPORT) += report/folded_read report/html
 # An applet's helpers beside it (applets/NAME/): memstack's modes without
-# uprobes (mmap, faults, kernel).
+# uprobes (mmap, faults, kernel); stackcount's events, filters and USDT.
 applet-helpers-$(CONFIG_MEMSTACK) += memstack/memstack_hooks
+applet-helpers-$(CONFIG_STACKCOUNT) += stackcount/stackcount_events stackcount/stackcount_filter stackcount/stackcount_usdt
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
 	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS) $(applet-helpers-y)) $(LEGACY_OBJS) \

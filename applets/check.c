@@ -95,7 +95,7 @@ static void print_row(const char *kind, const char *a, const char *b,
 	if (tsv)
 		fprintf(f, "%s\t%s\t%s\t%s\t%s\n", kind, a, b, c, d);
 	else if (!strcmp(kind, "attach"))
-		fprintf(f, "%-9s %-28s %-13s %s\n", a, b, c, d);
+		fprintf(f, "%-10s %-28s %-13s %s\n", a, b, c, d);
 	else
 		fprintf(f, "%-46s %s%s%s\n", a, b, *d ? ": " : "", d);
 }
@@ -589,7 +589,7 @@ static void print_verdicts(const struct applet_verdict *av,
 	char mib[32], why[256];
 
 	if (!tsv)
-		printf("%-9s %-7s %10s  %s\n", "applet", "here", "maps",
+		printf("%-10s %-7s %10s  %s\n", "applet", "here", "maps",
 		       "why not");
 	for (size_t i = 0; i < applets_n; i++) {
 		const struct applet_verdict *a = &av[i];
@@ -615,7 +615,7 @@ static void print_verdicts(const struct applet_verdict *av,
 			printf("applet\t%s\t%s\t%s\t%s\n", applets[i]->name,
 			       word[v], mib, why);
 		else
-			printf("%-9s %-7s %10s%s%s\n", applets[i]->name,
+			printf("%-10s %-7s %10s%s%s\n", applets[i]->name,
 			       here[v], mib, v == RUNS ? "" : "  ",
 			       v == RUNS ? "" : why);
 	}
@@ -630,7 +630,7 @@ static char *judge_applets(struct applet_verdict *av, size_t *len)
 	if (!out)
 		perror_exit("open_memstream");
 	if (!tsv)
-		fprintf(out, "%-9s %-28s %-13s %s\n", "applet", "hook", "way",
+		fprintf(out, "%-10s %-28s %-13s %s\n", "applet", "hook", "way",
 			"missing here; fallbacks");
 	for (size_t i = 0; i < applets_n; i++)
 		if (applets[i]->collectors)

@@ -32,7 +32,7 @@ $(foreach t,$(notdir $(UNIT_BINS)),$(eval $(TESTS_O)/unit/$(t): $(call unit_objs
 	$(eval $(SAN_O)/unit/$(t): $(call unit_objs,$(t),$(SAN_O),$(SAN_UNIT_OBJS))))
 
 $(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c | $(TESTS_O)/unit
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -o $@ $^ $(LDFLAGS) $(LIBS)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -I$(srctree)/applets -o $@ $^ $(LDFLAGS) $(LIBS)
 
 # Workloads keep frame pointers so their named functions are ground truth.
 $(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads

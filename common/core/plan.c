@@ -401,7 +401,10 @@ void open_load_attach(struct collector *c)
 	open_object(c, legacy);
 	maker = map_maker_start(c->obj);
 	for (unsigned h = 0; hook(c, h); h++) {
-		int first = collect_pick_alt(c, hook(c, h), 0, NULL);
+		/* a hook that is off is not probed (fentry loads a program) */
+		int first = hook_on(c, h)
+				    ? collect_pick_alt(c, hook(c, h), 0, NULL)
+				    : -1;
 
 		if (h >= MAX_HOOKS)
 			error_exit("more than %d hooks in the attach plan",

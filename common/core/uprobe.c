@@ -241,22 +241,27 @@ static int attach_multi(struct uprobes *u, struct uprobe_file *f,
 {
 	__u64 off[UPROBE_MAX_FNS], cookie[UPROBE_MAX_FNS],
 		ret_off[UPROBE_MAX_FNS];
-	unsigned nret = 0;
+	unsigned nret = 0, n = 0;
 	int fd;
 
 	for (unsigned i = 0; i < f->nsites; i++) {
-		off[i] = f->sites[i].off;
-		cookie[i] = u->fns[f->sites[i].fn].cookie;
-		if (u->fns[f->sites[i].fn].ret)
+		const struct uprobe_fn *fn = &u->fns[f->sites[i].fn];
+
+		if (fn->ret || fn->ret_only)
 			ret_off[nret++] = f->sites[i].off;
+		if (fn->ret_only)
+			continue;
+		off[n] = f->sites[i].off;
+		cookie[n++] = fn->cookie;
 	}
-	fd = kernel_link_uprobe_multi(bpf_program__fd(u->multi_entry),
-				      u->session ? u->session : u->multi,
-				      open_path, off, cookie, f->nsites, false,
-				      pid);
+	fd = n ? kernel_link_uprobe_multi(bpf_program__fd(u->multi_entry),
+					  u->session ? u->session : u->multi,
+					  open_path, off, cookie, n, false, pid)
+	       : 0;
 	if (fd < 0)
 		return -errno;
-	keep_link(u, NULL, fd);
+	if (n)
+		keep_link(u, NULL, fd);
 	if (!nret || u->session)
 		return 0;
 	fd = kernel_link_uprobe_multi(bpf_program__fd(u->ret), u->multi,
@@ -275,14 +280,17 @@ static int attach_perf(struct uprobes *u, struct uprobe_file *f,
 	for (unsigned i = 0; i < f->nsites; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts);
 		unsigned fn = f->sites[i].fn;
-		struct bpf_link *l = bpf_program__attach_uprobe_opts(
-			u->perf_entry(u->ctx, fn), pid, open_path,
-			f->sites[i].off, &opts);
+		struct bpf_link *l = NULL;
 
-		if (!l)
-			return -errno;
-		keep_link(u, l, -1);
-		if (!u->fns[fn].ret)
+		if (!u->fns[fn].ret_only) {
+			l = bpf_program__attach_uprobe_opts(
+				u->perf_entry(u->ctx, fn), pid, open_path,
+				f->sites[i].off, &opts);
+			if (!l)
+				return -errno;
+			keep_link(u, l, -1);
+		}
+		if (!u->fns[fn].ret && !u->fns[fn].ret_only)
 			continue;
 		opts.retprobe = true;
 		l = bpf_program__attach_uprobe_opts(u->ret, pid, open_path,

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stackbox.h" /* ENABLE_MEMSTACK */
+#include "stackbox.h" /* ENABLE_MEMSTACK, ENABLE_STACKCOUNT */
 
 struct bpf_program;
 
@@ -25,6 +25,7 @@ struct uprobe_fn {
 	const char *name; /* without the prefix */
 	uint64_t cookie;  /* what the uprobe_multi entry program is given */
 	bool ret;	  /* a return probe too */
+	bool ret_only;	  /* the return probe alone (stackcount ur:) */
 };
 
 /* A function found in a file: where its probe goes. */

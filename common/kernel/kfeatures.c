@@ -286,14 +286,15 @@ static const struct feature {
 	[SB_F_KPROBES] = {"kprobes", "CONFIG_KPROBES=y, CONFIG_KPROBE_EVENTS=y",
 			  "rastack attaches with its tracepoints (Linux "
 			  "6.10+) or fentry",
-			  probe_kprobes, ENABLE_RASTACK},
+			  probe_kprobes, ENABLE_RASTACK || ENABLE_STACKCOUNT},
 	[SB_F_FENTRY] = {"fentry",
 			 "kernel BTF and BPF trampolines "
 			 "(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y; arm64: "
 			 "Linux 6.0+)",
 			 "rastack attaches with its tracepoints (Linux 6.10+) "
 			 "or kprobes",
-			 probe_fentry, ENABLE_RASTACK, .loads = true},
+			 probe_fentry, ENABLE_RASTACK || ENABLE_STACKCOUNT,
+			 .loads = true},
 	[SB_F_PERF_CYCLES] = {"hardware cycles event",
 			      "a CPU PMU the kernel drives "
 			      "(CONFIG_PERF_EVENTS=y and the CPU's PMU "

@@ -15,7 +15,7 @@
 
 /* The probe: BPF_TRACE_UPROBE_MULTI's value where a link of it can be
  * made here, 0 where not (kfeatures.c asks; applets ask the next). */
-#if ENABLE_MEMSTACK
+#if ENABLE_MEMSTACK || ENABLE_STACKCOUNT
 int uprobe_multi_attach_type(void);
 #else
 static inline int uprobe_multi_attach_type(void)
@@ -27,7 +27,7 @@ static inline int uprobe_multi_attach_type(void)
  * a session program that calls bpf_session_is_return() and
  * bpf_session_cookie() loads and links here, 0 where not. Probed once
  * a run (kfeatures.c and applets ask). */
-#if ENABLE_MEMSTACK
+#if ENABLE_MEMSTACK || ENABLE_STACKCOUNT
 int uprobe_session_attach_type(void);
 #else
 static inline int uprobe_session_attach_type(void)

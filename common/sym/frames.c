@@ -23,7 +23,7 @@ static bool own_frame(const char *sym)
 		"bpf_trace_run",      "__bpf_trace_",	      "bpf_get_stack",
 		"trace_call_bpf",     "perf_trace_",	      "__traceiter_",
 		"bpf_dispatcher_",    "___bpf_prog_run",      "perf_callchain",
-		"get_perf_callchain", "bpf_overflow_handler",
+		"get_perf_callchain", "bpf_overflow_handler", "perf_syscall_",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)

@@ -25,6 +25,6 @@ $(SAN_O)/stackbox: $(SAN_OBJS)
 # for both builds: $(TESTS_O)/unit/test_X $(SAN_O)/unit/test_X: FILE.c)
 $(SAN_O)/unit/%: $(srctree)/tests/unit/%.c
 	$(Q)mkdir -p $(@D)
-	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(srctree)/tests/unit \
+	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(srctree)/tests/unit -I$(srctree)/applets \
 		-o $@ $^ $(LDFLAGS) $(LIBS)
 -include $(SAN_OBJS:.o=.d)
