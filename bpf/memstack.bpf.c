@@ -12,9 +12,11 @@
  * Modes (ms_mode): the allocator's functions through uprobes (entry and
  * return), mmap/munmap/brk through syscall tracepoints, page faults
  * through a software perf event (counted per interval, not held), and
- * the kernel's kmem tracepoints.
+ * the kernel's kmem tracepoints. The alloc mode is the allocator's
+ * functions without free: what each stack allocated, counted per
+ * interval as the faults are, with no record to take back.
  */
-#define SB_NVALUES 2 /* faults: bytes (faults x page size), faults */
+#define SB_NVALUES 2 /* faults, alloc: bytes, and faults or calls */
 #include "collect.bpf.h"
 #include "memstack.h"
 
@@ -324,6 +326,22 @@ static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
 	hold(k, bytes, objs, ustack, SB_STACK_NONE);
 }
 
+/* --mode alloc: size bytes allocated by one call (or its sampled
+ * weight), in the interval's counts: nothing is held, so no record. */
+static __always_inline void count_alloc(__u64 id, __u64 size, __u64 ustack)
+{
+	struct sb_values v = {{size, 1}};
+	struct sb_key key = {};
+
+	if (sample_mean && size) {
+		v.v[0] = sampled_bytes(size);
+		v.v[1] = (v.v[0] + size / 2) / size;
+	}
+	sb_key_task(&key, id);
+	key.user_stack = ustack;
+	sb_count(&key, &v);
+}
+
 /* The user stack; uregs: ctx is the user's registers (a uprobe's). A
  * tracepoint's context is its record: reading registers past it makes
  * attaching fail (EACCES). */
@@ -577,12 +595,16 @@ static __always_inline void alloc_return(void *ctx, __u64 entry_sp)
 	/* realloc moves what the old pointer held; realloc(p, 0) that
 	 * returns NULL (glibc) has freed p; NULL otherwise: p is intact */
 	if ((t->kind == MS_REALLOC || t->kind == MS_REALLOCARRAY) && t->arg &&
-	    (ptr || !t->size)) {
+	    (ptr || !t->size) && ms_mode != MS_MODE_ALLOC) {
 		k.addr = t->arg;
 		release(&k, MS_STAT_FREE_MISS); /* a miss: counted at entry */
 	}
 	if (!ptr || !t->sampled)
 		return;
+	if (ms_mode == MS_MODE_ALLOC) {
+		count_alloc(id, t->size, t->stack);
+		return;
+	}
 	k.addr = ptr;
 	hold_user(&k, t->size, t->stack);
 }
@@ -653,6 +675,10 @@ static __always_inline void proc_gone(__u32 tgid)
 	if (!p)
 		return;
 	k.gen = p->gen;
+	if (ms_mode == MS_MODE_ALLOC) { /* no rows or records to drop */
+		bpf_map_delete_elem(&ms_procs, &tgid);
+		return;
+	}
 	if (bpf_map_update_elem(&ms_exited, &k, &now, BPF_ANY))
 		sb_stat_add(MS_STAT_EXITS_LOST, 1);
 	bpf_map_delete_elem(&ms_procs, &tgid);
