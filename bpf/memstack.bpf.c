@@ -168,6 +168,18 @@ static __always_inline __u64 sampled_bytes(__u64 size)
 	return (sample_mean * f) >> 16;
 }
 
+/* The calls a sampled allocation of size bytes, weighed bytes, stands
+ * for: bytes / size, rounded up with the probability of its fraction.
+ * Rounding to the nearest was biased where size is near the mean: at
+ * -s 64k a 100 KiB allocation, sampled 79 % of the time, stood for 1
+ * call, not 1.27 (a fifth of the calls missing). */
+static __always_inline __u64 sampled_objs(__u64 bytes, __u64 size)
+{
+	__u64 r = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+
+	return bytes / size + (r % size < bytes % size);
+}
+
 /* ---- processes, threads, rows ---- */
 
 /* The filters, and never the collector's own calls (without -p its
@@ -321,7 +333,7 @@ static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
 
 	if (sample_mean && size) {
 		bytes = sampled_bytes(size);
-		objs = (bytes + size / 2) / size;
+		objs = sampled_objs(bytes, size);
 	}
 	hold(k, bytes, objs, ustack, SB_STACK_NONE);
 }
@@ -335,7 +347,7 @@ static __always_inline void count_alloc(__u64 id, __u64 size, __u64 ustack)
 
 	if (sample_mean && size) {
 		v.v[0] = sampled_bytes(size);
-		v.v[1] = (v.v[0] + size / 2) / size;
+		v.v[1] = sampled_objs(v.v[0], size);
 	}
 	sb_key_task(&key, id);
 	key.user_stack = ustack;
