@@ -84,6 +84,13 @@ fi
 "$STACKBOX" memstack -v -f folded -- "$MS" leak 10 100 10 >/dev/null 2>"$T/user.err"
 check "--mode user, for comparison: -v lists free" grep -q 'uprobes in .* for pid [0-9]*: malloc .*free' "$T/user.err"
 
+# perf event uprobes (kernels before uprobe_multi): the same counts
+STACKBOX_ATTACH=uprobe ma "$T/pu" -v -- "$MS" realloc 200
+check "perf event uprobes: -v says so" grep -q 'uprobes: a perf event per function' "$T/pu.err"
+both "perf event uprobes: realloc_grow 200 x 1000" "$T/pu" ';realloc_grow;realloc ' 200000 200
+both "perf event uprobes: realloc(NULL, 64)" "$T/pu" ';realloc_null;realloc ' 12800 200
+check "perf event uprobes: free not probed (-v)" test -z "$(grep 'uprobes in ' "$T/pu.err" | grep -w free)"
+
 # ---- counts per interval, not levels ----
 # age: old_keep allocates 1000 x 100, naps 1.5 s, then young_keep does;
 # snapshots every 300 ms: each allocation is in exactly one of them
