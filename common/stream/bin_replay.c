@@ -17,7 +17,7 @@ struct bin_replay {
 	bool *stack_put;
 	size_t stack_put_cap;
 	size_t ksyms_built;
-	bool failed; /* a snapshot the sink did not take */
+	bool failed;		 /* a snapshot the sink did not take */
 	struct bin_ksyms *ksyms; /* the recorded ones, in address order */
 };
 
