@@ -192,7 +192,7 @@ fi
 # 1.7 % of 32 s; step_thread, sqrt(24 s x 6 ms) = 0.38 s, 1.6 % of 24 s.
 # Exact offcpu is 0.2-0.8 % under block.c's figure (time on a CPU inside
 # each call): 10 % is over 5 standard deviations either way, a false
-# failure under 1e-6 per check. (Measured: within -1.5 % .. +2.5 % in 8
+# failure under 1e-6 per check. (Measured: within -2.6 % .. +2.5 % in 10
 # runs.) The 250, 600 and 800 ms blocks are exact: held(), as above.
 short() { # FILE: us estimated in tick_thread's and step_thread's naps
 	awk '/tick_thread/ && /nanosleep/ { k += $NF }
