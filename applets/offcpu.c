@@ -19,11 +19,10 @@
 //usage:  -m MIN           only blocks at least MIN long, with a unit (1ms, 10us)
 //usage:  -M MAX           only blocks at most MAX long, with a unit (2s)
 //usage:  --state LIST     only these states, from S,D,R (default all)
-//usage:  -s PERIOD        sample by blocked time, with a unit (10ms; at most
-//usage:                   10s): a block d long counts, as PERIOD, with
-//usage:                   probability d/PERIOD; blocks of PERIOD or longer
-//usage:                   count exactly. Values are estimates, unbiased per
-//usage:                   stack; stacks are still walked at every switch
+//usage:  -s PERIOD        sample by blocked time, with a unit (10ms, at most
+//usage:                   10s): a block d long under PERIOD counts as PERIOD
+//usage:                   with probability d/PERIOD, longer ones exactly;
+//usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
 //usage:STACKBOX_ATTACH=tp_btf|raw_tp|tracepoint forces the way to attach.
