@@ -505,8 +505,12 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		types[n] = "cpu";
 		units[n++] = "nanoseconds";
 	}
-	/* oncpu: cpu time, the last type, as pprof defaults to */
-	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
+	/* oncpu: cpu time, the last type, as pprof defaults to; time
+	 * sampled by itself (offcpu -s): its own type is the period's */
+	rp->pp = pprof_new(types, units, n,
+			   rp->cpu_time ? (int)n - 1
+			   : rp->period ? primary
+					: -1,
 			   rp->period, rp->cpu_time ? -1 : primary);
 }
 
@@ -1165,7 +1169,8 @@ static int push(struct report *rp)
 	gz = pprof_encode(rp->pp, &len);
 	err = push_pyroscope(rp->a->push, app, rp->host, rp->t0 / NS_PER_SEC,
 			     (rp->t1 + NS_PER_SEC - 1) / NS_PER_SEC,
-			     rp->period ? NS_PER_SEC / rp->period : 0, gz, len);
+			     rp->cpu_time ? NS_PER_SEC / rp->period : 0, gz,
+			     len);
 	free(gz);
 	free(app);
 	return err ? 1 : 0;

@@ -85,16 +85,31 @@ const char *parse_duration(const char *s, uint64_t *ns)
 	return "unknown unit (use ns, us, ms, s, m or h)";
 }
 
+char *format_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(units) && ns < units[i].scale)
+		i++;
+	snprintf(buf, len, "%g%s", ns / units[i].scale, units[i].suffix);
+	return buf;
+}
+
 /* An error that carries its own fix: said in one line, without the
  * pointer to --help (take()). */
 static char hinted[96];
 
+/* A number without a unit; 0 is 0 in every unit, so not one of them. */
 static bool bare_number(const char *s)
 {
 	char *end;
+	double v = strtod(s, &end);
 
-	strtod(s, &end);
-	return end != s && !*end;
+	return end != s && !*end && v != 0;
 }
 
 const char *opt_duration(const struct opt *o, const char *arg, void *dst)
@@ -114,8 +129,11 @@ const char *opt_duration(const struct opt *o, const char *arg, void *dst)
 	    (ns < (uint64_t)o->min || ns > (uint64_t)o->max)) {
 		if (!ns)
 			return "must be longer than 0";
-		snprintf(msg, sizeof(msg), "must be between %gs and %gs",
-			 o->min / 1e9, o->max / 1e9);
+		char lo[32], hi[32];
+
+		snprintf(msg, sizeof(msg), "must be between %s and %s",
+			 format_duration(lo, sizeof(lo), o->min),
+			 format_duration(hi, sizeof(hi), o->max));
 		return msg;
 	}
 	*(uint64_t *)dst = ns;

@@ -165,5 +165,8 @@ int opts_parse(const struct opt *tbl, void *args, int argc, char **argv,
 const char *opts_shown(void);
 /* Parse "10", "10s", "500ms", "1.5m", "2h" into ns; NULL or an error. */
 const char *parse_duration(const char *s, uint64_t *ns);
+/* ns as parse_duration reads it back, in the largest unit it fills:
+ * "10ms", "1.5s", "250us"; buf of 32 bytes is enough. Returns buf. */
+char *format_duration(char *buf, size_t len, uint64_t ns);
 
 #endif

@@ -43,7 +43,8 @@ static size_t split_count(const char *s, uint64_t *count)
 
 /* The first whole line is "STACK COUNT", and most of the next 63 are:
  * a damaged line further on is counted, not a reason to read it as
- * something else. */
+ * something else. "# " comment lines (stackbox's own, which say values
+ * are estimates) are passed over. */
 bool folded_read_detect(const void *data, size_t len)
 {
 	const char *s = data, *nl;
@@ -54,14 +55,19 @@ bool folded_read_detect(const void *data, size_t len)
 		return false;
 	for (; (nl = memchr(s, '\n', len - (s - (const char *)data))) &&
 	       whole < 64;
-	     s = nl + 1, whole++) {
+	     s = nl + 1) {
 		char *line = strndup(s, nl - s);
-		bool ok = line && *line != '#' && split_count(line, &count);
+		bool ok = line && split_count(line, &count);
 
+		if (line && *line == '#') {
+			free(line);
+			continue;
+		}
 		free(line);
 		if (!ok && !whole)
 			return false;
 		good += ok;
+		whole++;
 	}
 	return whole && good * 4 >= whole * 3;
 }
@@ -130,9 +136,10 @@ static void parse_line(void *ctx, char *line)
 	uint64_t count;
 	size_t len = line ? split_count(line, &count) : 0;
 
-	if (line && !*line)
+	/* "# ...": a comment (stackbox's own says values are estimates) */
+	if (line && (!*line || *line == '#'))
 		return;
-	if (!len || *line == '#') {
+	if (!len) {
 		if (!f->bad_lines++)
 			f->first_bad = f->lines.lineno;
 		return;

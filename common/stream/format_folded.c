@@ -3,7 +3,8 @@
  * Folded: "comm;user root..leaf;-;kernel root..leaf VALUE", one line per
  * row, integer values: what flamegraph.pl, inferno and speedscope read.
  * With a waker: ";--;waker kernel leaf..root;-;waker user leaf..root;
- * waker comm" follows the blocked stack.
+ * waker comm" follows the blocked stack. Sampled time: a "# " line
+ * says its values are estimates.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -76,6 +77,22 @@ static int by_stack(const void *a, const void *b)
 		      ((const struct line *)b)->stack);
 }
 
+/* Time sampled with a period (offcpu -s) is an estimate: said in a
+ * comment line, which flame graph tools skip (its last word is no
+ * count) and report reads as one. Sampled counts (oncpu's) are not
+ * times: flame graph tools take them as they are. */
+static void say_estimates(FILE *f, const struct snapshot *s)
+{
+	const struct metric *m = &s->metrics[s->primary];
+	char period[32];
+
+	if (!s->period_ns || m->kind != METRIC_NS)
+		return;
+	fprintf(f,
+		"# values are estimates: %s time sampled with a period of %s\n",
+		m->name, format_duration(period, sizeof(period), s->period_ns));
+}
+
 /* One value per line: the primary metric. Rows that differ only in
  * what folded does not show (thread, cgroup) become one line, so every
  * reader sees one line per stack. Lines with no whole unit (under
@@ -93,6 +110,8 @@ void format_folded(FILE *f, const struct snapshot *s)
 		l[n++].value = s->rows[i].v[s->primary];
 	}
 	qsort(l, n, sizeof(*l), by_stack);
+	if (n)
+		say_estimates(f, s);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
 			l[i + 1].value += l[i].value;
