@@ -197,32 +197,40 @@ stop_for_2s() { # SIGNAL
 stop_for_2s STOP
 stop_for_2s TSTP
 
-# 6. the wall clock set an hour forward mid-run, as GNSS or NTP sets a
-# head unit's (clockshift.so, preloaded, moves CLOCK_REALTIME alone): no
-# interval stretches to the hour; the next one starts an hour later
+# 6. the wall clock set an hour forward, then back, mid-run, as GNSS or
+# NTP sets a head unit's (clockshift.so, preloaded, moves CLOCK_REALTIME
+# alone): no interval stretches or shrinks by the hour; the next one
+# starts an hour on (or back)
 SHIFT=$WORKLOADS/clockshift.so
-( sleep 1.2; : >"$T/jumped" ) &
-LD_PRELOAD=$SHIFT CLOCKSHIFT_FILE=$T/jumped CLOCKSHIFT_SECONDS=3600 \
-	"$STACKBOX" oncpu -F 99 -i 500ms -d 3 >"$T/clock" 2>"$T/clock.err"
-rc=$?
-wait
-# each header: its start and end as seconds of the day, and (D s)
-awk '/^=== oncpu snapshot/ {
-	split($(NF - 4), a, ":"); split($(NF - 2), b, ":")
-	d = $(NF - 1); sub(/\(/, "", d)
-	print a[1] * 3600 + a[2] * 60 + a[3], b[1] * 3600 + b[2] * 60 + b[3], d
-}' "$T/clock" >"$T/clock.spans"
-longest=$(awk '{ if ($3 > m) m = $3 } END { print m + 0 }' "$T/clock.spans")
-# gaps between one snapshot's end and the next one's start (mod a day)
-gaps=$(awk 'NR > 1 { g = ($1 - end + 86400) % 86400; if (g > 1) print int(g + 0.5) }
-	{ end = $2 }' "$T/clock.spans")
-moved=$(awk 'NR == 1 { s = $1 } { e = $2 } END { print int((e - s + 86400) % 86400) }' "$T/clock.spans")
-if [ "${moved:-0}" -lt 3000 ]; then
-	skip "the wall clock set forward an hour" "the preloaded clock did not move (${moved:-?} s; a static stackbox?)"
-else
-	check "the wall clock set forward an hour: the run ends (status $rc)" [ "$rc" = 0 ]
-	check "the wall clock set forward an hour: no snapshot stretches to it (longest ${longest}s of -i 500ms)" \
-		fcmp "$longest > 0 && $longest < 2"
-	check "the wall clock set forward an hour: one snapshot starts an hour on (gaps: ${gaps:-none} s)" \
-		[ "$gaps" = 3600 ]
-fi
+clock_jump() { # SECONDS WAY
+	rm -f "$T/jumped"
+	( sleep 1.2; : >"$T/jumped" ) &
+	LD_PRELOAD=$SHIFT CLOCKSHIFT_FILE=$T/jumped CLOCKSHIFT_SECONDS=$1 \
+		"$STACKBOX" oncpu -F 99 -i 500ms -d 3 >"$T/clock" 2>"$T/clock.err"
+	rc=$?
+	wait
+	# each header: its start and end as seconds of the day, and (D s)
+	awk '/^=== oncpu snapshot/ {
+		split($(NF - 4), a, ":"); split($(NF - 2), b, ":")
+		d = $(NF - 1); sub(/\(/, "", d)
+		print a[1] * 3600 + a[2] * 60 + a[3], b[1] * 3600 + b[2] * 60 + b[3], d
+	}' "$T/clock" >"$T/clock.spans"
+	longest=$(awk '{ if ($3 > m) m = $3 } END { print m + 0 }' "$T/clock.spans")
+	shortest=$(awk 'NR == 1 || $3 < m { m = $3 } END { print m + 0 }' "$T/clock.spans")
+	# gaps between one snapshot's end and the next one's start, signed
+	gaps=$(awk 'NR > 1 { g = ($1 - end + 86400 + 43200) % 86400 - 43200
+		if (g > 1 || g < -1) printf "%d\n", g + (g > 0 ? 0.5 : -0.5) } { end = $2 }' "$T/clock.spans")
+	moved=$(awk 'NR == 1 { s = $1 } { e = $2 } END { g = (e - s + 86400 + 43200) % 86400 - 43200
+		print int(g < 0 ? -g : g) }' "$T/clock.spans")
+	t="the wall clock set an hour $2"
+	if [ "${moved:-0}" -lt 3000 ]; then
+		skip "$t" "the preloaded clock did not move (${moved:-?} s; a static stackbox?)"
+		return
+	fi
+	check "$t: the run ends (status $rc)" [ "$rc" = 0 ]
+	check "$t: no snapshot stretches or shrinks by it (${shortest}s to ${longest}s of -i 500ms)" \
+		fcmp "$shortest > 0 && $longest < 2"
+	check "$t: one snapshot starts an hour $2 (gaps: ${gaps:-none} s)" [ "$gaps" = "$1" ]
+}
+clock_jump 3600 forward
+clock_jump -3600 back
