@@ -25,6 +25,8 @@
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
 
+#include "base.bpf.h"
+
 #define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
 #define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
 
