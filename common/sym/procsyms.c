@@ -28,6 +28,9 @@
 
 #define NBUCKETS 256
 #define DELETED	 " (deleted)"
+/* Recorded files no process maps any more, kept for the next process
+ * that maps them (a compile's hundreds of cc1): a bounded number */
+#define IDLE_MAX 64
 
 /* One ELF file, shared by every mapping of the same (dev, inode). */
 struct sfile {
@@ -64,6 +67,9 @@ struct proc_syms {
 	void *find_ctx;
 	struct sproc *procs[NBUCKETS];
 	struct sfile *files[NBUCKETS];
+	struct sfile *idle[IDLE_MAX]; /* oldest first */
+	size_t nidle;
+	size_t unrecorded; /* processes read from procfs, for the gc */
 };
 
 /* A parsed line of /proc/PID/maps. */
@@ -83,18 +89,25 @@ struct proc_syms *proc_syms_new(const char *procfs)
 
 /* ---- files ---- */
 
+/* Recorded files have no (dev, inode): (path, build-id) stands for it,
+ * in a device number no real file has. */
+#define RECORDED_DEV UINT64_MAX
+
+static bool file_recorded(const struct sfile *f)
+{
+	return f->dev == RECORDED_DEV;
+}
+
 static struct sfile **file_bucket(struct proc_syms *ps, uint64_t dev,
 				  uint64_t ino)
 {
 	return &ps->files[(ino * 31 + dev) % NBUCKETS];
 }
 
-static void file_put(struct proc_syms *ps, struct sfile *f)
+static void file_free(struct proc_syms *ps, struct sfile *f)
 {
 	struct sfile **pp;
 
-	if (!f || --f->refs)
-		return;
 	for (pp = file_bucket(ps, f->dev, f->ino); *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
@@ -105,6 +118,35 @@ static void file_put(struct proc_syms *ps, struct sfile *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f);
+}
+
+static void file_put(struct proc_syms *ps, struct sfile *f)
+{
+	if (!f || --f->refs)
+		return;
+	if (!file_recorded(f)) {
+		file_free(ps, f);
+		return;
+	}
+	if (ps->nidle == IDLE_MAX) {
+		file_free(ps, ps->idle[0]);
+		memmove(ps->idle, ps->idle + 1,
+			--ps->nidle * sizeof(*ps->idle));
+	}
+	ps->idle[ps->nidle++] = f;
+}
+
+/* An idle file mapped again: no longer a candidate to be freed. */
+static void file_revive(struct proc_syms *ps, struct sfile *f)
+{
+	size_t i = 0;
+
+	while (i < ps->nidle && ps->idle[i] != f)
+		i++;
+	if (i == ps->nidle)
+		return;
+	memmove(ps->idle + i, ps->idle + i + 1,
+		(--ps->nidle - i) * sizeof(*ps->idle));
 }
 
 /* The link that reaches a mapping's file, deleted or not */
@@ -677,10 +719,6 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 	ps->find_ctx = ctx;
 }
 
-/* Recorded files have no (dev, inode): (path, build-id) stands for it,
- * in a device number no real file has. */
-#define RECORDED_DEV UINT64_MAX
-
 static struct sfile *recorded_file(struct proc_syms *ps,
 				   const struct rec_map *pm)
 {
@@ -694,7 +732,8 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 	head = file_bucket(ps, RECORDED_DEV, ino);
 	for (f = *head; f; f = f->next) {
 		if (f->dev == RECORDED_DEV && f->ino == ino) {
-			f->refs++;
+			if (!f->refs++)
+				file_revive(ps, f);
 			return f;
 		}
 	}
@@ -791,6 +830,8 @@ void proc_syms_free(struct proc_syms *ps)
 	for (b = 0; b < NBUCKETS; b++)
 		while (ps->procs[b])
 			proc_drop(ps, &ps->procs[b]);
+	while (ps->nidle)
+		file_free(ps, ps->idle[--ps->nidle]);
 	free(ps->procfs);
 	free(ps);
 }
