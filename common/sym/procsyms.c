@@ -483,6 +483,7 @@ static void proc_drop(struct proc_syms *ps, struct sproc **slot)
 	size_t i;
 
 	*slot = pr->next;
+	ps->unrecorded -= !pr->recorded;
 	for (i = 0; i < pr->nmaps; i++) {
 		file_put(ps, pr->maps[i].file);
 		free(pr->maps[i].name);
@@ -497,6 +498,7 @@ static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid, bool exited)
 
 	pr->tgid = tgid;
 	pr->exited = exited;
+	ps->unrecorded++;
 	pr->next = ps->procs[tgid % NBUCKETS];
 	ps->procs[tgid % NBUCKETS] = pr;
 	return pr;
@@ -607,7 +609,8 @@ void proc_syms_gc(struct proc_syms *ps)
 	uint64_t st;
 	size_t b;
 
-	for (b = 0; b < NBUCKETS; b++) {
+	/* a recording's processes are never read nor dropped here */
+	for (b = 0; ps->unrecorded && b < NBUCKETS; b++) {
 		slot = &ps->procs[b];
 		while (*slot) {
 			(*slot)->reread = false;
@@ -770,6 +773,7 @@ void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		proc_drop(ps, slot);
 	pr = proc_add(ps, tgid, false);
 	pr->recorded = true;
+	ps->unrecorded--;
 	pr->maps = xmalloc((n + 1) * sizeof(*pr->maps));
 	for (size_t i = 0; i < n; i++) {
 		struct smap *s = &pr->maps[pr->nmaps++];
