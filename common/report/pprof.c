@@ -104,6 +104,14 @@ static void intern_free(struct intern *t)
 	free(t->slot);
 }
 
+/* A Mapping met lately: frames in a row mostly share one. Its strings'
+ * ids hold the path and build-id it was met with. */
+#define MAPPINGS_SEEN 64
+struct mapping_seen {
+	uint64_t start, id; /* id 0: empty */
+	int64_t path, build_id;
+};
+
 /* A program some samples' processes ran (pprof_weigh_main) */
 struct exe {
 	int64_t weight;
@@ -126,6 +134,10 @@ struct pprof {
 	int64_t (*values)[8];
 	size_t values_cap;
 	struct bbuf mapping_msgs, location_msgs, function_msgs;
+	/* the Function of each string that names one, 0: none yet */
+	uint64_t *function_of;
+	size_t function_of_cap;
+	struct mapping_seen mapping_seen[MAPPINGS_SEEN];
 	int64_t types[8], units[8];
 	unsigned ntypes;
 	int period_index, default_index;
@@ -157,7 +169,7 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 
 void pprof_snapshot(struct pprof *p, unsigned levels)
 {
-	for (size_t i = 0; i < p->samples.n; i++)
+	for (size_t i = 0; levels && i < p->samples.n; i++)
 		for (unsigned t = 0; t < p->ntypes; t++)
 			if (levels & 1u << t)
 				p->values[i][t] = 0;
@@ -172,9 +184,17 @@ void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns)
 static uint64_t function_id(struct pprof *p, const char *name)
 {
 	int64_t s = str(p, name);
-	size_t before = p->functions.n;
-	uint64_t id = intern(&p->functions, &s, sizeof(s)) + 1;
+	size_t before = p->functions.n, was = p->function_of_cap;
+	uint64_t id;
 
+	if ((size_t)s < p->function_of_cap && p->function_of[s])
+		return p->function_of[s];
+	id = intern(&p->functions, &s, sizeof(s)) + 1;
+	p->function_of = grow_array(p->function_of, &p->function_of_cap, s + 1,
+				    sizeof(*p->function_of));
+	memset(p->function_of + was, 0,
+	       (p->function_of_cap - was) * sizeof(*p->function_of));
+	p->function_of[s] = id;
 	if (p->functions.n != before) {
 		struct bbuf m = {0};
 
@@ -187,13 +207,40 @@ static uint64_t function_id(struct pprof *p, const char *name)
 	return id;
 }
 
+/* The place in mapping_seen of a mapping: by its start and path. */
+static struct mapping_seen *mapping_slot(struct pprof *p,
+					 const struct rec_map *pm)
+{
+	uint64_t h = (pm->start >> 12) ^ (uintptr_t)pm->path >> 4;
+
+	return &p->mapping_seen[(h ^ h >> 17) % MAPPINGS_SEEN];
+}
+
+/* Its id when met lately: the same start, path and build-id. */
+static uint64_t mapping_met(const struct pprof *p, const struct mapping_seen *m,
+			    const struct rec_map *pm)
+{
+	if (!m->id || m->start != pm->start ||
+	    strcmp(p->strings.key[m->path], pm->path) ||
+	    strcmp(p->strings.key[m->build_id], pm->build_id))
+		return 0;
+	return m->id;
+}
+
 static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 {
-	int64_t key[3] = {str(p, pm->path), str(p, pm->build_id),
-			  (int64_t)pm->start};
+	struct mapping_seen *seen = mapping_slot(p, pm);
+	int64_t key[3];
 	size_t before = p->mappings.n;
-	uint64_t id = intern(&p->mappings, key, sizeof(key)) + 1;
+	uint64_t id = mapping_met(p, seen, pm);
 
+	if (id)
+		return id;
+	key[0] = str(p, pm->path);
+	key[1] = str(p, pm->build_id);
+	key[2] = (int64_t)pm->start;
+	id = intern(&p->mappings, key, sizeof(key)) + 1;
+	*seen = (struct mapping_seen){pm->start, id, key[0], key[1]};
 	if (p->mappings.n != before) {
 		struct bbuf m = {0};
 
@@ -435,6 +482,7 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->samples);
 	intern_free(&p->exes);
 	free(p->mapping_at);
+	free(p->function_of);
 	free(p->exe);
 	free(p->values);
 	free(p->mapping_msgs.p);
