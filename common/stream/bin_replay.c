@@ -17,7 +17,7 @@ struct bin_replay {
 	bool *stack_put;
 	size_t stack_put_cap;
 	size_t ksyms_built;
-	bool failed; /* a snapshot the sink did not take */
+	bool failed;		 /* a snapshot the sink did not take */
 	struct bin_ksyms *ksyms; /* the recorded ones, in address order */
 };
 
@@ -70,8 +70,10 @@ void bin_replay_key(struct bin_replay *r)
 	stack_cache_free(output_stacks(r->out));
 	output_set_stacks(r->out, stack_cache_new(-1));
 	free(r->stack_put);
-	if (ENABLE_SYMBOLIZE)
+	if (ENABLE_SYMBOLIZE) {
+		output_set_ksyms(r->out, NULL); /* it reads r->ksyms */
 		bin_ksyms_free(r->ksyms);
+	}
 	r->stack_put = NULL;
 	r->stack_put_cap = 0;
 	r->ksyms_built = (size_t)-1;
