@@ -722,16 +722,24 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 	ps->find_ctx = ctx;
 }
 
-static struct sfile *recorded_file(struct proc_syms *ps,
-				   const struct rec_map *pm)
+/* The inode standing for a recorded file: (path, build-id) hashed. */
+static uint64_t recorded_ino(const struct rec_map *pm)
 {
 	uint64_t ino = 0xcbf29ce484222325ULL;
-	struct sfile **head, *f;
 
 	for (const char *s = pm->path; *s; s++)
 		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
 	for (const char *s = pm->build_id; *s; s++)
 		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return ino;
+}
+
+static struct sfile *recorded_file(struct proc_syms *ps,
+				   const struct rec_map *pm)
+{
+	uint64_t ino = recorded_ino(pm);
+	struct sfile **head, *f;
+
 	head = file_bucket(ps, RECORDED_DEV, ino);
 	for (f = *head; f; f = f->next) {
 		if (f->dev == RECORDED_DEV && f->ino == ino) {
@@ -758,10 +766,34 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 	return f;
 }
 
+/* Whether a recorded process already has these maps, in this order:
+ * the same files (by path and build-id) at the same places. */
+static bool same_maps(const struct sproc *pr, const struct rec_map *maps,
+		      size_t n)
+{
+	if (!pr->recorded || pr->nmaps != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct smap *s = &pr->maps[i];
+
+		if (s->start != maps[i].start || s->end != maps[i].end ||
+		    s->pgoff != maps[i].pgoff ||
+		    strcmp(s->name, maps[i].path) ||
+		    (s->file ? s->file->ino != recorded_ino(&maps[i])
+			     : maps[i].path[0] == '/'))
+			return false;
+	}
+	return true;
+}
+
 void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		      const struct rec_map *maps, size_t n)
 {
 	struct sproc **slot = proc_slot(ps, tgid), *pr;
+
+	/* recorded again as they were: nothing to do */
+	if (*slot && same_maps(*slot, maps, n))
+		return;
 
 	/* the new files first, so one shared with the old maps stays open */
 	struct sfile **files = xmalloc((n + 1) * sizeof(*files));
