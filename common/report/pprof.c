@@ -134,6 +134,8 @@ struct pprof {
 	int64_t (*values)[8];
 	size_t values_cap;
 	struct bbuf mapping_msgs, location_msgs, function_msgs;
+	/* pprof_add's sample, locations and label, kept for the next */
+	struct bbuf sample, packed, label;
 	/* the Function of each string that names one, 0: none yet */
 	uint64_t *function_of;
 	size_t function_of_cap;
@@ -364,8 +366,10 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	       const int64_t *values, const char *const *labels, int64_t pid)
 {
-	struct bbuf s = {0}, packed = {0}, label = {0};
+	struct bbuf *s = &p->sample, *packed = &p->packed, *label = &p->label;
 	size_t before = p->samples.n, i;
+
+	s->len = packed->len = label->len = 0;
 
 	for (unsigned i = 0, k; i < n; i += k) {
 		/* a frame and the calls inlined into it */
@@ -373,20 +377,20 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 			    frames[i + k - 1].inlined;
 		     k++)
 			;
-		bb_varint(&packed, location_id(p, &frames[i], k));
+		bb_varint(packed, location_id(p, &frames[i], k));
 	}
-	pb_msg(&s, 1, &packed);
+	pb_msg(s, 1, packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
-		pb_int(&label, 1, str(p, labels[i]));
-		pb_int(&label, 2, str(p, labels[i + 1]));
-		pb_msg(&s, 3, &label);
+		pb_int(label, 1, str(p, labels[i]));
+		pb_int(label, 2, str(p, labels[i + 1]));
+		pb_msg(s, 3, label);
 	}
 	if (pid > 0) {
-		pb_int(&label, 1, str(p, "pid"));
-		pb_int(&label, 3, pid);
-		pb_msg(&s, 3, &label);
+		pb_int(label, 1, str(p, "pid"));
+		pb_int(label, 3, pid);
+		pb_msg(s, 3, label);
 	}
-	i = intern(&p->samples, s.p, s.len);
+	i = intern(&p->samples, s->p, s->len);
 	if (p->samples.n != before) {
 		p->values = grow_array(p->values, &p->values_cap, i + 1,
 				       sizeof(*p->values));
@@ -394,9 +398,6 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	}
 	for (unsigned t = 0; t < p->ntypes; t++)
 		p->values[i][t] += values[t];
-	free(s.p);
-	free(packed.p);
-	free(label.p);
 }
 
 unsigned char *pprof_encode(struct pprof *p, size_t *len)
@@ -488,5 +489,8 @@ void pprof_free(struct pprof *p)
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);
 	free(p->function_msgs.p);
+	free(p->sample.p);
+	free(p->packed.p);
+	free(p->label.p);
 	free(p);
 }
