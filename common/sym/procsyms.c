@@ -651,14 +651,14 @@ static const struct smap *find_map(const struct sproc *pr, uint64_t addr)
 	return NULL;
 }
 
-int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
-		     struct usym *u)
+/* The mapping holding addr in tgid, the process captured or its maps
+ * read again when need be; NULL when none. */
+static const struct smap *lookup_map(struct proc_syms *ps, uint32_t tgid,
+				     uint64_t addr)
 {
 	const struct sproc *pr = *proc_slot(ps, tgid);
 	const struct smap *m;
-	uint64_t vaddr;
 
-	memset(u, 0, sizeof(*u));
 	if (!pr && proc_syms_capture(ps, tgid) < 0)
 		/* gone or forbidden: an empty entry answers its other
 		 * frames without asking /proc again, until the next gc */
@@ -672,10 +672,26 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		capture(ps, tgid, true);
 		pr = *proc_slot(ps, tgid); /* replaced, kept or dropped */
 		if (!pr)
-			return -1;
+			return NULL;
 		((struct sproc *)pr)->reread = true;
 		m = find_map(pr, addr);
 	}
+	return m;
+}
+
+bool proc_syms_mapped(struct proc_syms *ps, uint32_t tgid, uint64_t addr)
+{
+	return lookup_map(ps, tgid, addr) != NULL;
+}
+
+int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
+		     struct usym *u)
+{
+	const struct smap *m;
+	uint64_t vaddr;
+
+	memset(u, 0, sizeof(*u));
+	m = lookup_map(ps, tgid, addr);
 	if (!m)
 		return -1;
 	u->module = m->module;

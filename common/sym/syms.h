@@ -151,6 +151,9 @@ void proc_syms_gc(struct proc_syms *ps);
  * was found, -1 otherwise (u->module may still be set). */
 int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		     struct usym *u);
+/* Whether addr is in a mapping of tgid (u->module set by a lookup),
+ * without naming it; captures as the lookup does. */
+bool proc_syms_mapped(struct proc_syms *ps, uint32_t tgid, uint64_t addr);
 /*
  * Leaf repair. Code without frame records (libc, a function's prologue)
  * is invisible to a frame-pointer walk, and so is the function that
