@@ -70,8 +70,10 @@ void bin_replay_key(struct bin_replay *r)
 	stack_cache_free(output_stacks(r->out));
 	output_set_stacks(r->out, stack_cache_new(-1));
 	free(r->stack_put);
-	if (ENABLE_SYMBOLIZE)
+	if (ENABLE_SYMBOLIZE) {
+		output_set_ksyms(r->out, NULL); /* it reads r->ksyms */
 		bin_ksyms_free(r->ksyms);
+	}
 	r->stack_put = NULL;
 	r->stack_put_cap = 0;
 	r->ksyms_built = (size_t)-1;

@@ -107,16 +107,11 @@ static unsigned user_frame(struct frames *fr, __u32 tgid, __u64 ip, bool ret,
 static unsigned user_depth(struct frames *fr, __u32 tgid, const __u64 *ip,
 			   unsigned depth)
 {
-	struct usym u;
-
-	proc_syms_lookup(fr->procs, tgid, ip[0], &u);
-	if (!u.module)
+	if (!proc_syms_mapped(fr->procs, tgid, ip[0]))
 		return depth; /* nothing known of it: keep what there is */
-	for (unsigned i = 1; i < depth; i++) {
-		proc_syms_lookup(fr->procs, tgid, ip[i], &u);
-		if (!u.module)
+	for (unsigned i = 1; i < depth; i++)
+		if (!proc_syms_mapped(fr->procs, tgid, ip[i]))
 			return i;
-	}
 	return depth;
 }
 

@@ -20,6 +20,7 @@
 
 #include "stackbox.h"
 #include "syms.h"
+#include "u64map.h"
 
 /* Name offset of an entry that only ends the function before it. */
 #define KSYM_GAP UINT32_MAX
@@ -43,6 +44,9 @@ struct ksyms {
 	uint32_t *name; /* offset in pool, or KSYM_GAP */
 	size_t n;
 	char *pool;
+	/* ksyms_exact(): the caller's, instead of the arrays above */
+	const struct u64map *index;
+	const char *const *names;
 };
 
 /* A line of the unsorted tail while it is sorted; rank as ksym_rank(). */
@@ -290,7 +294,15 @@ const char *ksyms_lookup(const struct ksyms *ks, uint64_t addr,
 			 uint64_t *offset)
 {
 	size_t lo = 0, hi = ks ? ks->n : 0, mid;
+	uint64_t i;
 
+	if (ks && ks->index) {
+		if (!u64map_get(ks->index, addr, &i))
+			return NULL;
+		if (offset)
+			*offset = 0;
+		return ks->names[i - 1];
+	}
 	/* the last entry whose address is <= addr */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -317,16 +329,11 @@ void ksyms_free(struct ksyms *ks)
 	free(ks);
 }
 
-struct ksyms *ksyms_from_pairs(const uint64_t *addr, const char *const *name,
-			       size_t n)
+struct ksyms *ksyms_exact(const struct u64map *index, const char *const *names)
 {
-	struct kload ld = {.ks = xzalloc(sizeof(*ld.ks))};
+	struct ksyms *ks = xzalloc(sizeof(*ks));
 
-	for (size_t i = 0; i < n; i++) {
-		ksym_add(&ld, addr[i], 'T', name[i]);
-		/* a gap right after: no other address falls into it */
-		ksym_add(&ld, addr[i] + 1, 'd', "-");
-	}
-	ksym_build(&ld);
-	return ld.ks;
+	ks->index = index;
+	ks->names = names;
+	return ks;
 }

@@ -28,6 +28,9 @@
 
 #define NBUCKETS 256
 #define DELETED	 " (deleted)"
+/* Recorded files no process maps any more, kept for the next process
+ * that maps them (a compile's hundreds of cc1): a bounded number */
+#define IDLE_MAX 64
 
 /* One ELF file, shared by every mapping of the same (dev, inode). */
 struct sfile {
@@ -64,6 +67,9 @@ struct proc_syms {
 	void *find_ctx;
 	struct sproc *procs[NBUCKETS];
 	struct sfile *files[NBUCKETS];
+	struct sfile *idle[IDLE_MAX]; /* oldest first */
+	size_t nidle;
+	size_t unrecorded; /* processes read from procfs, for the gc */
 };
 
 /* A parsed line of /proc/PID/maps. */
@@ -83,18 +89,25 @@ struct proc_syms *proc_syms_new(const char *procfs)
 
 /* ---- files ---- */
 
+/* Recorded files have no (dev, inode): (path, build-id) stands for it,
+ * in a device number no real file has. */
+#define RECORDED_DEV UINT64_MAX
+
+static bool file_recorded(const struct sfile *f)
+{
+	return f->dev == RECORDED_DEV;
+}
+
 static struct sfile **file_bucket(struct proc_syms *ps, uint64_t dev,
 				  uint64_t ino)
 {
 	return &ps->files[(ino * 31 + dev) % NBUCKETS];
 }
 
-static void file_put(struct proc_syms *ps, struct sfile *f)
+static void file_free(struct proc_syms *ps, struct sfile *f)
 {
 	struct sfile **pp;
 
-	if (!f || --f->refs)
-		return;
 	for (pp = file_bucket(ps, f->dev, f->ino); *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
@@ -105,6 +118,35 @@ static void file_put(struct proc_syms *ps, struct sfile *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f);
+}
+
+static void file_put(struct proc_syms *ps, struct sfile *f)
+{
+	if (!f || --f->refs)
+		return;
+	if (!file_recorded(f)) {
+		file_free(ps, f);
+		return;
+	}
+	if (ps->nidle == IDLE_MAX) {
+		file_free(ps, ps->idle[0]);
+		memmove(ps->idle, ps->idle + 1,
+			--ps->nidle * sizeof(*ps->idle));
+	}
+	ps->idle[ps->nidle++] = f;
+}
+
+/* An idle file mapped again: no longer a candidate to be freed. */
+static void file_revive(struct proc_syms *ps, struct sfile *f)
+{
+	size_t i = 0;
+
+	while (i < ps->nidle && ps->idle[i] != f)
+		i++;
+	if (i == ps->nidle)
+		return;
+	memmove(ps->idle + i, ps->idle + i + 1,
+		(--ps->nidle - i) * sizeof(*ps->idle));
 }
 
 /* The link that reaches a mapping's file, deleted or not */
@@ -441,6 +483,7 @@ static void proc_drop(struct proc_syms *ps, struct sproc **slot)
 	size_t i;
 
 	*slot = pr->next;
+	ps->unrecorded -= !pr->recorded;
 	for (i = 0; i < pr->nmaps; i++) {
 		file_put(ps, pr->maps[i].file);
 		free(pr->maps[i].name);
@@ -455,6 +498,7 @@ static struct sproc *proc_add(struct proc_syms *ps, uint32_t tgid, bool exited)
 
 	pr->tgid = tgid;
 	pr->exited = exited;
+	ps->unrecorded++;
 	pr->next = ps->procs[tgid % NBUCKETS];
 	ps->procs[tgid % NBUCKETS] = pr;
 	return pr;
@@ -565,7 +609,8 @@ void proc_syms_gc(struct proc_syms *ps)
 	uint64_t st;
 	size_t b;
 
-	for (b = 0; b < NBUCKETS; b++) {
+	/* a recording's processes are never read nor dropped here */
+	for (b = 0; ps->unrecorded && b < NBUCKETS; b++) {
 		slot = &ps->procs[b];
 		while (*slot) {
 			(*slot)->reread = false;
@@ -606,14 +651,14 @@ static const struct smap *find_map(const struct sproc *pr, uint64_t addr)
 	return NULL;
 }
 
-int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
-		     struct usym *u)
+/* The mapping holding addr in tgid, the process captured or its maps
+ * read again when need be; NULL when none. */
+static const struct smap *lookup_map(struct proc_syms *ps, uint32_t tgid,
+				     uint64_t addr)
 {
 	const struct sproc *pr = *proc_slot(ps, tgid);
 	const struct smap *m;
-	uint64_t vaddr;
 
-	memset(u, 0, sizeof(*u));
 	if (!pr && proc_syms_capture(ps, tgid) < 0)
 		/* gone or forbidden: an empty entry answers its other
 		 * frames without asking /proc again, until the next gc */
@@ -627,10 +672,26 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		capture(ps, tgid, true);
 		pr = *proc_slot(ps, tgid); /* replaced, kept or dropped */
 		if (!pr)
-			return -1;
+			return NULL;
 		((struct sproc *)pr)->reread = true;
 		m = find_map(pr, addr);
 	}
+	return m;
+}
+
+bool proc_syms_mapped(struct proc_syms *ps, uint32_t tgid, uint64_t addr)
+{
+	return lookup_map(ps, tgid, addr) != NULL;
+}
+
+int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
+		     struct usym *u)
+{
+	const struct smap *m;
+	uint64_t vaddr;
+
+	memset(u, 0, sizeof(*u));
+	m = lookup_map(ps, tgid, addr);
 	if (!m)
 		return -1;
 	u->module = m->module;
@@ -677,24 +738,29 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 	ps->find_ctx = ctx;
 }
 
-/* Recorded files have no (dev, inode): (path, build-id) stands for it,
- * in a device number no real file has. */
-#define RECORDED_DEV UINT64_MAX
-
-static struct sfile *recorded_file(struct proc_syms *ps,
-				   const struct rec_map *pm)
+/* The inode standing for a recorded file: (path, build-id) hashed. */
+static uint64_t recorded_ino(const struct rec_map *pm)
 {
 	uint64_t ino = 0xcbf29ce484222325ULL;
-	struct sfile **head, *f;
 
 	for (const char *s = pm->path; *s; s++)
 		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
 	for (const char *s = pm->build_id; *s; s++)
 		ino = (ino ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return ino;
+}
+
+static struct sfile *recorded_file(struct proc_syms *ps,
+				   const struct rec_map *pm)
+{
+	uint64_t ino = recorded_ino(pm);
+	struct sfile **head, *f;
+
 	head = file_bucket(ps, RECORDED_DEV, ino);
 	for (f = *head; f; f = f->next) {
 		if (f->dev == RECORDED_DEV && f->ino == ino) {
-			f->refs++;
+			if (!f->refs++)
+				file_revive(ps, f);
 			return f;
 		}
 	}
@@ -716,10 +782,34 @@ static struct sfile *recorded_file(struct proc_syms *ps,
 	return f;
 }
 
+/* Whether a recorded process already has these maps, in this order:
+ * the same files (by path and build-id) at the same places. */
+static bool same_maps(const struct sproc *pr, const struct rec_map *maps,
+		      size_t n)
+{
+	if (!pr->recorded || pr->nmaps != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct smap *s = &pr->maps[i];
+
+		if (s->start != maps[i].start || s->end != maps[i].end ||
+		    s->pgoff != maps[i].pgoff ||
+		    strcmp(s->name, maps[i].path) ||
+		    (s->file ? s->file->ino != recorded_ino(&maps[i])
+			     : maps[i].path[0] == '/'))
+			return false;
+	}
+	return true;
+}
+
 void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		      const struct rec_map *maps, size_t n)
 {
 	struct sproc **slot = proc_slot(ps, tgid), *pr;
+
+	/* recorded again as they were: nothing to do */
+	if (*slot && same_maps(*slot, maps, n))
+		return;
 
 	/* the new files first, so one shared with the old maps stays open */
 	struct sfile **files = xmalloc((n + 1) * sizeof(*files));
@@ -731,6 +821,7 @@ void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		proc_drop(ps, slot);
 	pr = proc_add(ps, tgid, false);
 	pr->recorded = true;
+	ps->unrecorded--;
 	pr->maps = xmalloc((n + 1) * sizeof(*pr->maps));
 	for (size_t i = 0; i < n; i++) {
 		struct smap *s = &pr->maps[pr->nmaps++];
@@ -791,6 +882,8 @@ void proc_syms_free(struct proc_syms *ps)
 	for (b = 0; b < NBUCKETS; b++)
 		while (ps->procs[b])
 			proc_drop(ps, &ps->procs[b]);
+	while (ps->nidle)
+		file_free(ps, ps->idle[--ps->nidle]);
 	free(ps->procfs);
 	free(ps);
 }

@@ -151,6 +151,9 @@ void proc_syms_gc(struct proc_syms *ps);
  * was found, -1 otherwise (u->module may still be set). */
 int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		     struct usym *u);
+/* Whether addr is in a mapping of tgid (u->module set by a lookup),
+ * without naming it; captures as the lookup does. */
+bool proc_syms_mapped(struct proc_syms *ps, uint32_t tgid, uint64_t addr);
 /*
  * Leaf repair. Code without frame records (libc, a function's prologue)
  * is invisible to a frame-pointer walk, and so is the function that
@@ -193,9 +196,11 @@ void proc_syms_set_finder(struct proc_syms *ps, proc_syms_finder find,
 void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		      const struct rec_map *maps, size_t n);
 
-/* Kernel symbols known from a recording: exactly these addresses resolve,
- * each to its name; any other address to nothing. */
-struct ksyms *ksyms_from_pairs(const uint64_t *addr, const char *const *name,
-			       size_t n);
+/* Kernel symbols known from a recording: exactly the addresses in index
+ * resolve, each to names[its value - 1]; any other address to nothing.
+ * index and names stay the caller's, read at each lookup: kept unchanged
+ * while the table is used, and not freed with it. */
+struct u64map;
+struct ksyms *ksyms_exact(const struct u64map *index, const char *const *names);
 
 #endif

@@ -22,7 +22,8 @@ FUZZ_LZMA := $(if $(CONFIG_MINIDEBUGINFO),-llzma)
 FUZZ_MDI := $(if $(CONFIG_MINIDEBUGINFO),$(srctree)/common/sym/minidebuginfo.c)
 $(TESTS_O)/fuzz/fuzz_elf $(TESTS_O)/fuzz/fuzz_maps: $(FUZZ_MDI)
 $(TESTS_O)/fuzz/fuzz_ehframe: $(srctree)/common/sym/ehframe.c $(srctree)/common/lib/rootfs.c
-$(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/sym/ksyms.c
+$(TESTS_O)/fuzz/fuzz_ksyms: $(srctree)/common/sym/ksyms.c \
+	$(srctree)/common/lib/u64map.c
 $(TESTS_O)/fuzz/fuzz_maps: $(srctree)/common/sym/procsyms.c \
 	$(srctree)/common/sym/elfsyms.c $(srctree)/common/sym/gopclntab.c \
 	$(srctree)/common/sym/elfread.c $(srctree)/common/sym/debugfile.c $(srctree)/common/sym/gosyms.c $(srctree)/common/core/elfzip.c \
