@@ -317,9 +317,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "br: make install DESTDIR=" [ $? = 0 ]
 		check "br: an ARM aarch64 binary" sh -c "file -L '$T/br/root/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "br: symlinks for the configured collectors, not memstack, report or check" \
-			links_ok "$T/br/root" sym iostack offcpu oncpu rastack
+			links_ok "$T/br/root" sym iostack offcpu oncpu rastack stackcount
 		check "br: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "check iostack offcpu oncpu rastack report " ]
+			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "check iostack offcpu oncpu rastack report stackcount " ]
 		tmake br -s "$@" DESTDIR="$T/br/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 		check "br: uninstall leaves nothing of what install made" [ -z "$(ls -A "$T/br/root")" ]
 	fi
@@ -344,9 +344,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "yo: make install LINKS=none" [ $? = 0 ]
 		check "yo: an ARM aarch64 binary" sh -c "file -L '$T/yo/image/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "yo: no links, stackbox.links lists the configured collectors" sh -c \
-			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack ' ]"
+			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack /usr/bin/stackcount ' ]"
 		check "yo: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "check iostack memstack offcpu oncpu rastack " ]
+			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "check iostack memstack offcpu oncpu rastack stackcount " ]
 	fi
 	unset CC CFLAGS LDFLAGS PKG_CONFIG_LIBDIR
 else
@@ -365,8 +365,8 @@ if built nat; then
 	snapshot "$T/nat/root" "$T/nat/before"
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin LINKS=hard install >/dev/null 2>&1
 	check "nat: hard links for the configured collectors" \
-		links_ok "$T/nat/root" hard iostack memstack offcpu oncpu
-	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "check iostack memstack offcpu oncpu report " ]
+		links_ok "$T/nat/root" hard iostack memstack offcpu oncpu stackcount
+	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "check iostack memstack offcpu oncpu report stackcount " ]
 	check "nat: --version names the commit the tarball was made from (VERSION)" \
 		[ "$("$T/nat/root/usr/bin/stackbox" --version | sed -n 2p)" = "git $(git -C "$SRCTREE" rev-parse --short HEAD)" ]
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
@@ -375,7 +375,7 @@ if built nat; then
 		cmp -s "$T/nat/before" "$T/nat/after"
 	tmake nat -s DESTDIR="$T/nat/root2" BINDIR=/usr/bin LINK_ALL=1 install >/dev/null 2>&1
 	check "nat: LINK_ALL=1 links report and check too" \
-		links_ok "$T/nat/root2" sym check iostack memstack offcpu oncpu report
+		links_ok "$T/nat/root2" sym check iostack memstack offcpu oncpu report stackcount
 	ln -s elsewhere "$T/nat/root2/usr/bin/rastack"
 	tmake nat -s DESTDIR="$T/nat/root2" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 	check "nat: uninstall keeps a link that is not to stackbox" \
