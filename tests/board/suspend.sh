@@ -12,7 +12,8 @@ OUT=${OUT:-$root/out}
 tag() { sed -n "s/^@$1 //p" "$res"; }
 
 for b in $(boards); do
-	case $b in *-nobtf) continue ;; esac
+	# the guest suspends on this board alone (tests/board/guest)
+	case $b in 6.12-x86_64) ;; *) continue ;; esac
 	t="board/$b suspend"
 	board_section "$t" "$b" suspend || continue
 	if [ -n "$(tag none)" ]; then
