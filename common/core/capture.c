@@ -56,6 +56,7 @@ static void open_window(struct capture *cap, uint64_t now)
 	} else {
 		c->ctl->paused = 0;
 		c->interval_start = boot_ns();
+		clock_gettime(CLOCK_REALTIME, &c->interval_wall);
 	}
 	c->next_snap = c->o->interval ? now + c->o->interval : 0;
 }

@@ -57,8 +57,9 @@ struct collector {
 	/* CLOCK_BOOTTIME ns: it counts suspend and never jumps, so an
 	 * interval is as long as it was when the wall clock is set */
 	uint64_t interval_start;
-	uint64_t next_snap;	 /* CLOCK_MONOTONIC ns; 0: none due */
-	struct capture *capture; /* -T: triggers, the flight recorder */
+	struct timespec interval_wall; /* the same instant, CLOCK_REALTIME */
+	uint64_t next_snap;	       /* CLOCK_MONOTONIC ns; 0: none due */
+	struct capture *capture;       /* -T: triggers, the flight recorder */
 };
 
 /* plan.c: open, configure, load and attach, falling back as needed;

@@ -139,9 +139,18 @@ static void say_kept(struct collector *c)
 		stack_cache_size(c->stacks));
 }
 
+/* The wall clock and CLOCK_BOOTTIME drift apart by less than this in an
+ * interval (NTP slews at 500 ppm at most); more is the clock set. */
+#define WALL_SET_NS (10 * (int64_t)NS_PER_MS)
+
+static int64_t wall_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * NS_PER_SEC + t->tv_nsec;
+}
+
 static struct timespec wall_before(const struct timespec *t, uint64_t ns)
 {
-	int64_t at = (int64_t)t->tv_sec * NS_PER_SEC + t->tv_nsec - (int64_t)ns;
+	int64_t at = wall_ns(t) - (int64_t)ns;
 
 	return (struct timespec){at / (int64_t)NS_PER_SEC,
 				 at % (int64_t)NS_PER_SEC};
@@ -179,11 +188,15 @@ int collect_snapshot(struct collector *c, bool final)
 	s.applet = applet_name;
 	s.seq = ++c->seq;
 	s.final = final;
-	/* its start is the end less how long it lasted: a wall clock set
-	 * (GNSS, NTP) within it moves the interval, never stretches it */
+	/* it starts where the last one ended, unless the wall clock was set
+	 * within it (GNSS, NTP): then at its end less how long it lasted,
+	 * so the interval moves, never stretches */
 	s.end = flip_wall;
 	s.start = wall_before(&flip_wall, flip_boot - c->interval_start);
+	if (llabs(wall_ns(&s.start) - wall_ns(&c->interval_wall)) < WALL_SET_NS)
+		s.start = c->interval_wall;
 	c->interval_start = flip_boot;
+	c->interval_wall = flip_wall;
 	s.metrics = c->ops->metrics;
 	s.nmetrics = c->ops->nmetrics;
 	s.primary = c->ops->primary ? c->ops->primary(c, c->args) : 0;
