@@ -1,9 +1,9 @@
 #!/bin/sh
 # Board checker: a suspend under offcpu (tests/board/guest's suspend
 # section, 6.12-x86_64): to RAM for 5 s, woken by the RTC's alarm. The
-# collector runs on after it, at its interval; the snapshot that holds the suspend says
-# how long it really was (its start is its end less its length on
-# CLOCK_BOOTTIME, which counts the suspend), and none is lost or cut.
+# collector runs on after it, at its interval; the snapshot that holds
+# the suspend says how long it really was (the wall clock and
+# CLOCK_BOOTTIME both count a suspend), and none is lost or cut.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
