@@ -69,6 +69,13 @@ struct percpu_events *percpu_attach(struct bpf_program *prog,
 	return p;
 }
 
+/* Callers' clocks are read at different times: a "now" older than the
+ * mark counts nothing rather than wrapping to 584 years. */
+static __u64 since(__u64 now, __u64 mark)
+{
+	return now > mark ? now - mark : 0;
+}
+
 static void gone(struct percpu_events *p, int cpu, __u64 now)
 {
 	bpf_link__destroy(p->link[cpu]);
@@ -87,7 +94,7 @@ static void back(struct percpu_events *p, int cpu, __u64 now)
 		return;
 	}
 	if (p->gone[cpu])
-		p->unsampled += now - p->gone[cpu];
+		p->unsampled += since(now, p->gone[cpu]);
 	p->gone[cpu] = 0;
 	error_msg("CPU %d is online again: sampled again", cpu);
 	status_say("CPU %d is online again: sampled again", cpu);
@@ -116,8 +123,9 @@ __u64 percpu_unsampled(struct percpu_events *p, __u64 now)
 
 	for (int cpu = 0; cpu < p->ncpus; cpu++)
 		if (p->gone[cpu]) {
-			ns += now - p->gone[cpu];
-			p->gone[cpu] = now;
+			ns += since(now, p->gone[cpu]);
+			if (now > p->gone[cpu])
+				p->gone[cpu] = now;
 		}
 	p->unsampled = 0;
 	return ns;
