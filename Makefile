@@ -98,6 +98,7 @@ core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report
 core-y += anomaly_watch
 core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsite
 core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
+core-$(CONFIG_UNWIND_EH_FRAME) += unwind_choice
 # Uprobes on user functions (memstack): they find them in ELF symbols.
 core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
 # memstack's hooks for its modes without uprobes (mmap, faults, kernel).

@@ -11,10 +11,20 @@
 #ifndef STACKBOX_COLLECT_BPF_H
 #define STACKBOX_COLLECT_BPF_H
 
-#include <linux/types.h>
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include "sb.h"
+#include "base.bpf.h"
+#ifdef SB_WITH_UNWIND
+#include "unwind.bpf.h"
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* no walk but the kernel's in this build */
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return 0;
+}
+#endif
 
 #ifndef SB_NVALUES
 #error "define SB_NVALUES before including collect.bpf.h"
@@ -24,43 +34,6 @@ struct sb_values {
 	__u64 v[SB_NVALUES];
 };
 
-/* Where struct pt_regs keeps the user's registers, in bytes: fixed by
- * each architecture's ABI (asm/ptrace.h). */
-#if defined(__TARGET_ARCH_x86)
-#define SB_REG_FP   (4 * 8)  /* bp */
-#define SB_REG_RET  (10 * 8) /* ax */
-#define SB_REG_ARG2 (12 * 8) /* dx */
-#define SB_REG_ARG1 (13 * 8) /* si */
-#define SB_REG_ARG0 (14 * 8) /* di */
-#define SB_REG_NR   (15 * 8) /* orig_ax: the syscall's number */
-#define SB_REG_PC   (16 * 8) /* ip */
-#define SB_REG_SP   (19 * 8) /* sp */
-#elif defined(__TARGET_ARCH_arm64)
-#define SB_REG_RET  0	     /* x0 */
-#define SB_REG_ARG0 0	     /* x0 */
-#define SB_REG_ARG1 8	     /* x1 */
-#define SB_REG_ARG2 16	     /* x2 */
-#define SB_REG_FP   (29 * 8) /* x29 */
-#define SB_REG_LR   (30 * 8) /* x30 */
-#define SB_REG_SP   (31 * 8) /* sp */
-#define SB_REG_PC   (32 * 8) /* pc */
-#define SB_REG_NR   280	     /* syscallno */
-#else
-#error "stackbox knows the registers of x86 and arm64"
-#endif
-/* A register of a pt_regs the program may read directly (its context). */
-#define SB_REG(regs, off) (*(const __u64 *)((const char *)(regs) + (off)))
-
-/* 0 in the programs for kernels before 5.13 (CONFIG_BPF_LEGACY, built
- * with -DSB_LEGACY): their loader refuses callbacks and atomic fetch
- * operations in any code, run or not, so those are compiled out. */
-#ifdef SB_LEGACY
-#define SB_MODERN 0
-#else
-#define SB_MODERN 1
-#endif
-
-const volatile struct sb_config sb_cfg = {};
 struct sb_ctl sb_ctl = {};
 
 #define SB_COUNTS_MAP(name)                      \
@@ -80,20 +53,6 @@ struct {
 	__type(key, __u64);
 	__type(value, struct sb_stack);
 } sb_stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sb_stack);
-} sb_scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SB_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} sb_stats SEC(".maps");
 
 /* The processes to profile (-p, -- CMD), when sb_cfg.filter_tgid. */
 struct {
@@ -146,38 +105,10 @@ struct {
 } sb_execs SEC(".maps");
 __u32 sb_execs_full = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} sb_events SEC(".maps");
-
-static __always_inline void sb_stat_add(__u32 stat, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&sb_stats, &stat);
-
-	if (v)
-		*v += n; /* per-CPU: no other writer */
-}
-
 static __always_inline void sb_event_from(__u32 type, __u32 tgid,
 					  const struct sb_fork *fork)
 {
-	struct sb_event *e = bpf_ringbuf_reserve(&sb_events, sizeof(*e), 0);
-
-	if (!e) {
-		sb_stat_add(SB_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	e->type = type;
-	e->tgid = tgid;
-	e->parent = fork ? fork->parent : 0;
-	e->forked_at = fork ? fork->at : 0;
-	bpf_ringbuf_submit(e, 0);
-}
-
-static __always_inline void sb_event(__u32 type, __u32 tgid)
-{
-	sb_event_from(type, tgid, NULL);
+	sb_event_send(type, tgid, fork ? fork->parent : 0, fork ? fork->at : 0);
 }
 
 /* The current task's process makes its first row: user space reads its
@@ -202,19 +133,6 @@ static __always_inline void sb_announce(__u32 tgid)
 	sb_event_from(SB_EV_NEW_TGID, tgid, f);
 }
 
-/* A u64 of kernel memory; 0 where it cannot be read. */
-static __always_inline __u64 sb_kread(__u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
-	return v;
-}
-
-#ifdef SB_WITH_UNWIND
-#include "unwind.bpf.h"
-#endif
-
 /* Filters run here, in BPF, before any work is done for an event. */
 static __always_inline int sb_wanted(__u32 tgid)
 {
@@ -225,14 +143,6 @@ static __always_inline int sb_wanted(__u32 tgid)
 	if (sb_cfg.cgroup_id && bpf_get_current_cgroup_id() != sb_cfg.cgroup_id)
 		return 0;
 	return 1;
-}
-
-/* The per-CPU buffer stacks are captured in. */
-static __always_inline struct sb_stack *sb_stack_buf(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&sb_scratch, &zero);
 }
 
 /* Stack ids hash the frames, leaf first, from a seed per kind: */
@@ -265,11 +175,10 @@ static __always_inline __u64 sb_stack_keep(struct sb_stack *st, __u64 h)
 
 /*
  * The one place stacks are captured. Returns a stack id: a hash of the
- * frames, SB_STACK_NONE or SB_STACK_LOST. A better unwinder replaces
- * this function and nothing else (unwind.bpf.h does, for --unwind
- * eh_frame).
+ * frames, SB_STACK_NONE or SB_STACK_LOST. With tables, the user stack is
+ * walked by unwind.bpf.h, else by the kernel.
  */
-static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
+static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 {
 	struct sb_stack *st = sb_stack_buf();
 	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
@@ -278,14 +187,12 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 
 	if (!st)
 		return SB_STACK_LOST;
-		/* 0: no stack of this kind (kernel thread, a user-mode sample's
+	/* 0: no stack of this kind (kernel thread, a user-mode sample's
 	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
 	 * kernel had no callchain buffer free (nested capture): lost. */
-#if defined(SB_WITH_UNWIND) && SB_MODERN
-	if ((flags & BPF_F_USER_STACK) && sb_cfg.unwind == SB_UNWIND_EH_FRAME)
+	if (tables)
 		len = sb_unwind_user(st);
 	else
-#endif
 		len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
 	if (len == 0)
 		return SB_STACK_NONE;
@@ -297,6 +204,12 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 		h = sb_stack_hash(h, st->ip[i]);
 	}
 	return sb_stack_keep(st, h);
+}
+
+static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
+{
+	return sb_stack_by(ctx, flags,
+			   (flags & BPF_F_USER_STACK) && sb_unwind_wanted());
 }
 
 /*
@@ -385,8 +298,11 @@ static __always_inline __u64 sb_user_stack(void *ctx)
 static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
 						__u64 fp)
 {
-	if (!sb_cfg.user_stacks || sb_cfg.unwind != SB_UNWIND_FP)
-		return sb_user_stack(ctx);
+	if (!sb_cfg.user_stacks)
+		return SB_STACK_NONE;
+	if (sb_unwind_wanted())
+		return sb_counted(sb_stack_by(ctx, BPF_F_USER_STACK, 1),
+				  SB_STAT_USTACK_LOST);
 	return sb_counted(sb_user_stack_fp(ip, sp, fp), SB_STAT_USTACK_LOST);
 }
 

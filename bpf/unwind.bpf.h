@@ -18,12 +18,20 @@
  * verifier then knows no frame count or address, so it checks each loop
  * body in a few passes instead of once per possible frame.
  *
- * Included by collect.bpf.h; needs Linux 5.17+ and BTF (bpf_loop,
- * bpf_task_pt_regs) when it runs, and 5.13+ to load at all (callbacks):
- * CONFIG_UNWIND_EH_FRAME. User space refuses it on older kernels.
+ * Under the default (--unwind auto) a process is walked so when user
+ * space found code without frame pointers in one of its files
+ * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
+ * otherwise: sb_unwind_wanted().
+ *
+ * Included by collect.bpf.h, uses only base.bpf.h; needs Linux 5.17+ and
+ * BTF (bpf_loop, bpf_task_pt_regs) when it runs, and 5.13+ to load at
+ * all (callbacks): CONFIG_UNWIND_EH_FRAME. User space refuses it on
+ * older kernels.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
+
+#include "base.bpf.h"
 
 #define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
 #define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
@@ -151,9 +159,10 @@ sb_row_of(const struct sb_unwind_file *f, __u64 off)
 #define SB_SCAN_WORDS 64 /* how far above sp a return site is looked for */
 
 /*
- * A leaf in code without CFI, in a file that has a table (musl's libc
- * linked into a program: musl is built without unwind tables), may have
- * no frame record either. On x86_64 a call pushes its return address at
+ * Code without CFI, in a file that has a table (musl's libc linked into
+ * a program: musl is built without unwind tables), may have no frame
+ * record either: a leaf, or the caller of the vDSO (musl's
+ * clock_gettime, whose vDSO frame the frame pointer walked). On x86_64 a call pushes its return address at
  * the caller's sp - 8, so the caller is found by looking above sp for a
  * return site that proves itself: a direct call just before it, from
  * code the table covers into code it does not.
@@ -247,7 +256,7 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #if defined(__TARGET_ARCH_x86)
 		struct sb_scan sc = {u->sp, m, f};
 
-		if (!n && f && f->count && m &&
+		if (f && f->count && m &&
 		    (bpf_loop(SB_SCAN_WORDS, sb_scan_step, &sc, 0), sc.ra)) {
 			cfa = sc.slot + 8;
 			ra = sc.ra;
@@ -321,8 +330,6 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		u->pc = u->lr & 0x0000ffffffffffffULL;
 	}
 #endif
-	if (!bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid))
-		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
 	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
 	n = u->n;
 	if (n < SB_MAX_DEPTH)
@@ -330,5 +337,35 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	return n * sizeof(__u64);
 }
 
+/*
+ * Whether the current task's user stack is walked with the tables:
+ * always under --unwind eh_frame, under the default where user space
+ * said so for its process. A process whose mappings are not known yet
+ * is walked by frame pointer and counted.
+ */
+static __always_inline int sb_unwind_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct sb_unwind_proc *p;
+
+	if (sb_cfg.unwind == SB_UNWIND_FP)
+		return 0;
+	p = bpf_map_lookup_elem(&sb_unwind_procs, &tgid);
+	if (!p)
+		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
+	if (sb_cfg.unwind == SB_UNWIND_EH_FRAME)
+		return 1;
+	return p && p->tables;
+}
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* the legacy programs have no walk */
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return 0;
+}
 #endif /* SB_MODERN */
 #endif

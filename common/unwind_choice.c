@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --unwind auto: the walk each file needs (see unwind_choice.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackbox.h"
+#include "syms.h"
+#include "unwind_choice.h"
+
+enum file_walk walk_of_rows(const struct cfa_row *rows, size_t n,
+			    unsigned *fp_pct)
+{
+	unsigned long long fp = 0, all = 0;
+
+	/* a row covers up to the next; the last one's end is unknown */
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned long long len = rows[i + 1].addr - rows[i].addr;
+
+		if (rows[i].cfa == CFA_NONE || rows[i].cfa == CFA_END)
+			continue;
+		all += len;
+		if (rows[i].cfa == CFA_FP)
+			fp += len;
+	}
+	*fp_pct = all ? fp * 100 / all : 0;
+	if (!all)
+		return WALK_NONE;
+	return fp * 2 >= all ? WALK_FP : WALK_TABLE;
+}
+
+bool walk_c_library(const char *name)
+{
+	static const char *const prefixes[] = {
+		"libc.so",   "libc-",  "ld-linux",    "ld-musl",
+		"libc.musl", "ld64.",  "libpthread.", "libm.so",
+		"libm-",     "libdl.", "librt.",      "libresolv.",
+	};
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+struct walk_entry {
+	struct sb_unwind_file_key key;
+	enum file_walk walk;
+};
+
+struct walk_cache {
+	struct walk_entry *e;
+	size_t n, cap;
+};
+
+struct walk_cache *walk_cache_new(void)
+{
+	return xzalloc(sizeof(struct walk_cache));
+}
+
+static enum file_walk read_walk(const char *path, const char *name,
+				unsigned machine)
+{
+	struct cfa_row *rows = NULL;
+	unsigned file_machine = 0, pct = 0;
+	enum file_walk w = WALK_NONE;
+	size_t n = 0;
+
+	if (!path || ehframe_read(path, true, 0, &rows, &n, &file_machine))
+		verbose("unwind: %s: no table (%s): frame pointers", name,
+			path ? strerror(errno) : "does not open");
+	else if (file_machine != machine)
+		verbose("unwind: %s: another machine's code", name);
+	else if ((w = walk_of_rows(rows, n, &pct)) == WALK_FP)
+		verbose("unwind: %s: frame pointers (%u%% of the code its "
+			"table covers finds its frame by one)",
+			name, pct);
+	else if (w == WALK_TABLE)
+		verbose("unwind: %s: no frame pointers (%u%% of its code "
+			"uses one): its .eh_frame table%s",
+			name, pct,
+			walk_c_library(name) ? ", when another file needs it "
+					       "(the C library: leaf repair)"
+					     : "");
+	else
+		verbose("unwind: %s: an empty table: frame pointers", name);
+	free(rows);
+	return w;
+}
+
+enum file_walk walk_of_file(struct walk_cache *wc,
+			    const struct sb_unwind_file_key *key,
+			    const struct proc_map *m, unsigned machine)
+{
+	struct walk_entry *e;
+
+	for (size_t i = 0; i < wc->n; i++)
+		if (!memcmp(&wc->e[i].key, key, sizeof(*key)))
+			return wc->e[i].walk;
+	if (wc->n == wc->cap) {
+		wc->cap = wc->cap ? 2 * wc->cap : 64;
+		wc->e = xrealloc(wc->e, wc->cap * sizeof(*wc->e));
+	}
+	e = &wc->e[wc->n++];
+	e->key = *key;
+	e->walk = read_walk(proc_map_path(m), m->name, machine);
+	return e->walk;
+}
+
+void walk_cache_free(struct walk_cache *wc)
+{
+	if (wc)
+		free(wc->e);
+	free(wc);
+}
