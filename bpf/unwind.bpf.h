@@ -62,6 +62,13 @@ struct sb_unwinder {
 	__u64 pc, sp, fp, lr;
 	__u32 n; /* frames written */
 	__u32 tgid;
+	/* pc may be in code without CFI, of a file that has a table, that
+	 * left no frame record: the leaf, or what called the vDSO (a frame
+	 * walked by frame pointer out of no file). A caller's return site
+	 * is looked for above sp there, nowhere else: above the outermost
+	 * such code (musl's thread start) lie words of calls that returned */
+	__u32 scan;
+	__u32 pad;
 };
 
 struct {
@@ -171,8 +178,42 @@ struct sb_scan {
 	__u64 sp;
 	const struct sb_unwind_map *m;
 	const struct sb_unwind_file *f;
+	/* a frame pointer near above sp (the caller keeps frame records):
+	 * the return site is the last one below it, since the words below
+	 * that, which the code without CFI reserved, may hold return
+	 * addresses of calls that returned; 0: the first one above sp */
+	__u64 below;
 	__u64 slot, ra;
+	__u32 fp_row; /* the caller finds its frame by frame pointer */
 };
+
+/*
+ * The caller a scan found finds its frame by frame pointer, but the code
+ * without CFI used that register for something else: its frame record
+ * is the first pair of words above the return site's slot that reads as
+ * one, a pointer up the stack and then a return address after a direct
+ * call in the same file.
+ */
+struct sb_record {
+	__u64 from;
+	const struct sb_unwind_map *m;
+	__u64 fp;
+};
+
+static long sb_record_step(__u32 i, void *ctx)
+{
+	struct sb_record *rc = ctx;
+	__u64 addr = rc->from + i * 8, up = sb_uread(addr);
+	__u64 w = sb_uread(addr + 8);
+	__u8 op = 0;
+
+	if (up <= addr || up - addr > SB_STACK_SPAN || up & 7 ||
+	    w < rc->m->start + 5 || w >= rc->m->end ||
+	    bpf_probe_read_user(&op, 1, (void *)(w - 5)) || op != 0xe8)
+		return 0;
+	rc->fp = addr;
+	return 1;
+}
 
 static long sb_scan_step(__u32 i, void *ctx)
 {
@@ -182,6 +223,8 @@ static long sb_scan_step(__u32 i, void *ctx)
 	__u64 addr = s->sp + i * 8, w = sb_uread(addr), target;
 	__u8 call[5];
 
+	if (s->below && addr >= s->below)
+		return 1;
 	if (w < m->start + sizeof(call) || w >= m->end ||
 	    bpf_probe_read_user(call, sizeof(call), (void *)(w - 5)) ||
 	    call[0] != 0xe8)
@@ -193,12 +236,13 @@ static long sb_scan_step(__u32 i, void *ctx)
 	r = sb_row_of(s->f, w - 1 - m->start + m->offset);
 	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
 		return 0;
+	s->fp_row = r->cfa == SB_CFA_FP;
 	r = sb_row_of(s->f, target - m->start + m->offset);
 	if (r && r->cfa != SB_CFA_NONE)
 		return 0;
 	s->slot = addr;
 	s->ra = w;
-	return 1;
+	return !s->below;
 }
 #endif
 
@@ -256,11 +300,21 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #if defined(__TARGET_ARCH_x86)
 		struct sb_scan sc = {u->sp, m, f};
 
-		if (f && f->count && m &&
+		if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_WORDS * 8 &&
+		    !(u->fp & 7))
+			sc.below = u->fp;
+
+		if (u->scan && f && f->count && m &&
 		    (bpf_loop(SB_SCAN_WORDS, sb_scan_step, &sc, 0), sc.ra)) {
+			struct sb_record rc = {sc.slot + 8, m};
+
 			cfa = sc.slot + 8;
 			ra = sc.ra;
 			fp = u->fp;
+			if (sc.fp_row && !sc.below &&
+			    (bpf_loop(SB_SCAN_WORDS, sb_record_step, &rc, 0),
+			     rc.fp))
+				fp = rc.fp;
 			goto step;
 		}
 #endif
@@ -284,6 +338,7 @@ step:
 	u->pc = ra;
 	u->sp = cfa;
 	u->fp = fp;
+	u->scan = !f;
 	return 0;
 }
 
@@ -319,6 +374,7 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		return 0;
 	u->tgid = bpf_get_current_pid_tgid() >> 32;
 	u->n = 0;
+	u->scan = 1;
 	u->pc = sb_kread(regs + SB_REG_PC);
 	u->sp = sb_kread(regs + SB_REG_SP);
 	u->fp = sb_kread(regs + SB_REG_FP);

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --unwind auto: the walk each file needs (see unwind_choice.h). */
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rootfs.h"
 #include "stackbox.h"
 #include "syms.h"
 #include "unwind_choice.h"
 
 enum file_walk walk_of_rows(const struct cfa_row *rows, size_t n,
-			    unsigned *fp_pct)
+			    unsigned long long code, unsigned *fp_pct,
+			    unsigned *cfi_pct)
 {
 	unsigned long long fp = 0, all = 0;
 
@@ -24,9 +28,36 @@ enum file_walk walk_of_rows(const struct cfa_row *rows, size_t n,
 			fp += len;
 	}
 	*fp_pct = all ? fp * 100 / all : 0;
+	*cfi_pct = code ? (all < code ? all : code) * 100 / code : 100;
 	if (!all)
 		return WALK_NONE;
+	/* most of its code outside the table: code linked in without CFI
+	 * (musl's libc in a static program), whose frames only the table
+	 * walk finds again, by their return sites */
+	if (all * 2 < code)
+		return WALK_TABLE;
 	return fp * 2 >= all ? WALK_FP : WALK_TABLE;
+}
+
+unsigned long long walk_code_bytes(const char *path)
+{
+	unsigned long long code = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int fd = rootfs_open("", path);
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    sh.sh_flags & SHF_EXECINSTR)
+			code += sh.sh_size;
+	elf_end(elf);
+	close(fd);
+	return code;
 }
 
 bool walk_c_library(const char *name)
@@ -64,7 +95,7 @@ static enum file_walk read_walk(const char *path, const char *name,
 				unsigned machine)
 {
 	struct cfa_row *rows = NULL;
-	unsigned file_machine = 0, pct = 0;
+	unsigned file_machine = 0, fp = 0, cfi = 0;
 	enum file_walk w = WALK_NONE;
 	size_t n = 0;
 
@@ -73,14 +104,16 @@ static enum file_walk read_walk(const char *path, const char *name,
 			path ? strerror(errno) : "does not open");
 	else if (file_machine != machine)
 		verbose("unwind: %s: another machine's code", name);
-	else if ((w = walk_of_rows(rows, n, &pct)) == WALK_FP)
-		verbose("unwind: %s: frame pointers (%u%% of the code its "
-			"table covers finds its frame by one)",
-			name, pct);
+	else if ((w = walk_of_rows(rows, n, walk_code_bytes(path), &fp,
+				   &cfi)) == WALK_FP)
+		verbose("unwind: %s: frame pointers (its table covers %u%% "
+			"of its code, %u%% of that finds its frame by one)",
+			name, cfi, fp);
 	else if (w == WALK_TABLE)
-		verbose("unwind: %s: no frame pointers (%u%% of its code "
-			"uses one): its .eh_frame table%s",
-			name, pct,
+		verbose("unwind: %s: its .eh_frame table (it covers %u%% of "
+			"its code, %u%% of that finds its frame by a frame "
+			"pointer)%s",
+			name, cfi, fp,
 			walk_c_library(name) ? ", when another file needs it "
 					       "(the C library: leaf repair)"
 					     : "");

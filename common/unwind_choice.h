@@ -23,12 +23,16 @@ enum file_walk {
 	WALK_NONE,  /* no table (or another machine's): frame pointers */
 };
 
-/* What a table says of its code: WALK_FP when at least half the bytes
- * it covers find their CFA from the frame pointer (the body of every
- * function that sets one up), else WALK_TABLE; WALK_NONE without rows.
- * *fp_pct is that share. */
+/* What a table says of its code: WALK_FP when it covers at least half
+ * of the file's code (code bytes, its executable sections) and at least
+ * half of what it covers finds its CFA from the frame pointer (the body
+ * of every function that sets one up), else WALK_TABLE; WALK_NONE
+ * without rows. *fp_pct and *cfi_pct are those shares. */
 enum file_walk walk_of_rows(const struct cfa_row *rows, size_t n,
-			    unsigned *fp_pct);
+			    unsigned long long code, unsigned *fp_pct,
+			    unsigned *cfi_pct);
+/* The bytes of the ELF file at path's executable sections; 0 unknown. */
+unsigned long long walk_code_bytes(const char *path);
 
 /* The C library and its loader (glibc's libc, ld.so, libm, libpthread;
  * musl's libc): without frame pointers on every distribution, but only
