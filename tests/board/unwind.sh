@@ -18,6 +18,14 @@ sum() {
 		END { print s + 0 }'
 }
 
+# chain TAG RE_A RE_B: "A B ALL" over the main thread's lines (comm
+# chain; the lock mode's holder thread has its own name)
+chain() {
+	sed -n "s/^@$1 //p" "$res" | awk -v a="$2" -v b="$3" 'index($0, "chain;") == 1 {
+		all += $NF; if ($0 ~ a) x += $NF; else if ($0 ~ b) y += $NF }
+		END { printf "%d %d %d\n", x, y, all }'
+}
+
 for b in $(boards); do
 	t="board/$b user stacks"
 	board_section "$t" "$b" unwind || continue
@@ -65,4 +73,19 @@ for b in $(boards); do
 	set -- "$(sum ehnofp ';main;outer_nap;zeta_nap;')"
 	check "$t: eh_frame, musl without frame pointers: main..zeta_nap ($1 us)" \
 		fcmp "$1 >= 340000 && $1 <= 600000"
+	# chain (-O2, no frame pointers, musl static) with the DEFAULT
+	# options: the whole chain for >= 95 % of the main thread's samples
+	# and sleeping time, split 5:3. TCG gives few samples on a loaded
+	# host (26 of 198 seen): 0.15 is 3 binomial deviations at 100.
+	set -- $(chain chainspin ';main;run;stage_a;work_a;spin_a(;| )' ';main;run;stage_b;work_b;spin_b(;| )')
+	check "$t: default, -O2 chain: oncpu main..spin_a|spin_b in >= 95% ($(($1 + $2)) of $3 samples; $(sed -n 's/^@chain-err .*unwind: //p' "$res" | head -1))" \
+		fcmp "$3 >= 20 && $1 + $2 >= 0.95 * $3"
+	check "$t: default, -O2 chain: oncpu spin_a:spin_b $1:$2 within 0.15 of 5:3" \
+		fcmp "$1 + $2 > 0 && ($1 / ($1 + $2) - 0.625)^2 <= 0.15^2"
+	set -- $(chain chainnap ';main;run;idle_a;rest_a;nap_a;' ';main;run;idle_b;rest_b;nap_b;')
+	check "$t: default, -O2 chain: offcpu main..nap_a|nap_b in >= 95% of sleep ($(($1 + $2)) of $3 us), 5:3 within 0.05 ($1:$2)" \
+		fcmp "$3 > 0 && $1 + $2 >= 0.95 * $3 && ($1 / ($1 + $2 + 1) - 0.625)^2 <= 0.05^2"
+	set -- $(chain chainlock ';main;run;lock_a;queue_a;wait_a;' ';main;run;lock_b;queue_b;wait_b;')
+	check "$t: default, -O2 chain: offcpu mutex waits main..wait_a|wait_b in >= 95% of sleep ($(($1 + $2)) of $3 us)" \
+		fcmp "$3 > 0 && $1 + $2 >= 0.95 * $3"
 done
