@@ -58,7 +58,20 @@ struct {
 	__type(value, struct sb_unwind_proc);
 } sb_unwind_procs SEC(".maps");
 
+/* A scan for a return site (x86_64's code without CFI: sb_scan()). */
+struct sb_scan_state {
+	__u64 sp;
+	struct sb_unwind_map m; /* the frame's mapping and file, copied */
+	struct sb_unwind_file f;
+	__u64 below; /* a frame record's address: scan below it */
+	__u64 in;    /* the function whose frame record that is, or 0 */
+	__u64 slot, ra, record; /* what was found */
+	__u32 fp_row;		/* the caller finds its frame by fp */
+	__u32 pad;
+};
+
 struct sb_unwinder {
+	struct sb_scan_state sc;
 	__u64 pc, sp, fp, lr;
 	__u32 n; /* frames written */
 	__u32 tgid;
@@ -163,86 +176,122 @@ sb_row_of(const struct sb_unwind_file *f, __u64 off)
 }
 
 #if defined(__TARGET_ARCH_x86)
-#define SB_SCAN_WORDS 64 /* how far above sp a return site is looked for */
+/* how far above sp a return site is looked for, in words */
+#define SB_SCAN_FAR 1024
+
+/* The function a return site's direct call went to, or 0. */
+static __always_inline __u64 sb_callee(__u64 ra)
+{
+	__u8 call[5];
+
+	if (ra < sizeof(call) ||
+	    bpf_probe_read_user(call, sizeof(call), (void *)(ra - 5)) ||
+	    call[0] != 0xe8)
+		return 0;
+	return ra + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
+			    (__u32)call[4] << 24);
+}
 
 /*
  * Code without CFI, in a file that has a table (musl's libc linked into
  * a program: musl is built without unwind tables), may have no frame
  * record either: a leaf, or the caller of the vDSO (musl's
- * clock_gettime, whose vDSO frame the frame pointer walked). On x86_64 a call pushes its return address at
- * the caller's sp - 8, so the caller is found by looking above sp for a
- * return site that proves itself: a direct call just before it, from
- * code the table covers into code it does not.
+ * clock_gettime, whose vDSO frame the frame pointer walked). On x86_64 a
+ * call pushes its return address at the caller's sp - 8, so the caller
+ * is found by looking above sp for a return site that proves itself: a
+ * direct call just before it, from code the table covers into code it
+ * does not. Words the code reserved and did not write may hold return
+ * sites of calls that returned: where a frame record lies near above sp
+ * (the caller keeps frame pointers), its return address names, by the
+ * call before it, the function the caller is in, and the return site
+ * taken is the one in it (the least above its entry, below the record);
+ * elsewhere, the first one above sp. The scan's state is the unwinder's
+ * (struct sb_scan_state), not on the stack: these callbacks run three
+ * calls deep under an applet's own subprograms.
  */
-struct sb_scan {
-	__u64 sp;
-	const struct sb_unwind_map *m;
-	const struct sb_unwind_file *f;
-	/* a frame pointer near above sp (the caller keeps frame records):
-	 * the return site is the last one below it, since the words below
-	 * that, which the code without CFI reserved, may hold return
-	 * addresses of calls that returned; 0: the first one above sp */
-	__u64 below;
-	__u64 slot, ra;
-	__u32 fp_row; /* the caller finds its frame by frame pointer */
-};
+static long sb_scan_step(__u32 i, void *ctx)
+{
+	const struct sb_unwind_row *r;
+	struct sb_unwinder *u;
+	__u64 addr, w, target;
+	__u32 zero = 0;
+
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	addr = u->sc.sp + i * 8;
+	if (u->sc.below && addr >= u->sc.below)
+		return 1;
+	w = sb_uread(addr);
+	if (w < u->sc.m.start + 5 || w >= u->sc.m.end ||
+	    (u->sc.in && (w < u->sc.in || (u->sc.ra && w >= u->sc.ra))))
+		return 0;
+	target = sb_callee(w);
+	if (target < u->sc.m.start || target >= u->sc.m.end)
+		return 0;
+	r = sb_row_of(&u->sc.f, w - 1 - u->sc.m.start + u->sc.m.offset);
+	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
+		return 0;
+	u->sc.fp_row = r->cfa == SB_CFA_FP;
+	r = sb_row_of(&u->sc.f, target - u->sc.m.start + u->sc.m.offset);
+	if (r && r->cfa != SB_CFA_NONE)
+		return 0;
+	u->sc.slot = addr;
+	u->sc.ra = w;
+	return !u->sc.below;
+}
 
 /*
  * The caller a scan found finds its frame by frame pointer, but the code
  * without CFI used that register for something else: its frame record
  * is the first pair of words above the return site's slot that reads as
- * one, a pointer up the stack and then a return address after a direct
+ * one, a pointer up the stack and then a return site after a direct
  * call in the same file.
  */
-struct sb_record {
-	__u64 from;
-	const struct sb_unwind_map *m;
-	__u64 fp;
-};
-
 static long sb_record_step(__u32 i, void *ctx)
 {
-	struct sb_record *rc = ctx;
-	__u64 addr = rc->from + i * 8, up = sb_uread(addr);
-	__u64 w = sb_uread(addr + 8);
-	__u8 op = 0;
+	struct sb_unwinder *u;
+	__u64 addr, up, w;
+	__u32 zero = 0;
 
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	addr = u->sc.slot + 8 + i * 8;
+	up = sb_uread(addr);
+	w = sb_uread(addr + 8);
 	if (up <= addr || up - addr > SB_STACK_SPAN || up & 7 ||
-	    w < rc->m->start + 5 || w >= rc->m->end ||
-	    bpf_probe_read_user(&op, 1, (void *)(w - 5)) || op != 0xe8)
+	    w < u->sc.m.start + 5 || w >= u->sc.m.end || !sb_callee(w))
 		return 0;
-	rc->fp = addr;
+	u->sc.record = addr;
 	return 1;
 }
 
-static long sb_scan_step(__u32 i, void *ctx)
+/* The caller of a frame in code without CFI, by its return site: 1 and
+ * the caller's cfa, ra, fp; 0 when none proves itself. */
+static __always_inline int sb_scan(struct sb_unwinder *u,
+				   const struct sb_unwind_map *m,
+				   const struct sb_unwind_file *f, __u64 *cfa,
+				   __u64 *ra, __u64 *fp)
 {
-	struct sb_scan *s = ctx;
-	const struct sb_unwind_map *m = s->m;
-	const struct sb_unwind_row *r;
-	__u64 addr = s->sp + i * 8, w = sb_uread(addr), target;
-	__u8 call[5];
-
-	if (s->below && addr >= s->below)
-		return 1;
-	if (w < m->start + sizeof(call) || w >= m->end ||
-	    bpf_probe_read_user(call, sizeof(call), (void *)(w - 5)) ||
-	    call[0] != 0xe8)
+	u->sc = (struct sb_scan_state){.sp = u->sp, .m = *m, .f = *f};
+	if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_FAR * 8 && !(u->fp & 7)) {
+		u->sc.below = u->fp;
+		u->sc.in = sb_callee(sb_uread(u->fp + 8));
+	}
+	/* without a record, the first return site (code that reserved
+	 * much, as musl's sendmsg, 1 KiB, has it far up) */
+	bpf_loop(u->sc.below ? (u->fp - u->sp) / 8 : SB_SCAN_FAR, sb_scan_step,
+		 NULL, 0);
+	if (!u->sc.ra)
 		return 0;
-	target = w + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
-			     (__u32)call[4] << 24);
-	if (target < m->start || target >= m->end)
-		return 0;
-	r = sb_row_of(s->f, w - 1 - m->start + m->offset);
-	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
-		return 0;
-	s->fp_row = r->cfa == SB_CFA_FP;
-	r = sb_row_of(s->f, target - m->start + m->offset);
-	if (r && r->cfa != SB_CFA_NONE)
-		return 0;
-	s->slot = addr;
-	s->ra = w;
-	return !s->below;
+	*cfa = u->sc.slot + 8;
+	*ra = u->sc.ra;
+	*fp = u->fp;
+	if (u->sc.fp_row && !u->sc.below &&
+	    (bpf_loop(SB_SCAN_FAR, sb_record_step, NULL, 0), u->sc.record))
+		*fp = u->sc.record;
+	return 1;
 }
 #endif
 
@@ -298,25 +347,9 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #endif
 	} else {
 #if defined(__TARGET_ARCH_x86)
-		struct sb_scan sc = {u->sp, m, f};
-
-		if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_WORDS * 8 &&
-		    !(u->fp & 7))
-			sc.below = u->fp;
-
 		if (u->scan && f && f->count && m &&
-		    (bpf_loop(SB_SCAN_WORDS, sb_scan_step, &sc, 0), sc.ra)) {
-			struct sb_record rc = {sc.slot + 8, m};
-
-			cfa = sc.slot + 8;
-			ra = sc.ra;
-			fp = u->fp;
-			if (sc.fp_row && !sc.below &&
-			    (bpf_loop(SB_SCAN_WORDS, sb_record_step, &rc, 0),
-			     rc.fp))
-				fp = rc.fp;
+		    sb_scan(u, m, f, &cfa, &ra, &fp))
 			goto step;
-		}
 #endif
 		/* no row: a frame record, if fp looks like one */
 		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)
