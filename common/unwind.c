@@ -217,8 +217,9 @@ static void choose_walk(struct proc_maps *pm, const struct proc_map *m,
 {
 	const char *base = strrchr(m->name, '/');
 
-	if (walk_of_file(pm->u->walks, key, m, UNWIND_MACHINE) != WALK_TABLE ||
-	    walk_c_library(m->name) || pm->p.tables)
+	/* the C library's table is not even read: it decides nothing */
+	if (pm->p.tables || walk_c_library(m->name) ||
+	    walk_of_file(pm->u->walks, key, m, UNWIND_MACHINE) != WALK_TABLE)
 		return;
 	pm->p.tables = 1;
 	snprintf(pm->why, sizeof(pm->why), "%s", base ? base + 1 : m->name);
@@ -294,8 +295,8 @@ static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
 	if (again)
 		return;
 	if (!pm->p.tables)
-		verbose("unwind: process %d: frame pointers (no file but "
-			"the C library lacks them)",
+		verbose("unwind: process %d: frame pointers (every file keeps "
+			"them, the C library aside)",
 			tgid);
 	else
 		verbose("unwind: process %d: eh_frame tables (%s has code "

@@ -112,11 +112,8 @@ static enum file_walk read_walk(const char *path, const char *name,
 	else if (w == WALK_TABLE)
 		verbose("unwind: %s: its .eh_frame table (it covers %u%% of "
 			"its code, %u%% of that finds its frame by a frame "
-			"pointer)%s",
-			name, cfi, fp,
-			walk_c_library(name) ? ", when another file needs it "
-					       "(the C library: leaf repair)"
-					     : "");
+			"pointer)",
+			name, cfi, fp);
 	else
 		verbose("unwind: %s: an empty table: frame pointers", name);
 	free(rows);

@@ -46,7 +46,8 @@ struct walk_cache;
 struct walk_cache *walk_cache_new(void);
 struct proc_map;
 /* The walk of m's file (key), reading its table the first time; -v says
- * the verdict once. machine: the e_machine whose code we walk. */
+ * the verdict once. machine: the e_machine whose code we walk. Not
+ * asked of the C library, whose walk decides nothing. */
 enum file_walk walk_of_file(struct walk_cache *wc,
 			    const struct sb_unwind_file_key *key,
 			    const struct proc_map *m, unsigned machine);
