@@ -56,7 +56,12 @@ for b in $(boards); do
 	set -- "$(sum fp '(outer_burn|mu_work);[^-]')" "$(sum fp '')"
 	check "$t: fp, no frame pointers: no caller guessed ($1 of $2 samples)" \
 		fcmp "$2 >= 20 && $1 == 0"
-	eh_frame_runs "$t" "$b" eh-err || continue
+	if ! eh_frame_runs "$t" "$b" eh-err; then
+		# no table walk here, the default's neither (issue 29's part
+		# for 5.10/5.15 and kernels without BTF is not done)
+		skip "$t: default, -O2 chain: whole stacks" "the default walks frame pointers on this kernel (as eh_frame's SKIP says)"
+		continue
+	fi
 	# eh_frame: -O2 code without frame pointers, whole chain; the
 	# frame-pointer walk of it guesses no caller. Counted over the
 	# samples in the burn functions: the loop's clock_gettime is musl's
