@@ -295,6 +295,39 @@ static __always_inline int sb_scan(struct sb_unwinder *u,
 }
 #endif
 
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * The size of the frame whose record a return address came from, when
+ * the function its bl called opens with "stp x29, x30, [sp, #-N]!" (a
+ * hint such as paciasp or bti before it): N. Its caller's sp is the
+ * record's address plus N, not plus 16, and a caller the table covers
+ * needs that sp exactly (musl's code keeps frame records, -O2 code
+ * finds its frame from sp). 16 when not known.
+ */
+static __always_inline __u64 sb_record_frame(__u64 ra)
+{
+	__u32 insn[3] = {0};
+	__u64 callee;
+	int k;
+
+	ra &= 0x0000ffffffffffffULL;
+	if (ra < 4 || bpf_probe_read_user(insn, 4, (void *)(ra - 4)) ||
+	    (insn[0] & 0xfc000000) != 0x94000000) /* bl imm26 */
+		return 16;
+	callee = ra - 4 + ((__s64)((__s32)(insn[0] << 6) >> 6) << 2);
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)callee))
+		return 16;
+	for (k = 0; k < 3; k++) {
+		if ((insn[k] & 0xfffff01f) == 0xd503201f) /* a hint */
+			continue;
+		if ((insn[k] & 0xffc07fff) != 0xa9807bfd) /* stp x29, x30 */
+			return 16;
+		return -(__s64)((__s32)(insn[k] << 10) >> 25) * 8;
+	}
+	return 16;
+}
+#endif
+
 /* One frame: record pc, then find the caller's pc, sp and fp. */
 static long sb_unwind_step(__u32 i, void *ctx)
 {
@@ -357,6 +390,9 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		cfa = u->fp + 16;
 		fp = sb_uread(u->fp);
 		ra = sb_uread(u->fp + 8);
+#if defined(__TARGET_ARCH_arm64)
+		cfa = u->fp + sb_record_frame(ra);
+#endif
 	}
 #if defined(__TARGET_ARCH_x86)
 step:
