@@ -53,14 +53,22 @@ endif
 # The BPF side needs the kernel UAPI headers; asm/ is the same for the
 # architectures we build, so the host's multiarch directory serves all.
 LIBS += -lm
+# .gnu_debugdata is xz (Kconfig MINIDEBUGINFO)
+LIBS += $(if $(CONFIG_MINIDEBUGINFO),$(if $(DEPS),$(DEPS)/lib/liblzma.a,-llzma))
 HOSTCC ?= cc
 BPF_INCLUDES += -I/usr/include/$(shell $(HOSTCC) -dumpmachine 2>/dev/null)
+
+# common/'s layers, lowest first: each uses only itself and those before
+# it (HACKING.md; tests/unit/layers.sh checks it). Above them, common/
+# holds main.c and applet.h, the multicall's top, and applets/.
+LAYERS := lib kernel sym stream trigger core report
+LAYER_INCLUDES := $(patsubst %,-I$(srctree)/common/%,$(LAYERS))
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 OPT ?= $(if $(STATIC),-Os -ffunction-sections -fdata-sections,-O2 -g)
 # CFLAGS and LDFLAGS from the command line or the environment (the image
 # builders' target flags) are kept and ours added.
-override CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common \
+override CFLAGS += $(WARN) $(OPT) -std=gnu11 -D_GNU_SOURCE -I$(O)/gen -I$(srctree)/common $(LAYER_INCLUDES) \
 	-I$(srctree)/bpf $(LIB_CFLAGS) $(EXTRA_CFLAGS)
 override LDFLAGS += $(if $(STATIC),-static -Wl$(comma)--gc-sections) $(EXTRA_LDFLAGS)
 comma := ,
@@ -73,40 +81,63 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 # ---- what the configuration selects ----
 APPLETS := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell $(srctree)/scripts/config.sh enabled $(srctree) $(KCONFIG_CONFIG)))
 BPF_APPLETS := $(foreach a,$(APPLETS),$(if $(wildcard $(srctree)/bpf/$(a).bpf.c),$(a)))
-core-y := main lib opts
-core-y += u64map
-core-y += collect cli plan mapmake mapmem percpu child entry snapshot libbpf_log mapwalk kernel kbtf
-core-y += kfeatures # optional kernel features: probes, and the words to refuse them
-core-y += stacks output cgroup sink elfzip
-core-y += nspid # a process's pid in its own namespace (containers)
-core-y += anomaly # one series' detector: report and the device
-core-y += rootfs privs # confined opens in a process's root; capabilities after attach
-core-$(CONFIG_CHECK) += kconfig # the running kernel's config against ours
-core-$(CONFIG_FORMAT_TEXT) += format_text
-core-$(CONFIG_FORMAT_FOLDED) += format_folded
-core-$(CONFIG_FORMAT_BIN) += format_bin
-# Reading bin: report, and the flight recorder's dump as text or folded.
-core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),report/bin_read report/bin_parity bin_replay bin_dict)
-# -T and -R (docs/triggers.md)
-core-y += trigger trigger_psi trigger_load trigger_event trigger_anomaly
-core-y += capture recorder pool
-# Host-only: what report needs and a recording device does not.
+core-y := main
+# lib: no stackbox knowledge; every layer may use it
+core-y += lib/lib lib/opts lib/u64map lib/pool lib/sink lib/rootfs lib/nspid lib/cgroup
+core-y += lib/anomaly # one series' detector: report and the device
+# kernel: what the running kernel has, and BPF maps
+core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
+core-y += kernel/mapwalk kernel/mapmake kernel/mapmem
+core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
+# uprobes on user functions: memstack and stackcount
+UPROBES := $(if $(CONFIG_MEMSTACK)$(CONFIG_STACKCOUNT),y)
+core-$(UPROBES) += kernel/kuprobe
+# sym: stacks and the names of their frames
+core-y += sym/stacks sym/frames
+core-$(CONFIG_SYMBOLIZE) += sym/ksyms sym/kernel_names sym/elfsyms sym/gopclntab sym/procsyms sym/callsite
+core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe sym/unwind_choice
+# (uprobes on user functions find them in ELF symbols)
+core-$(UPROBES) += $(if $(CONFIG_SYMBOLIZE),,sym/elfsyms sym/gopclntab sym/procsyms sym/callsite)
+# elfsyms' helpers: separate debug files, Go's table as symbols
+core-$(if $(CONFIG_SYMBOLIZE)$(UPROBES),y) += sym/elfread sym/debugfile sym/gosyms
+core-$(CONFIG_MINIDEBUGINFO) += sym/minidebuginfo
+# stream: the snapshot model, its formats and the bin stream both ways
+core-y += stream/snapshot stream/output stream/recorder
+core-$(CONFIG_FORMAT_TEXT) += stream/format_text
+core-$(CONFIG_FORMAT_FOLDED) += stream/format_folded
+core-$(CONFIG_FORMAT_BIN) += stream/format_bin
+# reading bin: report, and the flight recorder's dump as text or folded
+core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_read stream/bin_parity stream/bin_replay stream/bin_dict)
+core-$(CONFIG_SYMBOLIZE) += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_ksyms)
+# trigger: -T and the device's anomaly watch (docs/triggers.md)
+core-y += trigger/trigger trigger/trigger_change trigger/trigger_psi trigger/trigger_load
+core-y += trigger/trigger_event trigger/trigger_anomaly trigger/anomaly_watch
+# core: the collector's lifecycle every applet runs
+core-y += core/collect core/cli core/plan core/drain core/child core/entry
+core-y += core/capture core/percpu core/libbpf_log core/elfzip
+core-$(CONFIG_UNWIND_EH_FRAME) += core/unwind
+core-$(UPROBES) += core/uprobe
+# report: host only, what report needs and a recording device does not
 core-$(CONFIG_REPORT) += report/pprof report/flame report/push
+core-$(CONFIG_REPORT) += report/http report/debuginfod # plain HTTP; debug files by build-id
 core-$(CONFIG_REPORT) += report/anomalies report/cluster report/hotcold
+core-$(CONFIG_REPORT) += report/anomalies_write report/anomalies_series
 core-$(CONFIG_REPORT) += report/lines report/perf_script report/text_read report/out_file
-# The anomaly detector's device side: a trigger source.
-core-y += anomaly_watch
-core-$(CONFIG_SYMBOLIZE) += ksyms kernel_names elfsyms gopclntab procsyms callsite
-core-$(CONFIG_UNWIND_EH_FRAME) += ehframe unwind
-core-$(CONFIG_UNWIND_EH_FRAME) += unwind_choice
-# Uprobes on user functions (memstack): they find them in ELF symbols.
-core-$(CONFIG_MEMSTACK) += uprobe $(if $(CONFIG_SYMBOLIZE),,elfsyms gopclntab procsyms callsite)
-# memstack's hooks for its modes without uprobes (mmap, faults, kernel).
-core-$(CONFIG_MEMSTACK) += memstack_hooks
+core-$(CONFIG_REPORT) += report/folded_read report/html
+# An applet's helpers beside it (applets/NAME/): memstack's modes without
+# uprobes (mmap, faults, kernel); stackcount's events, filters and USDT.
+applet-helpers-$(CONFIG_MEMSTACK) += memstack/memstack_hooks
+applet-helpers-$(CONFIG_STACKCOUNT) += stackcount/stackcount_events stackcount/stackcount_filter stackcount/stackcount_usdt
 LEGACY_OBJS := $(if $(CONFIG_BPF_LEGACY),$(patsubst %,$(O)/obj/gen/%.legacy.o,$(BPF_APPLETS)))
 OBJS := $(patsubst %,$(O)/obj/common/%.o,$(core-y)) \
-	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS)) $(LEGACY_OBJS) \
+	$(patsubst %,$(O)/obj/applets/%.o,$(APPLETS) $(applet-helpers-y)) $(LEGACY_OBJS) \
 	$(if $(patsubst "%",%,$(CONFIG_BTF_EMBED)),$(O)/obj/gen/btf-min.btf.o)
+# report -f html's script and style, from their own sources
+OBJS += $(if $(CONFIG_REPORT),$(O)/obj/gen/html_assets.o)
+HTML_ASSETS := $(srctree)/common/report/html/page.js $(srctree)/common/report/html/page.css
+$(O)/gen/html_assets.c: $(HTML_ASSETS) $(srctree)/scripts/embed-text.sh | $(O)/gen
+	$(call quiet,GEN,$@)sh $(srctree)/scripts/embed-text.sh html_page_js $(word 1,$(HTML_ASSETS)) \
+		html_page_css $(word 2,$(HTML_ASSETS)) > $@.tmp && mv $@.tmp $@
 SKELS := $(patsubst %,$(O)/gen/%.skel.h,$(BPF_APPLETS))
 GEN := $(O)/gen/autoconf.h $(O)/gen/usage.h $(O)/gen/applets.h
 
@@ -121,7 +152,11 @@ $(O)/stackbox: $(OBJS)
 	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 	$(if $(STATIC),$(Q)$(STRIP) $@)
 
-$(O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS) | $(O)/obj/common/report $(O)/obj/applets
+# Generated headers are order-only: they must exist before the first
+# compile, and -MMD's .d files then name the ones each object includes,
+# so a changed .bpf.c rebuilds its applet alone.
+$(O)/obj/%.o: $(srctree)/%.c | $(GEN) $(SKELS)
+	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 $(O)/obj/gen/%.o: $(O)/gen/%.c | $(O)/obj/gen
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
@@ -226,7 +261,7 @@ dist:
 	$(Q)cd $(O) && sha256sum $(DIST).tar.gz | sed 's/^/sha256  /' >stackbox.hash
 	@echo "  DIST     $(O)/$(DIST).tar.gz"
 
-$(O)/obj/common/report $(O)/obj/applets $(O)/obj/bpf $(O)/obj/gen $(O)/gen:
+$(O)/obj/bpf $(O)/obj/gen $(O)/gen:
 	$(Q)mkdir -p $@
 
 -include $(OBJS:.o=.d)
@@ -255,7 +290,7 @@ $(O)/gen/usage.h $(O)/gen/applets.h $(srctree)/applets/Config.in: $(wildcard $(s
 # no source tree); needed by kconfig.c alone.
 $(O)/gen/kconfig_frag.h: $(srctree)/board/kernel/stackbox.config $(srctree)/scripts/gen-kconfig.sh | $(O)/gen
 	$(call quiet,GEN,$@)$(srctree)/scripts/gen-kconfig.sh $< $@
-$(O)/obj/common/kconfig.o: $(O)/gen/kconfig_frag.h
+$(O)/obj/common/kernel/kconfig.o: $(O)/gen/kconfig_frag.h
 
 # --version's header: asked of git at every make, rewritten only when it
 # changed, and needed by main.c alone (not in GEN), so a commit costs one

@@ -45,9 +45,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "applet.h"
+#include "collect.h"
 #include "kconfig.h"
 #include "kfeatures.h"
+#include "libbpf_log.h"
 #include "mapmem.h"
 #include "syms.h"
 #include "unwind.h"
@@ -85,15 +87,15 @@ static bool tsv;
 static FILE *out;
 
 /* One row: text pads the columns, --tsv tabs them. */
-static void row(const char *kind, const char *a, const char *b, const char *c,
-		const char *d)
+static void print_row(const char *kind, const char *a, const char *b,
+		      const char *c, const char *d)
 {
 	FILE *f = out ? out : stdout;
 
 	if (tsv)
 		fprintf(f, "%s\t%s\t%s\t%s\t%s\n", kind, a, b, c, d);
 	else if (!strcmp(kind, "attach"))
-		fprintf(f, "%-9s %-28s %-13s %s\n", a, b, c, d);
+		fprintf(f, "%-10s %-28s %-13s %s\n", a, b, c, d);
 	else
 		fprintf(f, "%-46s %s%s%s\n", a, b, *d ? ": " : "", d);
 }
@@ -104,8 +106,8 @@ static void limits(void)
 	char mib[32];
 
 	snprintf(mib, sizeof(mib), "%.0f MiB", mem_ceiling() / (1024.0 * 1024));
-	row("limit", "memory for maps and the recorder", mib, "",
-	    "1/8 of RAM, at most 256 MiB");
+	print_row("limit", "memory for maps and the recorder", mib, "",
+		  "1/8 of RAM, at most 256 MiB");
 }
 
 /* Append to a "; "-separated list. */
@@ -155,7 +157,7 @@ static const char *why_not(struct collector *c, const struct attach_alt *alt,
 
 /* Was a label already named in this row (alternatives of one way to
  * attach, for other kernels' function names)? */
-static bool seen(const struct attach_hook *hk, unsigned i)
+static bool named_before(const struct attach_hook *hk, unsigned i)
 {
 	for (unsigned j = 0; j < i; j++)
 		if (!strcmp(hk->alts[j].label, hk->alts[i].label))
@@ -185,7 +187,8 @@ static void list_alt(char *to, size_t len, struct collector *c,
  * better way is not offered; the ways left to fall back to.
  */
 static enum verdict check_hook(const char *applet, struct collector *c,
-			       const struct attach_hook *hk, const char *option)
+			       void *args, const struct attach_hook *hk,
+			       const char *option)
 {
 	char what[128], way[64], notes[1536] = "", buf[160];
 	char fallback[512] = "", elsewhere[512] = "";
@@ -195,10 +198,10 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 	option = hk->option ? hk->option : option;
 	snprintf(what, sizeof(what), "%s%s%s%s", hk->what, option ? " (" : "",
 		 option ? option : "", option ? ")" : "");
-	if (hk->enabled && !hk->option && !hk->enabled(c, c->args)) {
-		row("attach", applet, what, "-",
-		    unsure >= 0 ? "needs root to tell"
-				: "not needed on this kernel");
+	if (hk->enabled && !hk->option && !hk->enabled(c, args)) {
+		print_row("attach", applet, what, "-",
+			  unsure >= 0 ? "needs root to tell"
+				      : "not needed on this kernel");
 		return RUNS;
 	}
 	snprintf(way, sizeof(way), "%s%s",
@@ -208,14 +211,14 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 		add(notes, sizeof(notes), "%s needs root to tell%s",
 		    hk->alts[unsure].label, "");
 	for (int i = 0; i < end || (end < 0 && hk->alts[i].prog); i++)
-		if (!seen(hk, i))
+		if (!named_before(hk, i))
 			add(notes, sizeof(notes), "no %s: %s",
 			    hk->alts[i].label,
 			    why_not(c, &hk->alts[i], buf, sizeof(buf)));
 	for (int i = end + 1; end >= 0 && hk->alts[i].prog; i++) {
 		enum feature_answer a = collect_alt_answer(c, &hk->alts[i]);
 
-		if (!seen(hk, i) &&
+		if (!named_before(hk, i) &&
 		    strcmp(hk->alts[i].label, hk->alts[end].label))
 			list_alt(a == FEATURE_NO ? elsewhere : fallback,
 				 sizeof(fallback), c, hk, i, a);
@@ -224,7 +227,7 @@ static enum verdict check_hook(const char *applet, struct collector *c,
 		add(notes, sizeof(notes), "fallback %s%s", fallback, "");
 	if (*elsewhere)
 		add(notes, sizeof(notes), "not here: %s%s", elsewhere, "");
-	row("attach", applet, what, way, *notes ? notes : "-");
+	print_row("attach", applet, what, way, *notes ? notes : "-");
 	return pick >= 0 ? RUNS : unsure >= 0 ? UNSURE : CANNOT;
 }
 
@@ -238,13 +241,13 @@ static void check_features(const char *applet, const enum sb_feature *f)
 		if (!feature_built(*f))
 			continue;
 		if (!feature_hook(*f)) {
-			row("attach", applet, feature_name(*f),
-			    a == FEATURE_YES  ? "yes"
-			    : a == FEATURE_NO ? "no"
-					      : "?",
-			    a == FEATURE_YES  ? "-"
-			    : a == FEATURE_NO ? feature_without(*f)
-					      : "needs root to tell");
+			print_row("attach", applet, feature_name(*f),
+				  a == FEATURE_YES  ? "yes"
+				  : a == FEATURE_NO ? "no"
+						    : "?",
+				  a == FEATURE_YES  ? "-"
+				  : a == FEATURE_NO ? feature_without(*f)
+						    : "needs root to tell");
 			continue;
 		}
 		snprintf(way, sizeof(way), "%s%s",
@@ -260,7 +263,7 @@ static void check_features(const char *applet, const enum sb_feature *f)
 			snprintf(notes, sizeof(notes),
 				 "%s needs root to tell; else %s",
 				 feature_way(*f, true), feature_way(*f, false));
-		row("attach", applet, feature_hook(*f), way, notes);
+		print_row("attach", applet, feature_hook(*f), way, notes);
 	}
 }
 
@@ -303,12 +306,12 @@ static void check_applet(const struct applet *ap, struct applet_verdict *av)
 	opts_parse(ap->opts, args, 1, argv, ap->usage); /* its defaults */
 	for (const struct collector_ops *const *ops = ap->collectors; *ops;
 	     ops++) {
-		struct collector c = {.ops = *ops, .args = args};
+		struct collector *c = collect_asking(*ops, args);
 		const struct attach_hook *hk = (*ops)->hooks;
 
 		for (; hk && hk->what; hk++) {
-			enum verdict h =
-				check_hook(ap->name, &c, hk, (*ops)->option);
+			enum verdict h = check_hook(ap->name, c, args, hk,
+						    (*ops)->option);
 
 			if (h == RUNS || (*ops)->option || hk->option || v)
 				continue;
@@ -318,6 +321,7 @@ static void check_applet(const struct applet *ap, struct applet_verdict *av)
 					     : "needs root to tell");
 		}
 		check_features(ap->name, (*ops)->features);
+		collect_asking_free(c);
 	}
 	av->v = v;
 	check_memory(ap, args, av);
@@ -451,9 +455,12 @@ static void symbol_words(const struct elf_facts *f, char *buf, size_t len)
 			       "debug file (build-id, .gnu_debuglink) names "
 			       "the rest"
 			     : "none: addresses only",
-		 f->debugdata ? "; MiniDebugInfo (.gnu_debugdata), which "
-				"stackbox does not read"
-			      : "");
+		 !f->debugdata		? ""
+		 : ENABLE_MINIDEBUGINFO ? "; MiniDebugInfo (.gnu_debugdata) "
+					  "names its other functions"
+					: "; MiniDebugInfo (.gnu_debugdata), "
+					  "which this build does not read "
+					  "(MINIDEBUGINFO)");
 }
 
 static void binary_text(const char *path, const struct elf_facts *f)
@@ -583,7 +590,7 @@ static void print_verdicts(const struct applet_verdict *av,
 	char mib[32], why[256];
 
 	if (!tsv)
-		printf("%-9s %-7s %10s  %s\n", "applet", "here", "maps",
+		printf("%-10s %-7s %10s  %s\n", "applet", "here", "maps",
 		       "why not");
 	for (size_t i = 0; i < applets_n; i++) {
 		const struct applet_verdict *a = &av[i];
@@ -609,7 +616,7 @@ static void print_verdicts(const struct applet_verdict *av,
 			printf("applet\t%s\t%s\t%s\t%s\n", applets[i]->name,
 			       word[v], mib, why);
 		else
-			printf("%-9s %-7s %10s%s%s\n", applets[i]->name,
+			printf("%-10s %-7s %10s%s%s\n", applets[i]->name,
 			       here[v], mib, v == RUNS ? "" : "  ",
 			       v == RUNS ? "" : why);
 	}
@@ -624,7 +631,7 @@ static char *judge_applets(struct applet_verdict *av, size_t *len)
 	if (!out)
 		perror_exit("open_memstream");
 	if (!tsv)
-		fprintf(out, "%-9s %-28s %-13s %s\n", "applet", "hook", "way",
+		fprintf(out, "%-10s %-28s %-13s %s\n", "applet", "hook", "way",
 			"missing here; fallbacks");
 	for (size_t i = 0; i < applets_n; i++)
 		if (applets[i]->collectors)
@@ -644,14 +651,15 @@ static void print_features(void)
 		if (!feature_built(f))
 			continue;
 		if (tsv)
-			row("feature", feature_name(f), answer_word(ans),
-			    feature_needs(f), feature_without(f));
+			print_row("feature", feature_name(f), answer_word(ans),
+				  feature_needs(f), feature_without(f));
 		else
-			row("feature", feature_name(f),
-			    ans == FEATURE_YES	? "yes"
-			    : ans == FEATURE_NO ? "no"
-						: "needs root to tell",
-			    "", ans == FEATURE_YES ? "" : feature_refusal(f));
+			print_row("feature", feature_name(f),
+				  ans == FEATURE_YES  ? "yes"
+				  : ans == FEATURE_NO ? "no"
+						      : "needs root to tell",
+				  "",
+				  ans == FEATURE_YES ? "" : feature_refusal(f));
 	}
 	limits();
 }

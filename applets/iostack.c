@@ -47,6 +47,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "iostack.h"
 #include "iostack.skel.h"
@@ -249,7 +250,7 @@ static int attach_syscall_tracepoints(struct collector *c,
 				continue;
 			snprintf(name, sizeof(name), "sys_%s_%s",
 				 exit ? "exit" : "enter", io_syscalls[i].tp);
-			if (!collect_tracepoint_exists("syscalls", name)) {
+			if (!kernel_tracepoint_exists("syscalls", name)) {
 				verbose("no tracepoint syscalls:%s: %s is not "
 					"counted",
 					name, io_syscalls[i].tp);
@@ -323,8 +324,7 @@ static void block_fields(const char *tp, struct iostack_block_fields *f,
 			continue;
 		if (!strcmp(want[i].name, "rwbs") && complete)
 			continue;
-		off = collect_tracepoint_field("block", tp, want[i].name,
-					       &size);
+		off = kernel_tracepoint_field("block", tp, want[i].name, &size);
 		if (off < 0 || (want[i].size && size != want[i].size))
 			error_exit("--disk: tracepoint block:%s has no %u-byte "
 				   "field %s",

@@ -25,7 +25,10 @@
 //usage:                   mmap: mmap, munmap and brk (bytes mapped);
 //usage:                   faults: page faults per stack and interval (memory
 //usage:                   touched); kernel: kmalloc, kmem_cache and page
-//usage:                   allocations (kmem tracepoints)
+//usage:                   allocations (kmem tracepoints); alloc: bytes and
+//usage:                   calls allocated per stack and interval (the
+//usage:                   allocation rate: alloc_space, alloc_objects),
+//usage:                   the user mode's functions without free
 //usage:  -s BYTES         sample allocations, one per BYTES allocated on average
 //usage:                   (512k, as Go and jemalloc): values are unbiased
 //usage:                   estimates; without -s every allocation counts
@@ -41,7 +44,8 @@
 //usage:  --value NAME     what text sorts by and folded shows: inuse_space
 //usage:                   (default), inuse_objects, alloc_space, alloc_objects,
 //usage:                   bad_frees;
-//usage:                   faults: faulted_space (default), faults
+//usage:                   faults: faulted_space (default), faults;
+//usage:                   alloc: alloc_space (default), alloc_objects
 //usage:@COMMON
 //usage:
 //usage:STACKBOX_ATTACH=uprobe (perf event uprobes, not uprobe_multi),
@@ -60,11 +64,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "kernel.h"
+#include "kuprobe.h"
 #include "mapwalk.h"
 #include "memstack.h"
-#include "memstack_hooks.h"
+#include "memstack/memstack_hooks.h"
 #include "memstack.skel.h"
 #include "output.h"
 #include "u64map.h"
@@ -93,11 +99,18 @@ struct memstack_args {
 	struct ms_state *st;
 };
 
-static const char *const mode_names[] = {"user", "mmap", "faults", "kernel"};
+static const char *const mode_names[] = {"user", "mmap", "faults", "kernel",
+					 "alloc"};
 
 static const struct opt_names modes = {
 	mode_names, ARRAY_SIZE(mode_names),
-	"unknown mode (user, mmap, faults, kernel)"};
+	"unknown mode (user, mmap, faults, kernel, alloc)"};
+
+/* The modes that probe the allocator's functions. */
+static bool allocator_mode(int mode)
+{
+	return mode == MS_MODE_USER || mode == MS_MODE_ALLOC;
+}
 
 /* 4096, 64k, 512K, 1M: at most 4 GiB, so the BPF side's products fit */
 static const char *opt_bytes(const struct opt *o, const char *arg, void *dst)
@@ -142,6 +155,12 @@ static const struct metric held_metrics[] = {
 static const struct metric fault_metrics[] = {
 	{"faulted_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
 	{"faults", METRIC_COUNT},
+};
+
+/* --mode alloc: counts of the interval, not levels */
+static const struct metric alloc_metrics[] = {
+	{"alloc_space", METRIC_BYTES, .measure = MEASURE_MEMORY},
+	{"alloc_objects", METRIC_COUNT},
 };
 
 /* ---- run state ---- */
@@ -253,7 +272,7 @@ static void ms_target(struct collector *c, void *skel, void *args, pid_t tgid)
 {
 	struct memstack_args *a = args;
 
-	if (a->mode != MS_MODE_USER)
+	if (!allocator_mode(a->mode))
 		return;
 	if (a->lib)
 		attach_lib(a, tgid);
@@ -316,16 +335,16 @@ static void autoload_mode(struct ms_state *st, int mode)
 		if (strncmp(n, "ms_", 3))
 			continue; /* the core's */
 		if (!strcmp(n, "ms_exit") || !strcmp(n, "ms_exec"))
-			want = mode == MS_MODE_USER || mode == MS_MODE_MMAP;
+			want = allocator_mode(mode) || mode == MS_MODE_MMAP;
 		else if (!strcmp(n, "ms_alloc_return"))
-			want = mode == MS_MODE_USER && !st->uprobes.session;
+			want = allocator_mode(mode) && !st->uprobes.session;
 		else if (!strcmp(n, "ms_session"))
-			want = mode == MS_MODE_USER && st->uprobes.session;
+			want = allocator_mode(mode) && st->uprobes.session;
 		else if (!strcmp(n, "ms_entry_multi"))
-			want = mode == MS_MODE_USER && st->uprobes.multi &&
+			want = allocator_mode(mode) && st->uprobes.multi &&
 			       !st->uprobes.session;
 		else if (!strncmp(sec, "uprobe", 6))
-			want = mode == MS_MODE_USER && !st->uprobes.multi;
+			want = allocator_mode(mode) && !st->uprobes.multi;
 		else if (!strcmp(sec, "perf_event"))
 			want = mode == MS_MODE_FAULTS;
 		else if (!strncmp(sec, "tracepoint/kmem/", 16))
@@ -350,8 +369,7 @@ static void autoload_mode(struct ms_state *st, int mode)
  * says which, in one line. */
 static int choose_session(int multi)
 {
-	bool forced =
-		collect_forced("uprobe") || collect_forced("uprobe_multi");
+	bool forced = attach_forced("uprobe") || attach_forced("uprobe_multi");
 	int type = forced || !multi ? 0 : uprobe_session_attach_type();
 
 	verbose("-s: %s",
@@ -366,7 +384,7 @@ static int choose_session(int multi)
 /* uprobe_multi where the kernel has it, unless STACKBOX_ATTACH=uprobe;
  * sampled: sessions where they can be */
 static void choose_uprobes(struct ms_state *st, const char *prefix,
-			   bool sampled)
+			   bool sampled, bool with_free)
 {
 	struct memstack_bpf *s = st->skel;
 	int multi = uprobe_multi_type();
@@ -379,7 +397,8 @@ static void choose_uprobes(struct ms_state *st, const char *prefix,
 			   "session kfuncs");
 	st->uprobes = (struct uprobes){
 		.fns = alloc_fns,
-		.nfns = ARRAY_SIZE(alloc_fns),
+		/* free is the table's last: --mode alloc leaves it out */
+		.nfns = ARRAY_SIZE(alloc_fns) - !with_free,
 		.prefix = prefix,
 		.multi = multi,
 		.session = session,
@@ -399,8 +418,8 @@ static void preallocate(struct bpf_map *m)
 /* Maps a mode does not use take one entry, not their memory. */
 static void shrink_unused(struct memstack_bpf *s, int mode)
 {
-	bool held = mode != MS_MODE_FAULTS,
-	     calls = held && mode != MS_MODE_KERNEL;
+	bool held = mode != MS_MODE_FAULTS && mode != MS_MODE_ALLOC,
+	     calls = mode != MS_MODE_FAULTS && mode != MS_MODE_KERNEL;
 
 	if (held) { /* state rows, not the interval's counts */
 		bpf_map__set_max_entries(s->maps.sb_counts0, 1);
@@ -412,8 +431,9 @@ static void shrink_unused(struct memstack_bpf *s, int mode)
 	if (!calls) {
 		bpf_map__set_max_entries(s->maps.ms_threads, 1);
 		bpf_map__set_max_entries(s->maps.ms_procs, 1);
-		bpf_map__set_max_entries(s->maps.ms_exited, 1);
 	}
+	if (!calls || !held)
+		bpf_map__set_max_entries(s->maps.ms_exited, 1);
 }
 
 static void ms_size(struct collector *c, void *skel, void *args)
@@ -448,12 +468,13 @@ static int ms_configure(struct collector *c, void *skel, void *args)
 	if (a->sample)
 		fill_tables(s);
 	/* a uprobe's or syscall's kernel stack is only the trap's path */
-	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
+	if (allocator_mode(a->mode) || a->mode == MS_MODE_MMAP)
 		s->rodata->sb_cfg.kern_stacks = 0;
-	if (a->mode == MS_MODE_USER)
-		choose_uprobes(st, a->prefix, a->sample != 0);
+	if (allocator_mode(a->mode))
+		choose_uprobes(st, a->prefix, a->sample != 0,
+			       a->mode == MS_MODE_USER);
 	autoload_mode(st, a->mode);
-	if (a->mode == MS_MODE_USER || a->mode == MS_MODE_MMAP)
+	if (allocator_mode(a->mode) || a->mode == MS_MODE_MMAP)
 		probe_exit_layout(s);
 	if (a->mode == MS_MODE_MMAP)
 		st->raw_way = ms_choose_syscalls(s);
@@ -474,7 +495,7 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 		return err;
 	if (a->mode == MS_MODE_MMAP)
 		verbose("mmap, munmap, brk: attached with %s", a->st->raw_way);
-	if (a->mode == MS_MODE_USER && !a->st->filtered) {
+	if (allocator_mode(a->mode) && !a->st->filtered) {
 		if (a->lib)
 			attach_lib(a, -1);
 		else
@@ -558,7 +579,7 @@ static void visit_alloc(const void *k, const void *v, void *arg)
 	}
 }
 
-static __u64 held(__u64 v)
+static __u64 clamp_held(__u64 v)
 {
 	return (__s64)v < 0 ? 0 : v; /* a free raced past its allocation */
 }
@@ -617,8 +638,8 @@ static void visit_row(const void *k, const void *v, void *arg)
 		out->v[0] = s ? s->a : 0;
 		out->v[1] = s ? s->b : 0;
 	} else {
-		out->v[0] = held(r->inuse_bytes);
-		out->v[1] = held(r->inuse_objs);
+		out->v[0] = clamp_held(r->inuse_bytes);
+		out->v[1] = clamp_held(r->inuse_objs);
 		out->v[2] = r->alloc_bytes - (prev ? prev->a : 0);
 		out->v[3] = r->alloc_objs - (prev ? prev->b : 0);
 	}
@@ -701,7 +722,7 @@ static size_t ms_state_rows(struct collector *c, void *skel, void *args,
 	int exited = bpf_map__fd(s->maps.ms_exited);
 	struct timespec now;
 
-	if (a->mode == MS_MODE_FAULTS)
+	if (a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_ALLOC)
 		return 0;
 	map_walk(exited, sizeof(struct ms_exit_key), sizeof(__u64), false,
 		 take_gone, &w.gone);
@@ -748,10 +769,12 @@ static const char *ms_aux_name(__u32 aux)
 static unsigned ms_primary(struct collector *c, void *args)
 {
 	const struct memstack_args *a = args;
-	const struct metric *m =
-		a->mode == MS_MODE_FAULTS ? fault_metrics : held_metrics;
-	unsigned n = a->mode == MS_MODE_FAULTS ? ARRAY_SIZE(fault_metrics)
-					       : ARRAY_SIZE(held_metrics);
+	const struct metric *m = a->mode == MS_MODE_FAULTS  ? fault_metrics
+				 : a->mode == MS_MODE_ALLOC ? alloc_metrics
+							    : held_metrics;
+	unsigned n = a->mode == MS_MODE_FAULTS	? ARRAY_SIZE(fault_metrics)
+		     : a->mode == MS_MODE_ALLOC ? ARRAY_SIZE(alloc_metrics)
+						: ARRAY_SIZE(held_metrics);
 
 	for (unsigned i = 0; a->value && i < n; i++)
 		if (!strcmp(a->value, m[i].name))
@@ -785,6 +808,12 @@ static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 			 "faults x %ld bytes: memory touched",
 			 sysconf(_SC_PAGESIZE));
 		return;
+	case MS_MODE_ALLOC:
+		n = snprintf(buf, len,
+			     "value: bytes (alloc_space) and calls "
+			     "(alloc_objects) allocated per stack in the "
+			     "interval, freed or not (free is not probed)");
+		break;
 	case MS_MODE_KERNEL:
 		n = snprintf(buf, len,
 			     "value: kernel memory (kmalloc, kmem_cache, "
@@ -836,6 +865,17 @@ static const char *const sampled_stats[] = {
 	NULL,
 };
 
+static const char *const alloc_stats[] = {
+	"allocations not tracked (--max-allocs full)",
+	"frees of pointers not known",
+	"allocations not counted (--rows full)",
+	"addresses allocated again without a free seen",
+	"calls not seen (thread map full)",
+	"calls whose return was not seen",
+	"process ends not seen (exit map full)",
+	NULL,
+};
+
 static const char *const mmap_stats[] = {
 	"mappings not tracked (--max-allocs full)",
 	"munmap or brk shrinks of ranges not tracked",
@@ -875,16 +915,23 @@ static const struct collector_ops memstack_ops = {
 
 static void check_args(struct memstack_args *a)
 {
-	bool user = a->mode == MS_MODE_USER;
+	bool user = a->mode == MS_MODE_USER,
+	     allocator = allocator_mode(a->mode);
+	static const char *const first[] = {"inuse_space", "inuse_space",
+					    "faulted_space", "inuse_space",
+					    "alloc_space"};
 
-	if (a->sample && !user)
-		help_exit("-s samples the allocator's calls: --mode user only");
-	if ((a->lib || a->prefix) && !user)
+	if (a->sample && !allocator)
+		help_exit("-s samples the allocator's calls: --mode user or "
+			  "alloc only");
+	if ((a->lib || a->prefix) && !allocator)
 		help_exit("--lib and --prefix name an allocator: --mode user "
-			  "only");
-	if (a->age && a->mode == MS_MODE_FAULTS)
-		help_exit("--age: faults are counted per interval, not held");
-	if (a->common.kernel_only && (user || a->mode == MS_MODE_MMAP))
+			  "or alloc only");
+	if (a->age && (a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_ALLOC))
+		help_exit("--age: --mode %s counts per interval, nothing is "
+			  "held",
+			  mode_names[a->mode]);
+	if (a->common.kernel_only && (allocator || a->mode == MS_MODE_MMAP))
 		help_exit("-K: --mode %s has user stacks only (kernel stacks: "
 			  "--mode kernel)",
 			  mode_names[a->mode]);
@@ -894,8 +941,7 @@ static void check_args(struct memstack_args *a)
 	if (a->value && !strcmp(a->value, "bad_frees") && !user)
 		help_exit("--value bad_frees: --mode user only");
 	if (a->value && !ms_primary(NULL, a) &&
-	    strcmp(a->value,
-		   a->mode == MS_MODE_FAULTS ? "faulted_space" : "inuse_space"))
+	    strcmp(a->value, first[a->mode]))
 		help_exit("--value %s: not a value of --mode %s", a->value,
 			  mode_names[a->mode]);
 }
@@ -918,13 +964,16 @@ static int memstack_main(void *args, int argc, char **argv)
 	else if (a->value && !strcmp(a->value, "bad_frees"))
 		help_exit("--value bad_frees: with -- CMD or --bad-frees, "
 			  "without -s");
-	if (a->mode == MS_MODE_FAULTS) {
-		ops.metrics = fault_metrics;
-		ops.nmetrics = ARRAY_SIZE(fault_metrics);
+	if (a->mode == MS_MODE_FAULTS || a->mode == MS_MODE_ALLOC) {
+		bool faults = a->mode == MS_MODE_FAULTS;
+
+		ops.metrics = faults ? fault_metrics : alloc_metrics;
+		ops.nmetrics = faults ? ARRAY_SIZE(fault_metrics)
+				      : ARRAY_SIZE(alloc_metrics);
 		ops.per_thread = false;
 		ops.state_rows = NULL;
 		ops.aux_name = NULL;
-		ops.stat_names = NULL;
+		ops.stat_names = faults ? NULL : alloc_stats;
 	}
 	if (a->mode == MS_MODE_USER && a->sample)
 		ops.stat_names = sampled_stats;

@@ -8,7 +8,7 @@
 //config:	  Measures the time from each thread's switch-out to its next
 //config:	  switch-in (sched_switch), per stack at switch-out, split by
 //config:	  why it left the CPU: sleeping, uninterruptible, or preempted.
-//usage:usage: offcpu [-w] [-m MIN] [-M MAX] [--state S,D,R] [OPTIONS] [-- CMD [ARG]...]
+//usage:usage: offcpu [-w] [-m MIN] [-M MAX] [--state S,D,R] [-s PERIOD] [OPTIONS] [-- CMD [ARG]...]
 //usage:
 //usage:Count the time threads spend off the CPU per stack at the moment
 //usage:they left it, and why: S sleeping, D uninterruptible (I/O, some
@@ -19,6 +19,10 @@
 //usage:  -m MIN           only blocks at least MIN long, with a unit (1ms, 10us)
 //usage:  -M MAX           only blocks at most MAX long, with a unit (2s)
 //usage:  --state LIST     only these states, from S,D,R (default all)
+//usage:  -s PERIOD        sample by blocked time, with a unit (10ms, at most
+//usage:                   10s): a block d long under PERIOD counts as PERIOD
+//usage:                   with probability d/PERIOD, longer ones exactly;
+//usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
 //usage:STACKBOX_ATTACH=tp_btf|raw_tp|tracepoint forces the way to attach.
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "kernel.h"
 #include "offcpu.h"
@@ -40,6 +45,7 @@ enum { WAKERS = 16384 };
 struct offcpu_args {
 	struct collect_opts common;
 	uint64_t min, max;
+	uint64_t sample; /* -s: the period, ns; 0: every block counted */
 	int states;
 	int wakers;
 	/* task_struct.se.sum_exec_runtime, from kernel BTF; 0: unknown */
@@ -60,6 +66,8 @@ static const struct opt offcpu_opts[] = {
 	OPT_TABLE(0, "state", "LIST", opt_name_list, struct offcpu_args, states,
 		  states, "S,D,R", .flags = OPT_SHOWN),
 	OPT_FLAG('w', "wakers", struct offcpu_args, wakers),
+	OPT_DURATION('s', "sample", "PERIOD", struct offcpu_args, sample, 1,
+		     10 * NS_PER_SEC, NULL, .flags = OPT_UNIT),
 	OPT_INCLUDE(collect_options, struct offcpu_args, common),
 	OPT_END,
 };
@@ -170,6 +178,10 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->state_mask = a->states;
 	probe_task_layout(s, a);
 	s->rodata->wakers_on = a->wakers;
+	s->rodata->sample_ns = a->sample;
+	if (a->sample)
+		verbose("-s: stacks are still walked at every switch-out, "
+			"counted only for the blocks drawn");
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);
@@ -202,13 +214,30 @@ static const char *offcpu_state_name(__u32 aux)
 	return aux < OFFCPU_NSTATES ? names[aux] : "state ?";
 }
 
+/* -s: the period, which report's pprof carries; 0: not sampled */
+static __u64 offcpu_period_ns(struct collector *c, void *args)
+{
+	return ((struct offcpu_args *)args)->sample;
+}
+
 static void offcpu_describe(struct collector *c, void *args, char *buf,
 			    size_t len)
 {
+	struct offcpu_args *a = args;
+	char period[32], sampled[160] = "";
+
+	if (a->sample) {
+		format_duration(period, sizeof(period), a->sample);
+		snprintf(sampled, sizeof(sampled),
+			 ", sampled by blocked time, -s %s: values are "
+			 "estimates (blocks of %s or more exact)",
+			 period, period);
+	}
 	snprintf(buf, len,
-		 "value: time off CPU from switch-out to switch-in; "
+		 "value: time off CPU from switch-out to switch-in%s; "
 		 "state S sleeping, D uninterruptible, R preempted "
-		 "(waiting for a CPU)");
+		 "(waiting for a CPU)",
+		 sampled);
 }
 
 static const char *const offcpu_stat_names[] = {
@@ -232,6 +261,7 @@ static const struct collector_ops offcpu_ops = {
 	.size = offcpu_size,
 	.configure = offcpu_configure,
 	.before_drain = offcpu_before_drain,
+	.period_ns = offcpu_period_ns,
 	.describe = offcpu_describe,
 	.aux_name = offcpu_state_name,
 	.stat_names = offcpu_stat_names,

@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "oncpu.skel.h"
 

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "collect.h"
 #include "mapwalk.h"
 #include "output.h"
@@ -182,13 +183,13 @@ static bool have_layout(struct rastack_args *a, unsigned need)
 	return !(need & L_LARGE) || a->layout.pg_head >= 0;
 }
 
-static bool tp_field(enum ra_tp which, const char *field,
-		     struct ra_tp_field *out)
+static bool find_tp_field(enum ra_tp which, const char *field,
+			  struct ra_tp_field *out)
 {
 	unsigned size = 0;
 	int off =
-		collect_tracepoint_field(tracepoints[which].category,
-					 tracepoints[which].name, field, &size);
+		kernel_tracepoint_field(tracepoints[which].category,
+					tracepoints[which].name, field, &size);
 
 	/* BPF reads it from a copy on its stack: aligned, in the copy */
 	if (off < 0 || !(size == 1 || size == 2 || size == 4 || size == 8) ||
@@ -206,12 +207,12 @@ static bool tp_layout(enum ra_tp which, struct ra_tp_layout *l)
 	struct ra_tp_layout none = {0};
 
 	*l = none;
-	if (!tp_field(which, "i_ino", &l->ino) ||
-	    !tp_field(which, "s_dev", &l->dev) ||
-	    !tp_field(which, "index", &l->index))
+	if (!find_tp_field(which, "i_ino", &l->ino) ||
+	    !find_tp_field(which, "s_dev", &l->dev) ||
+	    !find_tp_field(which, "index", &l->index))
 		return false;
 	if (tracepoints[which].arg &&
-	    !tp_field(which, tracepoints[which].arg, &l->arg) &&
+	    !find_tp_field(which, tracepoints[which].arg, &l->arg) &&
 	    strcmp(tracepoints[which].arg, "order"))
 		return false;
 	for (const struct ra_tp_field *f = &l->ino; f <= &l->arg; f++)

@@ -2,14 +2,16 @@
 /* report: bin streams in, text, folded, pprof or an SVG flame graph out.
  *
 //config:config REPORT
-//config:	bool "report: turn bin streams into text, folded, pprof, SVG"
+//config:	bool "report: turn bin streams into text, folded, pprof, SVG, HTML"
 //config:	default y
 //config:	help
 //config:	  Reads what a collector wrote with -f bin (files, stdin,
 //config:	  a serial capture), resyncs after corruption, resolves the
 //config:	  raw addresses (on this machine, or offline with --symfs and
 //config:	  --debug-dir) and writes text or folded exactly as the
-//config:	  collector would have, or pprof, or an SVG flame graph.
+//config:	  collector would have, or pprof, or an SVG flame graph, or
+//config:	  one HTML page of the recording in time. perf script output
+//config:	  and folded stacks are inputs too.
 //usage:usage: report [-f FORMAT] [-o FILE] [OPTIONS] [FILE]...
 //usage:
 //usage:Read bin streams (stackbox APPLET -f bin) from FILEs or standard
@@ -21,15 +23,26 @@
 //usage:callchains (perf record -g, any event): its value is samples, or
 //usage:the event's period where perf prints it. Or what an applet
 //usage:printed as text (its default): names and values as printed, no
-//usage:addresses (said in one line). -o FILE is written whole on success
-//usage:or not at all.
+//usage:addresses (said in one line). Or folded stacks ("a;b;c COUNT",
+//usage:flamegraph.pl's and ours, ";-;" before kernel frames): one profile
+//usage:of samples, no times. -o FILE is written whole on success or not
+//usage:at all.
 //usage:
 //usage:  -f FORMAT        text (default), folded: per snapshot, as the
 //usage:                   collector prints them; pprof: one gzipped
 //usage:                   profile.proto of all snapshots (go tool pprof);
-//usage:                   svg: one flame graph of all snapshots
+//usage:                   svg: one flame graph of all snapshots;
+//usage:                   html: one page, no network: a heatmap of the
+//usage:                   snapshots in time, the flame graph of a range
+//usage:                   selected (drag, arrow keys), of a second one the
+//usage:                   differential; marks and anomalies on the time
+//usage:                   axis; #from=T&to=T[&base_from=T&base_to=T] in
+//usage:                   its address selects (T as --from takes). Size:
+//usage:                   the names, then 4 bytes + the value's digits a
+//usage:                   stack a snapshot: an hour at -i 1s, 200 stacks
+//usage:                   each, counts (<1000): 6 MB; us (<10^7): 9 MB
 //usage:  -o FILE          write to FILE, not standard output
-//usage:  --base FILE      svg: a differential flame graph, FILE (bin) the
+//usage:  --base FILE      svg: a differential flame graph, FILE (any input) the
 //usage:                   before: red grew, blue shrank (more: --base F --base G)
 //usage:  --title TEXT     svg: the title (default: applet, total, host, span)
 //usage:  --push URL       send the profile (pprof) to a Pyroscope server:
@@ -64,7 +77,12 @@
 //usage:                   --anomalies: whole stacks
 //usage:
 //usage:Without --symfs and --debug-dir, frames resolve against this
-//usage:machine's files, when their build-ids match the recording.
+//usage:machine's files, when their build-ids match the recording. Names
+//usage:come from, in order: --debug-dir; the file's .symtab; its debug file
+//usage:(/usr/lib/debug/.build-id/, .gnu_debuglink: same directory, .debug/,
+//usage:/usr/lib/debug/DIR/, under --symfs); its .gnu_debugdata; a server
+//usage:of DEBUGINFOD_URLS (http://, debuginfod's cache: DEBUGINFOD_CACHE_PATH,
+//usage:else ~/.cache/debuginfod_client); its .dynsym.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,18 +92,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "bin_replay.h"
-#include "report/anomalies.h"
-#include "report/bin_read.h"
+#include "anomalies.h"
+#include "bin_read.h"
+#include "debuginfod.h"
 #include "binfmt.h"
 #include "collect.h"
-#include "report/flame.h"
-#include "report/hotcold.h"
-#include "report/out_file.h"
-#include "report/perf_script.h"
-#include "report/pprof.h"
-#include "report/push.h"
-#include "report/text_read.h"
+#include "flame.h"
+#include "folded_read.h"
+#include "hotcold.h"
+#include "html.h"
+#include "out_file.h"
+#include "perf_script.h"
+#include "pprof.h"
+#include "push.h"
+#include "text_read.h"
 #include "output.h"
 #include "output_sink.h"
 #include "stacks.h"
@@ -113,8 +135,8 @@ struct report_args {
 
 static const struct opt_formats report_formats = {
 	1 << FORMAT_TEXT | 1 << FORMAT_FOLDED | 1 << FORMAT_PPROF |
-		1 << FORMAT_SVG | 1 << FORMAT_JSON,
-	"unknown format (text, folded, pprof, svg, json)"};
+		1 << FORMAT_SVG | 1 << FORMAT_JSON | 1 << FORMAT_HTML,
+	"unknown format (text, folded, pprof, svg, json, html)"};
 
 static const char *opt_files(const struct opt *o, const char *arg, void *dst)
 {
@@ -222,17 +244,22 @@ struct report {
 	bool cpu;	  /* the metric measures CPU time */
 	uint64_t unit_ns; /* ns a count of it stands for, 0: not time */
 	enum flame_palette palette;
-	int64_t t0, t1;		  /* first start, last end, ns */
-	bool boot_clock;	  /* t0, t1 count from boot (perf's) */
-	struct anomalies *an;	  /* --anomalies */
-	struct hotcold *hc;	  /* --hotcold, but for -f pprof */
-	bool hc_seen[2];	  /* --hotcold: [on-CPU] streams were read */
-	struct perf_script *perf; /* the perf script input being read */
-	struct text_read *text;	  /* the stackbox text input being read */
-	struct out_file out_file; /* -o FILE, renamed there on success */
-	const char *path;	  /* what -o FILE is written to meanwhile */
-	char **missing;		  /* "path (build-id ...)" of files not found */
+	int64_t t0, t1;		    /* first start, last end, ns */
+	bool boot_clock;	    /* t0, t1 count from boot (perf's) */
+	struct anomalies *an;	    /* --anomalies */
+	struct hotcold *hc;	    /* --hotcold, but for -f pprof */
+	struct html *html;	    /* -f html */
+	struct anomalies *html_an;  /* -f html: its findings */
+	bool hc_seen[2];	    /* --hotcold: [on-CPU] streams were read */
+	struct perf_script *perf;   /* the perf script input being read */
+	struct text_read *text;	    /* the stackbox text input being read */
+	struct folded_read *folded; /* the folded input being read */
+	struct out_file out_file;   /* -o FILE, renamed there on success */
+	const char *path;	    /* what -o FILE is written to meanwhile */
+	char **missing; /* "path (build-id ...)" of files not found */
 	size_t nmissing, missing_cap;
+	struct debuginfod *dbg; /* DEBUGINFOD_URLS, once asked for */
+	bool dbg_read;
 };
 
 /* ---- finding the profiled files ---- */
@@ -280,11 +307,36 @@ static void note_missing(struct report *rp, const char *path,
 		xasprintf("%s (build-id %s)", path, *build_id ? build_id : "-");
 }
 
+/* Its KIND file (debuginfo, executable) from a debuginfod server or its
+ * cache, when DEBUGINFOD_URLS names one; *got the path (malloc'ed). */
+static struct elf_symtab *from_debuginfod(struct report *rp,
+					  const char *build_id,
+					  const char *kind, char **got)
+{
+	struct elf_symtab *t;
+	char *p;
+
+	if (!rp->dbg_read) {
+		rp->dbg = debuginfod_new();
+		rp->dbg_read = true;
+	}
+	if (!*build_id || !(p = debuginfod_find(rp->dbg, build_id, kind)))
+		return NULL;
+	t = open_checked(p, "", build_id);
+	if (t && got)
+		*got = p;
+	else
+		free(p);
+	return t;
+}
+
 /*
- * Symbols from the debug file by build-id, else from the binary (under
- * --symfs, or this machine's when no --symfs or not there, if it is the
- * same build): the binary also gives leaf repair the code bytes it
- * reads, as on the device.
+ * Names, in order: the debug file by build-id in --debug-dir; the binary
+ * (under --symfs, or this machine's when no --symfs or not there, if it
+ * is the same build) with its .symtab, its debug file (build-id and
+ * .gnu_debuglink conventions, under --symfs) or its MiniDebugInfo; else
+ * a debuginfod server; else what the binary's .dynsym names. The binary
+ * also gives leaf repair the code bytes it reads, as on the device.
  */
 static struct elf_symtab *find_file(void *ctx, const char *path,
 				    const char *build_id, int *code_fd)
@@ -292,6 +344,7 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 	struct report *rp = ctx;
 	const char *root = rp->a->symfs ? rp->a->symfs : "";
 	struct elf_symtab *t = NULL, *bin = open_checked(path, root, build_id);
+	char *exe;
 
 	if (!bin && *root && (bin = same_build_here(path, build_id)))
 		root = "";
@@ -303,12 +356,22 @@ static struct elf_symtab *find_file(void *ctx, const char *path,
 		t = open_checked(p, "", "");
 		free(p);
 	}
-	if (bin) {
+	if (!t && (!bin || elf_symtab_names(bin) == ELF_NAMES_DYNSYM))
+		t = from_debuginfod(rp, build_id, "debuginfo", NULL);
+	/* not here: the binary itself from debuginfod, for its names, or
+	 * its program headers (a debug file's are not the binary's) and
+	 * leaf repair's code bytes */
+	if (!bin && (bin = from_debuginfod(rp, build_id, "executable", &exe))) {
+		*code_fd = open(exe, O_RDONLY | O_CLOEXEC);
+		free(exe);
+	} else if (bin) {
 		char *p = xasprintf("%s%s", root, path);
 
 		*code_fd = open(p, O_RDONLY | O_CLOEXEC);
 		free(p);
 	}
+	if (t && bin)
+		elf_symtab_use_loads(t, bin);
 	if (!t)
 		t = bin;
 	else
@@ -442,8 +505,12 @@ static void start_pprof(struct report *rp, const struct snapshot *s)
 		types[n] = "cpu";
 		units[n++] = "nanoseconds";
 	}
-	/* oncpu: cpu time, the last type, as pprof defaults to */
-	rp->pp = pprof_new(types, units, n, rp->cpu_time ? (int)n - 1 : -1,
+	/* oncpu: cpu time, the last type, as pprof defaults to; time
+	 * sampled by itself (offcpu -s): its own type is the period's */
+	rp->pp = pprof_new(types, units, n,
+			   rp->cpu_time ? (int)n - 1
+			   : rp->period ? primary
+					: -1,
 			   rp->period, rp->cpu_time ? -1 : primary);
 }
 
@@ -528,6 +595,9 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 				r->key.kern_stack, NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->uinlined, r->nu,
 				r->key.user_stack, maps, nmaps);
+		for (unsigned k = 0; rp->perf && k < n; k++)
+			perf_script_frame_at(rp->perf, f[k].name, &f[k].addr,
+					     &f[k].map);
 		if (rp->a->hotcold) {
 			/* the side's root frame, as in folded and SVG; time,
 			 * on-CPU time, off-CPU time */
@@ -652,6 +722,11 @@ static void profile_writer(void *ctx, FILE *unused, const struct snapshot *s)
 			hotcold_add(rp->hc, s);
 		return;
 	}
+	if (rp->html) {
+		html_snapshot(rp->html, NULL, s);
+		anomalies_snapshot(rp->html_an, NULL, s);
+		return;
+	}
 	if (rp->a->format == FORMAT_SVG)
 		add_flame(rp, s);
 	if (rp->a->format == FORMAT_PPROF || rp->a->push)
@@ -701,7 +776,7 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 	if (!st->frames) {
 		/* nothing to count the damage against: say what it is not */
 		error_msg("%s: neither a bin stream (no frame in %llu bytes), "
-			  "stackbox text nor perf script output",
+			  "stackbox text, folded stacks nor perf script output",
 			  name, (unsigned long long)st->bytes_skipped);
 		return;
 	}
@@ -735,8 +810,8 @@ static void say_skipped(const char *name, const struct bin_stats *st)
 		error_msg("%s: no complete snapshot", name);
 }
 
-/* The first piece of an input says what it is: stackbox text, perf
- * script's, else a bin stream (whose reader finds frames anywhere). */
+/* The first piece of an input says what it is: stackbox text, folded
+ * stacks, perf script's, else a bin stream (whose reader finds frames anywhere). */
 static void start_input(struct report *rp, const char *what, const void *buf,
 			size_t n, struct bin_reader **r,
 			const struct bin_reader_ops *ops)
@@ -748,6 +823,8 @@ static void start_input(struct report *rp, const char *what, const void *buf,
 			  "values as rounded in print; record with -f bin to "
 			  "resolve symbols later",
 			  what);
+	} else if (folded_read_detect(buf, n)) {
+		rp->folded = folded_read_new(on_named_snapshot, rp);
 	} else if (perf_script_detect(buf, n)) {
 		rp->perf =
 			perf_script_new(rp->a->interval, on_named_snapshot, rp);
@@ -765,6 +842,10 @@ static int end_input(struct report *rp, const char *what, struct bin_reader *r,
 		err = !text_read_end(rp->text, what);
 		text_read_free(rp->text);
 		rp->text = NULL;
+	} else if (rp->folded) {
+		err = !folded_read_end(rp->folded, what);
+		folded_read_free(rp->folded);
+		rp->folded = NULL;
 	} else if (rp->perf) {
 		err = !perf_script_end(rp->perf, what);
 		perf_script_free(rp->perf);
@@ -808,10 +889,12 @@ static int read_input(struct report *rp, const char *name)
 			err = 1;
 			break;
 		}
-		if (!r && !rp->perf && !rp->text)
+		if (!r && !rp->perf && !rp->text && !rp->folded)
 			start_input(rp, what, buf, n, &r, &ops);
 		if (rp->text)
 			text_read_feed(rp->text, buf, n);
+		else if (rp->folded)
+			folded_read_feed(rp->folded, buf, n);
 		else if (rp->perf)
 			perf_script_feed(rp->perf, buf, n);
 		else
@@ -998,6 +1081,28 @@ static void flame_title(char *buf, size_t len, const struct report *rp)
 		 *span ? ", " : "", span);
 }
 
+/* -f html: the page, with --anomalies' findings on its time axis */
+static int write_html(struct report *rp, FILE *f)
+{
+	char title[512], span[128] = "", *json = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&json, &len);
+	int err;
+
+	if (!j)
+		error_exit("out of memory");
+	anomalies_write(rp->html_an, j, ANOMALIES_JSON, 1, 0);
+	fclose(j);
+	if (rp->t1)
+		title_span(span, sizeof(span), rp);
+	snprintf(title, sizeof(title), "%s on %s%s%s", rp->applet, rp->host,
+		 *span ? ", " : "", span);
+	err = html_write(rp->html, f, rp->a->title ? rp->a->title : title,
+			 json);
+	free(json);
+	return err;
+}
+
 /* The one profile of -f pprof / -f svg, to -o FILE or standard output. */
 static int write_profile(struct report *rp)
 {
@@ -1024,6 +1129,8 @@ static int write_profile(struct report *rp)
 			rp->host);
 		err = hotcold_write(rp->hc, f, a->format == FORMAT_SVG,
 				    a->title ? a->title : title);
+	} else if (rp->html) {
+		err = write_html(rp, f);
 	} else if (a->format == FORMAT_PPROF && rp->pp) {
 		/* pprof's time is a date: none rather than one in 1970 */
 		pprof_time(rp->pp, rp->boot_clock ? 0 : rp->t0,
@@ -1062,7 +1169,8 @@ static int push(struct report *rp)
 	gz = pprof_encode(rp->pp, &len);
 	err = push_pyroscope(rp->a->push, app, rp->host, rp->t0 / NS_PER_SEC,
 			     (rp->t1 + NS_PER_SEC - 1) / NS_PER_SEC,
-			     rp->period ? NS_PER_SEC / rp->period : 0, gz, len);
+			     rp->cpu_time ? NS_PER_SEC / rp->period : 0, gz,
+			     len);
 	free(gz);
 	free(app);
 	return err ? 1 : 0;
@@ -1074,6 +1182,7 @@ static void refuse_terminal(const struct report_args *a, int argc, char **argv)
 {
 	const char *ext = a->format == FORMAT_SVG     ? "svg"
 			  : a->format == FORMAT_PPROF ? "pb.gz"
+			  : a->format == FORMAT_HTML  ? "html"
 						      : NULL;
 	const char *in = argc ? strrchr(argv[0], '/') : NULL;
 
@@ -1083,7 +1192,7 @@ static void refuse_terminal(const struct report_args *a, int argc, char **argv)
 	in = in ? in + 1 : argc ? argv[0] : "profile";
 	help_exit("-f %s: standard output is a terminal: name a file, "
 		  "-o %s.%s",
-		  a->format == FORMAT_SVG ? "svg" : "pprof",
+		  ext[0] == 'p' ? "pprof" : ext,
 		  strcmp(in, "-") ? in : "profile", ext);
 }
 
@@ -1091,9 +1200,9 @@ static int report_main(void *args, int argc, char **argv)
 {
 	struct report_args *a = args;
 	bool profile = a->format == FORMAT_PPROF || a->format == FORMAT_SVG ||
-		       a->anomalies || a->hotcold;
-	struct collect_opts o = {.format = profile ? FORMAT_TEXT : a->format,
-				 .top = a->top};
+		       a->format == FORMAT_HTML || a->anomalies || a->hotcold;
+	struct output_opts o = {.format = profile ? FORMAT_TEXT : a->format,
+				.top = a->top};
 	struct report rp = {.a = a};
 	int err = 0;
 
@@ -1107,6 +1216,10 @@ static int report_main(void *args, int argc, char **argv)
 	o.output = profile ? NULL : rp.path;
 	rp.out = output_open(&o);
 	rp.replay = bin_replay_new(rp.out);
+	if (a->format == FORMAT_HTML &&
+	    (a->anomalies || a->hotcold || a->base.n || a->push))
+		help_exit("-f html: no --anomalies (the page has them), "
+			  "--hotcold, --base (select one on the page), --push");
 	if (a->anomalies ? a->format == FORMAT_PPROF || a->push || a->base.n
 			 : a->format == FORMAT_JSON)
 		help_exit(
@@ -1119,6 +1232,10 @@ static int report_main(void *args, int argc, char **argv)
 			  "--push, --anomalies");
 	if (a->hotcold && a->format != FORMAT_PPROF)
 		rp.hc = hotcold_new();
+	if (a->format == FORMAT_HTML) {
+		rp.html = html_new();
+		rp.html_an = anomalies_new();
+	}
 	if (a->anomalies)
 		output_set_writer(rp.out, anomalies_snapshot,
 				  rp.an = anomalies_new());
@@ -1152,6 +1269,7 @@ static int report_main(void *args, int argc, char **argv)
 	for (size_t i = 0; i < rp.nmissing; i++)
 		free(rp.missing[i]);
 	free(rp.missing);
+	debuginfod_free(rp.dbg);
 	bin_replay_free(rp.replay);
 	if (output_close(rp.out))
 		err = 1;
@@ -1161,6 +1279,8 @@ static int report_main(void *args, int argc, char **argv)
 	flame_free(rp.fl);
 	anomalies_free(rp.an);
 	hotcold_free(rp.hc);
+	html_free(rp.html);
+	anomalies_free(rp.html_an);
 	return err || rp.failed;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The NAB driver of bench/nab.sh: runs common/anomaly.c over every data
+ * The NAB driver of bench/nab.sh: runs common/lib/anomaly.c over every data
  * file of the Numenta Anomaly Benchmark, writes NAB's result layout, and
  * scores the result with our own implementation of NAB's documented
  * scoring (so the figure exists without NAB's Python; nab.sh runs NAB's

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The anomaly detector (common/anomaly.c) on the Numenta Anomaly
+# The anomaly detector (common/lib/anomaly.c) on the Numenta Anomaly
 # Benchmark: bench/nab.c runs it over every NAB data file, writes NAB's
 # result layout (RESULTS/NAME/CATEGORY/NAME_FILE.csv with
 # timestamp,value,anomaly_score,label; label is 1 inside a labelled
@@ -45,8 +45,8 @@ case $NAME in *_*) die "NAME must not contain an underscore: $NAME" ;; esac
 
 bin=$top/out/nab/nab
 mkdir -p "$(dirname "$bin")" "$RESULTS"
-$CC -O2 -Wall -Wextra -I"$top/common" -o "$bin" "$top/bench/nab.c" \
-	"$top/common/anomaly.c" -lm
+$CC -O2 -Wall -Wextra -I"$top/common/lib" -o "$bin" "$top/bench/nab.c" \
+	"$top/common/lib/anomaly.c" -lm
 rm -rf "${RESULTS:?}/$NAME"
 echo "== detector $NAME over $NAB_DATA/data (results in $RESULTS/$NAME)"
 "$bin" -o "$RESULTS/$NAME" -n "$NAME" "$NAB_DATA/data" "$WINDOWS" | tee "$RESULTS/$NAME.ours"

@@ -12,9 +12,11 @@
  * Modes (ms_mode): the allocator's functions through uprobes (entry and
  * return), mmap/munmap/brk through syscall tracepoints, page faults
  * through a software perf event (counted per interval, not held), and
- * the kernel's kmem tracepoints.
+ * the kernel's kmem tracepoints. The alloc mode is the allocator's
+ * functions without free: what each stack allocated, counted per
+ * interval as the faults are, with no record to take back.
  */
-#define SB_NVALUES 2 /* faults: bytes (faults x page size), faults */
+#define SB_NVALUES 2 /* faults, alloc: bytes, and faults or calls */
 #include "collect.bpf.h"
 #include "memstack.h"
 
@@ -164,6 +166,18 @@ static __always_inline __u64 sampled_bytes(__u64 size)
 	f = weight_tab[i] +
 	    (((__u64)(weight_tab[i + 1] - weight_tab[i]) * frac) >> 10);
 	return (sample_mean * f) >> 16;
+}
+
+/* The calls a sampled allocation of size bytes, weighed bytes, stands
+ * for: bytes / size, rounded up with the probability of its fraction.
+ * Rounding to the nearest was biased where size is near the mean: at
+ * -s 64k a 100 KiB allocation, sampled 79 % of the time, stood for 1
+ * call, not 1.27 (a fifth of the calls missing). */
+static __always_inline __u64 sampled_objs(__u64 bytes, __u64 size)
+{
+	__u64 r = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+
+	return bytes / size + (r % size < bytes % size);
 }
 
 /* ---- processes, threads, rows ---- */
@@ -319,9 +333,25 @@ static __always_inline void hold_user(struct ms_alloc_key *k, __u64 size,
 
 	if (sample_mean && size) {
 		bytes = sampled_bytes(size);
-		objs = (bytes + size / 2) / size;
+		objs = sampled_objs(bytes, size);
 	}
 	hold(k, bytes, objs, ustack, SB_STACK_NONE);
+}
+
+/* --mode alloc: size bytes allocated by one call (or its sampled
+ * weight), in the interval's counts: nothing is held, so no record. */
+static __always_inline void count_alloc(__u64 id, __u64 size, __u64 ustack)
+{
+	struct sb_values v = {{size, 1}};
+	struct sb_key key = {};
+
+	if (sample_mean && size) {
+		v.v[0] = sampled_bytes(size);
+		v.v[1] = sampled_objs(v.v[0], size);
+	}
+	sb_key_task(&key, id);
+	key.user_stack = ustack;
+	sb_count(&key, &v);
 }
 
 /* The user stack; uregs: ctx is the user's registers (a uprobe's). A
@@ -577,12 +607,16 @@ static __always_inline void alloc_return(void *ctx, __u64 entry_sp)
 	/* realloc moves what the old pointer held; realloc(p, 0) that
 	 * returns NULL (glibc) has freed p; NULL otherwise: p is intact */
 	if ((t->kind == MS_REALLOC || t->kind == MS_REALLOCARRAY) && t->arg &&
-	    (ptr || !t->size)) {
+	    (ptr || !t->size) && ms_mode != MS_MODE_ALLOC) {
 		k.addr = t->arg;
 		release(&k, MS_STAT_FREE_MISS); /* a miss: counted at entry */
 	}
 	if (!ptr || !t->sampled)
 		return;
+	if (ms_mode == MS_MODE_ALLOC) {
+		count_alloc(id, t->size, t->stack);
+		return;
+	}
 	k.addr = ptr;
 	hold_user(&k, t->size, t->stack);
 }
@@ -653,6 +687,10 @@ static __always_inline void proc_gone(__u32 tgid)
 	if (!p)
 		return;
 	k.gen = p->gen;
+	if (ms_mode == MS_MODE_ALLOC) { /* no rows or records to drop */
+		bpf_map_delete_elem(&ms_procs, &tgid);
+		return;
+	}
 	if (bpf_map_update_elem(&ms_exited, &k, &now, BPF_ANY))
 		sb_stat_add(MS_STAT_EXITS_LOST, 1);
 	bpf_map_delete_elem(&ms_procs, &tgid);

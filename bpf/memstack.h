@@ -10,6 +10,8 @@ enum memstack_mode {
 	MS_MODE_MMAP,	/* mmap, munmap, brk (syscalls) */
 	MS_MODE_FAULTS, /* user page faults (perf software event) */
 	MS_MODE_KERNEL, /* kmem tracepoints */
+	MS_MODE_ALLOC,	/* the allocator's functions but free: counted
+			 * per interval (sb_count), no records */
 };
 
 /* What a thread is in the middle of (the entry of a call whose return

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * offcpu: time between a thread's switch-out and its next switch-in, per
- * stack at switch-out and per reason. One handler behind three ways to
- * attach to sched_switch: tp_btf, raw_tp (both read task_struct, whose
- * layout comes from kernel BTF) and the classic tracepoint (no BTF).
+ * stack at switch-out and per reason; with -s, sampled by blocked time
+ * (the stacks are still walked at every switch-out). One handler behind
+ * three ways to attach to sched_switch: tp_btf, raw_tp (both read
+ * task_struct, whose layout comes from kernel BTF) and the classic
+ * tracepoint (no BTF).
  */
 #define SB_NVALUES 1
 #include "collect.bpf.h"
@@ -23,7 +25,8 @@ const volatile __u32 task_runtime_off = 0;
 /* The kernel has atomic xchg/cmpxchg and bpf_for_each_map_elem (5.13+):
  * threads still blocked at a snapshot are counted in it (offcpu_cut). */
 const volatile __u8 cut_blocked = 0;
-const volatile __u8 wakers_on = 0; /* -w */
+const volatile __u8 wakers_on = 0;  /* -w */
+const volatile __u64 sample_ns = 0; /* -s PERIOD; 0: every block counted */
 __u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
@@ -121,8 +124,26 @@ static __always_inline __u64 current_runtime(void)
 	return ran;
 }
 
+/*
+ * -s: a block d long, shorter than the period, is counted with
+ * probability d/period, as the period: its expected value is d, so each
+ * stack's sum is unbiased. Longer blocks are exact (the part not yet cut
+ * into a snapshot). 0: this one is not counted. The 64-bit draw makes
+ * the modulo's bias period/2^64.
+ */
+static __always_inline __u64 sampled(__u64 d, __u64 exact)
+{
+	__u64 r;
+
+	if (!sample_ns || d >= sample_ns)
+		return exact;
+	r = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+	return r % sample_ns < d ? sample_ns : 0;
+}
+
 /* The block of s ends at end (a switch-in): counted, unless -m/-M leave
- * it out or a snapshot's cut counted it up to s->cut already. */
+ * it out, -s does not draw it, or a snapshot's cut counted it up to
+ * s->cut already (only a block as long as the period: see cut_one). */
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 					__u64 end)
 {
@@ -131,11 +152,12 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 	__u64 cut = SB_MODERN && cut_blocked
 			    ? __sync_lock_test_and_set(&s->cut, CONSUMED)
 			    : 0;
-	__u64 from = cut > s->ts ? cut : s->ts;
+	__u64 from = cut > s->ts ? cut : s->ts, d = end - s->ts, value = 0;
 
-	if (cut != CONSUMED && end - s->ts >= min_ns && end - s->ts <= max_ns &&
-	    end > from) {
-		struct sb_values v = {{end - from}};
+	if (cut != CONSUMED && d >= min_ns && d <= max_ns && end > from)
+		value = sampled(d, end - from);
+	if (value) {
+		struct sb_values v = {{value}};
 		struct waker *w =
 			wakers_on ? bpf_map_lookup_elem(&wakers, &pid) : NULL;
 
@@ -264,8 +286,8 @@ static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 	__u64 t = cut_time, old = s->cut, from;
 
 	if (old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
-	    t - s->ts > max_ns)
-		return 0; /* -m, -M: judged on the time known so far */
+	    t - s->ts > max_ns || t - s->ts < sample_ns)
+		return 0; /* -m, -M, -s: judged on the time known so far */
 	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
 		return 0; /* woken meanwhile: switch-in counts it all */
 	from = old > s->ts ? old : s->ts;

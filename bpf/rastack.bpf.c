@@ -689,8 +689,8 @@ struct ra_event {
 	__u64 index, arg;
 };
 
-static __always_inline __u64 tp_field(const void *rec,
-				      const volatile struct ra_tp_field *fl)
+static __always_inline __u64
+read_tp_field(const void *rec, const volatile struct ra_tp_field *fl)
 {
 	/* volatile scalars: a copy of the struct could fold to its zeros */
 	__u16 off = fl->off, size = fl->size;
@@ -715,11 +715,11 @@ static __always_inline bool tp_event(void *ctx, int which, struct ra_event *e)
 
 	if (len > sizeof(rec) || bpf_probe_read_kernel(rec, len, ctx))
 		return false;
-	e->file.ino = tp_field(rec, &tp[which].ino);
-	e->file.dev = tp_field(rec, &tp[which].dev);
+	e->file.ino = read_tp_field(rec, &tp[which].ino);
+	e->file.dev = read_tp_field(rec, &tp[which].dev);
 	e->file.pad = 0;
-	e->index = tp_field(rec, &tp[which].index);
-	e->arg = tp_field(rec, &tp[which].arg);
+	e->index = read_tp_field(rec, &tp[which].index);
+	e->arg = read_tp_field(rec, &tp[which].arg);
 	return true;
 }
 

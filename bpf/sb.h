@@ -66,7 +66,7 @@ struct sb_ctl {
 
 /*
  * --unwind eh_frame: one row of a file's call frame table (see
- * common/ehframe.h), keyed by file offset. All files' rows share one
+ * common/sym/ehframe.h), keyed by file offset. All files' rows share one
  * array; sb_unwind_files says where each file's rows are.
  */
 enum sb_cfa { SB_CFA_NONE, SB_CFA_SP, SB_CFA_FP, SB_CFA_OTHER, SB_CFA_END };

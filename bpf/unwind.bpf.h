@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --unwind eh_frame: walk a user stack with the call frame tables user
- * space extracted from each file's .eh_frame (common/unwind.c), so code
+ * space extracted from each file's .eh_frame (common/core/unwind.c), so code
  * without frame pointers unwinds. Per frame: the process's mappings
  * (sb_unwind_procs, from /proc/PID/maps) give the file and offset of
  * the code address, a binary search the file's row, and the row where

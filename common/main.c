@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "applet.h"
 #include "stackbox.h"
 #include "version.h" /* generated: STACKBOX_VERSION, STACKBOX_GIT_ID */
 

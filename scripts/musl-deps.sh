@@ -1,5 +1,5 @@
 #!/bin/sh
-# musl-deps.sh ARCH: build zlib, libelf (elfutils) and libbpf as static musl
+# musl-deps.sh ARCH: build zlib, libelf (elfutils), libbpf and liblzma (xz-utils) as static musl
 # libraries for ARCH (x86_64 or arm64) from Debian's source packages, and
 # install headers + .a files into $CACHE/deps/ARCH. Prints that prefix as
 # the last line of stdout; progress goes to $CACHE/build/ARCH/build.log.
@@ -73,12 +73,22 @@ if [ -z "$zv" ] || [ -z "$ev" ] || [ -z "$bv" ]; then
 	echo "musl-deps: no Debian source for zlib/elfutils/libbpf (run scripts/setup.sh)" >&2
 	exit 1
 fi
+# liblzma (xz-utils) has its own stamp: added after the others, it is
+# built into a finished prefix without rebuilding them.
+xv=$(srcver xz-utils)
+xstamp="recipe=1 xz-utils=$xv"
 if [ "$(cat "$prefix/.stamp" 2>/dev/null)" = "$stamp" ]; then
-	echo "$prefix"
-	exit 0
+	if [ -z "$xv" ] || [ "$(cat "$prefix/.stamp-xz" 2>/dev/null)" = "$xstamp" ]; then
+		echo "$prefix"
+		exit 0
+	fi
+	only_xz=1
 fi
 
-rm -rf "$build" "$prefix"
+if [ -z "${only_xz:-}" ]; then
+	rm -rf "$build" "$prefix"
+fi
+rm -rf "$build"
 mkdir -p "$build" "$prefix/include" "$prefix/lib"
 : >"$log"
 
@@ -100,7 +110,7 @@ fetch() {
 	exec 8>"$src/.lock"
 	flock 8
 	cd "$src"
-	for p in "zlib=$zv" "elfutils=$ev" "libbpf=$bv"; do
+	for p in "zlib=$zv" "elfutils=$ev" "libbpf=$bv" ${xv:+"xz-utils=$xv"}; do
 		dsc=${p%%=*}_$(echo "${p#*=}" | sed 's/^[0-9]*://').dsc
 		[ -f "$dsc" ] || apt-get -o APT::Sandbox::User=root source --download-only "$p" || return 1
 	done
@@ -161,7 +171,33 @@ libbpf() {
 		LIBDIR="$prefix/lib" INCLUDEDIR="$prefix/include" install
 }
 
+# liblzma alone, the decoder only (.gnu_debugdata, Kconfig MINIDEBUGINFO):
+# no tools, no encoders, no threads, size-optimised code paths.
+liblzma() {
+	cd "$build/xz-utils"
+	./configure $host CC="$cc" CFLAGS="$OPT" --disable-shared \
+		--enable-static --disable-nls --disable-threads --enable-small \
+		--disable-encoders --enable-decoders=lzma1,lzma2,delta,x86,arm64 \
+		--disable-match-finders --enable-checks=crc32,crc64,sha256 \
+		--disable-xz --disable-xzdec --disable-lzmadec --disable-lzmainfo \
+		--disable-lzma-links --disable-scripts --disable-doc &&
+	make -C src/liblzma -j"$jobs" &&
+	cp src/liblzma/.libs/liblzma.a "$prefix/lib/" &&
+	cp -r src/liblzma/api/lzma.h src/liblzma/api/lzma "$prefix/include/"
+}
+
+xz_only() {
+	step fetch fetch
+	step "unpack xz-utils" unpack xz-utils "$xv"
+	step "build liblzma" liblzma
+	echo "$xstamp" >"$prefix/.stamp-xz"
+	find "$build" -mindepth 1 -maxdepth 1 ! -name build.log -exec rm -rf {} +
+	echo "$prefix"
+	exit 0
+}
+
 start=$(date +%s)
+[ -z "${only_xz:-}" ] || xz_only
 step fetch fetch
 step "unpack zlib" unpack zlib "$zv"
 step "unpack elfutils" unpack elfutils "$ev"
@@ -170,11 +206,16 @@ step "uapi headers" uapi_headers
 step "build zlib" zlib
 step "build libelf" libelf
 step "build libbpf" libbpf
+if [ -n "$xv" ]; then
+	step "unpack xz-utils" unpack xz-utils "$xv"
+	step "build liblzma" liblzma
+fi
 for f in lib/libz.a lib/libelf.a lib/libbpf.a include/zlib.h include/gelf.h \
 		include/libelf.h include/bpf/libbpf.h include/linux/bpf.h include/asm/types.h; do
 	[ -f "$prefix/$f" ] || { echo "musl-deps[$arch]: missing $prefix/$f" >&2; exit 1; }
 done
 echo "$stamp" >"$prefix/.stamp"
+[ -z "$xv" ] || echo "$xstamp" >"$prefix/.stamp-xz"
 # The build trees (~50 MB per arch) are not needed again; the log stays.
 find "$build" -mindepth 1 -maxdepth 1 ! -name build.log -exec rm -rf {} +
 echo "musl-deps[$arch]: built in $(($(date +%s) - start))s" >&2

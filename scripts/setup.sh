@@ -15,7 +15,7 @@ PKGS="make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool
  qemu-system-x86 qemu-system-arm qemu-user-static
  linux-perf bpftrace libbpf-tools clang-format golang-go libxml2-utils stress-ng
  libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 python3-pandas libcap2-bin
- librsvg2-bin lz4 zstd"
+ librsvg2-bin lz4 zstd liblzma-dev liblzma-dev:arm64 debuginfod chromium systemtap-sdt-dev"
 
 missing=
 for p in $PKGS; do

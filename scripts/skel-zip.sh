@@ -4,7 +4,7 @@
 #
 # WHY: the objects keep their BTF and function and line info, which
 # compress five to six times; embedded raw they were two thirds of a
-# static binary with every applet. sb_elf_inflate() (common/elfzip.c)
+# static binary with every applet. sb_elf_inflate() (common/core/elfzip.c)
 # restores the object when the skeleton is opened. Runs on the build
 # host with gzip, od and awk only.
 #

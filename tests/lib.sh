@@ -48,7 +48,7 @@ fcmp() { awk "BEGIN { exit !($1) }"; }
 # attached: the capabilities it keeps then, or that it could not give
 # them up (privs.c), are the last step before it collects. Tests wait
 # for this, not a guessed time.
-attached() { grep -qE 'capabilities (kept )?after attach' "$1"; }
+attached() { grep -qE 'capabilities (kept )?after attach' "$1" 2>/dev/null; }
 
 # wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds
 # (0) or SECONDS have passed (1). Tests wait for what a process says

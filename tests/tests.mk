@@ -11,6 +11,8 @@ WORKLOAD_SRCS := $(wildcard $(srctree)/tests/workloads/*.c)
 WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(WORKLOAD_SRCS))
 # libcall again as -O2 code usually is: no frame pointers (user stacks)
 WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
+# preloaded into stackbox: the wall clock set mid-run (faults.sh)
+WORKLOADS += $(TESTS_O)/workloads/clockshift.so
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # chain is built as images build: -O2, no frame pointers (said, not left
 # to the compiler's defaults, which some distributions changed), inlining
@@ -22,8 +24,19 @@ UNIT_FIXTURES :=
 SAN_O := $(TESTS_O)/san
 -include $(srctree)/tests/unit/*.mk
 
-$(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c $(UNIT_OBJS) | $(TESTS_O)/unit
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -o $@ $^ $(LDFLAGS) $(LIBS)
+# A unit test links the objects of its layer and of those below it,
+# named in its first lines ("// layer: sym"): a test of a lower layer
+# cannot lean on a higher one.
+layers_upto = $(if $(filter $(1),$(firstword $(2))),$(1),$(if $(2),$(firstword $(2)) $(call layers_upto,$(1),$(wordlist 2,99,$(2)))))
+unit_layer = $(shell sed -n '1,3s|^// layer: ||p' $(srctree)/tests/unit/$(1).c)
+# $(call unit_objs,TEST,OBJDIR,OBJS)
+unit_objs = $(filter $(patsubst %,$(2)/obj/common/%/%,$(call layers_upto,$(call unit_layer,$(1)),$(LAYERS))) \
+	$(if $(filter report,$(call unit_layer,$(1))),%/gen/html_assets.o),$(3))
+$(foreach t,$(notdir $(UNIT_BINS)),$(eval $(TESTS_O)/unit/$(t): $(call unit_objs,$(t),$(O),$(UNIT_OBJS))) \
+	$(eval $(SAN_O)/unit/$(t): $(call unit_objs,$(t),$(SAN_O),$(SAN_UNIT_OBJS))))
+
+$(TESTS_O)/unit/%: $(srctree)/tests/unit/%.c | $(TESTS_O)/unit
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -I$(srctree)/tests/unit -I$(srctree)/applets -o $@ $^ $(LDFLAGS) $(LIBS)
 
 # Workloads keep frame pointers so their named functions are ground truth.
 $(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads
@@ -34,6 +47,9 @@ $(TESTS_O)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c | $(TEST
 
 $(TESTS_O)/workloads/chain: $(srctree)/tests/workloads/chain.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) $(IMAGE_CFLAGS) $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/clockshift.so: $(srctree)/tests/workloads/lib/clockshift.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) -O2 -shared -fPIC $(WARN) -o $@ $< -ldl
 
 $(TESTS_O)/unit $(TESTS_O)/workloads:
 	$(Q)mkdir -p $@

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report --anomalies. Snapshots come in resolved (output.c); each stack
- * keeps its values per interval of its stream (one stream per applet
- * and metric set), absent meaning 0. At the end every (stack, metric)
- * is one series of values per interval (flows as rates per nominal
- * interval, levels as they are) and one of its share of the interval's
- * total; each series goes through its own detector, point by point.
- * A flagged point is then judged against the intervals before it: the
- * new regime is followed as long as it lasts (a leak: to the end), and
- * a change too small for the series' noise, or one the whole stream
- * made together (everything a third lower while the machine was busy),
- * is not an anomaly. docs/anomalies.md.
+ * report --anomalies in one pass. Snapshots come in resolved
+ * (output.c), one stream per applet and metric set. Each stack keeps
+ * its values of its stream's last WINDOW intervals, absent meaning 0.
+ * A (stack, metric) becomes a series, judged as the intervals come
+ * (anomalies_series.c), once a value of it reaches half the stream's
+ * floor: a change under the floor is never an anomaly, so the stacks
+ * that never get there need no detectors. A series starts at the
+ * window's first interval, so it knows what the stack did before. A
+ * stack gone from the window, without a series or a finding, is let go:
+ * work is linear in the input, memory bounded by the window's stacks.
+ * Until NOMINAL_N intervals have come, nothing is judged: the nominal
+ * interval is their median. At the end, the findings are merged across
+ * a stack's metrics, clustered per time window, and shown
+ * (anomalies_write.c). docs/anomalies.md.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,100 +21,23 @@
 #include <time.h>
 
 #include "anomalies.h"
-#include "anomaly.h"
+#include "anomalies_found.h"
 #include "cluster.h"
-#include "flame.h"
+#include "lines.h"
 #include "output.h"
+#include "stackbox.h"
 
-#define BASE_N	    10	 /* the baseline: at most this many intervals */
-#define MIN_HISTORY 3	 /* intervals a series needs before a change */
-#define COOLDOWN    2	 /* intervals after a change that start none */
-#define REL_CHANGE  0.5	 /* a change is at least half the baseline, */
-#define SPREAD_K    3	 /* three times the baseline's spread, */
-#define FLOOR_SHARE 0.05 /* and 5 % of the stream's interval total */
-#define SPIKE_MAX   2	 /* a spike lasts at most this many intervals */
+#define FLOOR_SHARE 0.05 /* the floor: 5 % of the stream's interval total */
+#define PROMOTE	    0.5	 /* a series is judged from half the floor */
+#define TRACK_MAX   4096 /* series judged at once, per stream */
+#define FLOOR_EVERY 16	 /* intervals between two takes of the floors */
+#define SWEEP_EVERY (WINDOW / 8)
+#define CLUSTER_MAX 64 /* anomalies clustered together at most */
 #define HASH_SIZE   65536
-#define SHOW_FRAMES 6 /* text: frames shown without -v */
 
-enum kind { APPEARED, VANISHED, GREW, SHRANK, SPIKE };
-static const char *const kind_name[] = {"appeared", "vanished", "grew",
-					"shrank", "spike"};
-
-struct interval {
-	double t0, t1; /* seconds since the epoch */
-	__u64 total[SB_MAX_VALUES];
-};
-
-struct stream {
-	char *applet, *sig; /* sig: the applet and its metrics' names */
-	struct metric metric[SB_MAX_VALUES];
-	unsigned nmetrics, primary;
-	struct interval *iv;
-	size_t n, cap;
-	size_t used;	/* intervals judged: a short last one is not */
-	double nominal; /* the median interval, seconds */
-};
-
-struct point {
-	size_t at;
-	__u64 v[SB_MAX_VALUES];
-};
-
-struct stack {
-	struct stream *st;
-	char *key;    /* comm;[aux];user root..leaf;-;kernel root..leaf */
-	char *ukey;   /* comm;user root..leaf: the same code in other applets */
-	char **frame; /* root first: comm, user frames, kernel frames */
-	unsigned nframes, nu;
-	const char *aux;
-	struct point *p;
-	size_t n, cap;
-	struct stack *hnext;
-};
-
-struct found {
-	struct stack *sk;
-	unsigned metric;
-	enum kind kind;
-	size_t b0, i0, i1; /* baseline from b0, window i0..i1 */
-	double base, obs, share_base, share_obs, score;
-	unsigned win, cluster, id;
-	double best; /* its cluster's highest score */
-	const char *label;
-	bool dropped; /* merged into another metric of the same stack */
-};
-
-struct anomalies {
-	struct stream **st;
-	size_t nst, st_cap;
-	struct stack **sk;
-	size_t nsk, sk_cap;
-	struct stack **hash;
-	struct found *f;
-	size_t nf, f_cap;
-	unsigned nclusters;
-};
-
-/* Without libm: the report links none. */
 static double dmax(double a, double b)
 {
 	return a > b ? a : b;
-}
-
-static double dabs(double a)
-{
-	return a < 0 ? -a : a;
-}
-
-static double droot(double a)
-{
-	double r = a > 1 ? a : 1;
-
-	if (a <= 0)
-		return 0;
-	for (int i = 0; i < 60 && r * r - a > 1e-12 * a; i++)
-		r = (r + a / r) / 2;
-	return r;
 }
 
 struct anomalies *anomalies_new(void)
@@ -119,6 +45,7 @@ struct anomalies *anomalies_new(void)
 	struct anomalies *an = xzalloc(sizeof(*an));
 
 	an->hash = xzalloc(HASH_SIZE * sizeof(*an->hash));
+	an->names = xzalloc(sizeof(*an->names));
 	return an;
 }
 
@@ -154,8 +81,10 @@ static struct stream *stream_of(struct anomalies *an, const struct snapshot *s)
 	st = xzalloc(sizeof(*st));
 	st->applet = xstrdup(s->applet);
 	st->sig = sig;
+	st->idx = an->nst;
 	st->nmetrics = s->nmetrics;
 	st->primary = s->primary;
+	st->iv = xzalloc(WINDOW * sizeof(*st->iv));
 	for (unsigned m = 0; m < s->nmetrics; m++) {
 		st->metric[m] = s->metrics[m];
 		st->metric[m].name = xstrdup(s->metrics[m].name);
@@ -165,83 +94,92 @@ static struct stream *stream_of(struct anomalies *an, const struct snapshot *s)
 	return st;
 }
 
-/* A ';' inside a frame would split it for every reader of the key. */
-static void put_frame(FILE *f, const char *s)
+static const char *aux_of(const struct snapshot *s, const struct row *r)
 {
-	fputc(';', f);
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : *s, f);
-}
-
-static char *row_key(const struct snapshot *s, const struct row *r, bool user)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 	const char *aux = s->aux_name ? s->aux_name(r->key.aux) : "";
 
-	if (!f)
-		error_exit("out of memory");
-	fputs(r->key.comm, f);
-	if (!user && *aux)
-		fprintf(f, ";[%s]", aux);
-	for (unsigned j = 0; j < r->nu; j++)
-		put_frame(f, r->ustack[j]);
-	if (!user && r->nu && r->nk)
-		fputs(";-", f);
-	for (unsigned j = 0; !user && j < r->nk; j++)
-		put_frame(f, r->kstack[j]);
-	fclose(f);
-	return buf;
+	return *aux ? aux : NULL;
 }
 
-static unsigned hash_of(const struct stream *st, const char *key)
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-	unsigned h = 2166136261u ^ (unsigned)(uintptr_t)st;
+	return fnv1a(h, s, strlen(s) + 1);
+}
 
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 16777619u;
-	return h % HASH_SIZE;
+/* The stack's identity: its stream, comm, split and frames. */
+static uint64_t row_hash(const struct stream *st, const char *aux,
+			 const struct row *r)
+{
+	uint64_t h = fnv1a(FNV_START, &st, sizeof(st));
+
+	h = hash_str(h, r->key.comm);
+	h = hash_str(h, aux ? aux : "");
+	h = fnv1a(h, &r->nu, sizeof(r->nu));
+	for (unsigned j = 0; j < r->nu; j++)
+		h = hash_str(h, r->ustack[j]);
+	for (unsigned j = 0; j < r->nk; j++)
+		h = hash_str(h, r->kstack[j]);
+	return h;
+}
+
+static bool same_stack(const struct stack *sk, const char *aux,
+		       const struct row *r)
+{
+	if (sk->nu != r->nu || sk->nframes != 1 + r->nu + r->nk ||
+	    strcmp(sk->frame[0], r->key.comm) ||
+	    strcmp(sk->aux ? sk->aux : "", aux ? aux : ""))
+		return false;
+	for (unsigned j = 0; j < r->nu; j++)
+		if (strcmp(sk->frame[1 + j], r->ustack[j]))
+			return false;
+	for (unsigned j = 0; j < r->nk; j++)
+		if (strcmp(sk->frame[1 + r->nu + j], r->kstack[j]))
+			return false;
+	return true;
+}
+
+static const char *intern(struct anomalies *an, const char *s)
+{
+	return names_intern(an->names, s, strlen(s));
 }
 
 static struct stack *new_stack(struct anomalies *an, struct stream *st,
-			       const struct snapshot *s, const struct row *r,
-			       char *key)
+			       const char *aux, const struct row *r)
 {
 	struct stack *sk = xzalloc(sizeof(*sk));
-	const char *aux = s->aux_name ? s->aux_name(r->key.aux) : "";
 
 	sk->st = st;
-	sk->key = key;
-	sk->ukey = row_key(s, r, true);
-	sk->aux = *aux ? xstrdup(aux) : NULL;
+	sk->seq = an->nseq++;
+	sk->aux = aux ? intern(an, aux) : NULL;
 	sk->frame = xmalloc((r->nu + r->nk + 1) * sizeof(*sk->frame));
-	sk->frame[sk->nframes++] = xstrdup(r->key.comm);
+	sk->frame[sk->nframes++] = intern(an, r->key.comm);
 	for (unsigned j = 0; j < r->nu; j++)
-		sk->frame[sk->nframes++] = xstrdup(r->ustack[j]);
+		sk->frame[sk->nframes++] = intern(an, r->ustack[j]);
 	for (unsigned j = 0; j < r->nk; j++)
-		sk->frame[sk->nframes++] = xstrdup(r->kstack[j]);
+		sk->frame[sk->nframes++] = intern(an, r->kstack[j]);
 	sk->nu = r->nu;
-	an->sk = grow_array(an->sk, &an->sk_cap, an->nsk + 1, sizeof(*an->sk));
-	an->sk[an->nsk++] = sk;
+	sk->uhash = FNV_START;
+	for (unsigned j = 0; j <= sk->nu; j++)
+		sk->uhash = hash_str(sk->uhash, sk->frame[j]);
+	st->sk = grow_array(st->sk, &st->sk_cap, st->nsk + 1, sizeof(*st->sk));
+	st->sk[st->nsk++] = sk;
 	return sk;
 }
 
 static struct stack *stack_of(struct anomalies *an, struct stream *st,
 			      const struct snapshot *s, const struct row *r)
 {
-	char *key = row_key(s, r, false);
-	unsigned h = hash_of(st, key);
-	struct stack *sk;
+	const char *aux = aux_of(s, r);
+	uint64_t h = row_hash(st, aux, r);
+	struct stack **b = &an->hash[h % HASH_SIZE], *sk;
 
-	for (sk = an->hash[h]; sk; sk = sk->hnext)
-		if (sk->st == st && !strcmp(sk->key, key)) {
-			free(key);
+	for (sk = *b; sk; sk = sk->hnext)
+		if (sk->hash == h && sk->st == st && same_stack(sk, aux, r))
 			return sk;
-		}
-	sk = new_stack(an, st, s, r, key);
-	sk->hnext = an->hash[h];
-	an->hash[h] = sk;
+	sk = new_stack(an, st, aux, r);
+	sk->hash = h;
+	sk->hnext = *b;
+	*b = sk;
 	return sk;
 }
 
@@ -249,36 +187,20 @@ static struct stack *stack_of(struct anomalies *an, struct stream *st,
 static void add_row(struct stack *sk, size_t at, const struct row *r,
 		    unsigned nmetrics)
 {
-	struct point *p = sk->n ? &sk->p[sk->n - 1] : NULL;
+	__u64 *p = sk->n > sk->first ? stack_pt(sk, sk->n - 1) : NULL;
 
-	if (!p || p->at != at) {
-		sk->p = grow_array(sk->p, &sk->cap, sk->n + 1, sizeof(*sk->p));
-		p = &sk->p[sk->n++];
-		memset(p, 0, sizeof(*p));
-		p->at = at;
+	if (!p || p[0] != at) {
+		sk->pv = grow_array(sk->pv, &sk->cap, sk->n + 1,
+				    (nmetrics + 1) * sizeof(*sk->pv));
+		p = stack_pt(sk, sk->n++);
+		memset(p, 0, (nmetrics + 1) * sizeof(*p));
+		p[0] = at;
 	}
 	for (unsigned m = 0; m < nmetrics; m++)
-		p->v[m] += r->v[m];
+		p[1 + m] += r->v[m];
 }
 
-void anomalies_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
-{
-	struct anomalies *an = ctx;
-	struct stream *st = stream_of(an, s);
-	struct interval *iv;
-
-	st->iv = grow_array(st->iv, &st->cap, st->n + 1, sizeof(*st->iv));
-	iv = &st->iv[st->n];
-	iv->t0 = seconds(&s->start);
-	iv->t1 = seconds(&s->end);
-	memcpy(iv->total, s->total, sizeof(iv->total));
-	for (size_t i = 0; i < s->nrows; i++)
-		add_row(stack_of(an, st, s, &s->rows[i]), st->n, &s->rows[i],
-			s->nmetrics);
-	st->n++;
-}
-
-/* ---- series ---- */
+/* ---- the stream's measures: nominal interval, floors, what is judged ---- */
 static int by_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -286,379 +208,345 @@ static int by_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median interval. A last interval under half of it (the end of
- * CMD, a signal) says too little to be judged, and empty ones at the
- * end (the profiled process is gone) say nothing. */
+static double median(double *d, size_t n)
+{
+	qsort(d, n, sizeof(*d), by_double);
+	return n ? d[n / 2] : 0;
+}
+
+static size_t window_start(const struct stream *st)
+{
+	return st->n > WINDOW ? st->n - WINDOW : 0;
+}
+
+static void take_nominal(struct stream *st)
+{
+	size_t n = st->n < NOMINAL_N ? st->n : NOMINAL_N;
+	double d[NOMINAL_N];
+
+	memcpy(d, st->dur, n * sizeof(*d));
+	st->nominal = median(d, n);
+	st->settled = true;
+}
+
+/* The floor: FLOOR_SHARE of the median interval total in [from, to). */
+static void take_floors(struct stream *st, size_t from, size_t to)
+{
+	double *t = xmalloc((to - from + 1) * sizeof(*t));
+
+	for (unsigned m = 0; m < st->nmetrics; m++) {
+		for (size_t i = from; i < to; i++)
+			t[i - from] = stream_norm(st, m, i,
+						  stream_iv(st, i)->total[m]);
+		st->floor[m] = FLOOR_SHARE * median(t, to - from);
+	}
+	st->floor_at = st->n;
+	free(t);
+}
+
+/* Points that can be judged: all but the newest (it may be a short
+ * last one), and not a run of empty ones at the end (the profiled
+ * process is gone) unless it fills half the window. */
+static size_t ready_of(const struct stream *st)
+{
+	size_t last = st->n - 1;
+
+	if (st->final)
+		return st->used;
+	return st->busy < last && last - st->busy <= WINDOW / 2 ? st->busy
+								: last;
+}
+
 static bool empty(const struct stream *st, size_t i)
 {
 	for (unsigned m = 0; m < st->nmetrics; m++)
-		if (st->iv[i].total[m])
+		if (stream_iv(st, i)->total[m])
 			return false;
 	return true;
 }
 
-static void settle_stream(struct stream *st)
+/* The intervals judged: a last one under half the nominal one says
+ * too little, and empty ones at the end say nothing. */
+static size_t used_of(const struct stream *st)
 {
-	double *d = xmalloc((st->n + 1) * sizeof(*d));
+	size_t used = st->n, lo = window_start(st);
+	const struct interval *last = stream_iv(st, st->n - 1);
 
-	for (size_t i = 0; i < st->n; i++)
-		d[i] = st->iv[i].t1 - st->iv[i].t0;
-	qsort(d, st->n, sizeof(*d), by_double);
-	st->nominal = st->n ? d[st->n / 2] : 0;
-	st->used = st->n;
-	if (st->n > 1 &&
-	    st->iv[st->n - 1].t1 - st->iv[st->n - 1].t0 < st->nominal / 2)
-		st->used--;
-	while (st->used > 1 && empty(st, st->used - 1))
-		st->used--;
-	free(d);
+	if (st->n > 1 && last->t1 - last->t0 < st->nominal / 2)
+		used--;
+	while (used > 1 && used - 1 > lo && empty(st, used - 1))
+		used--;
+	return used;
 }
 
-/* A value as the series sees it: a flow per nominal interval, so a
- * shorter interval is not a drop; a level as it is. */
-static double norm(const struct stream *st, unsigned m, size_t i, __u64 v)
+/* ---- series: which stacks get one ---- */
+static void promote(struct stream *st, struct stack *sk, unsigned m, size_t at)
 {
-	double dur = st->iv[i].t1 - st->iv[i].t0;
-
-	if (st->metric[m].level || dur <= 0)
-		return v;
-	return v * st->nominal / dur;
+	if (st->ntr == TRACK_MAX) {
+		st->untracked += !(sk->refused & 1u << m);
+		sk->refused |= 1u << m;
+		return;
+	}
+	sk->tr[m] = track_new(sk, m, window_start(st), at);
+	st->tracked++;
+	st->tr = grow_array(st->tr, &st->tr_cap, st->ntr + 1, sizeof(*st->tr));
+	st->tr[st->ntr++] = sk->tr[m];
 }
 
-struct series {
-	const struct stream *st;
-	unsigned m;
-	size_t n;
-	double *x, *share;
-	double floor; /* the smallest change that counts */
-};
-
-static double median_total(const struct stream *st, unsigned m)
+/* p: a point of sk (stack_pt()) */
+static void consider(struct stream *st, struct stack *sk, const __u64 *p)
 {
-	double *t = xmalloc((st->used + 1) * sizeof(*t)), med;
+	for (unsigned m = 0; m < st->nmetrics; m++) {
+		double x;
 
-	for (size_t i = 0; i < st->used; i++)
-		t[i] = norm(st, m, i, st->iv[i].total[m]);
-	qsort(t, st->used, sizeof(*t), by_double);
-	med = st->used ? t[st->used / 2] : 0;
-	free(t);
-	return med;
-}
-
-/* The series of one (stack, metric): values and shares. */
-static void build_series(struct series *se, const struct stack *sk, unsigned m)
-{
-	const struct stream *st = sk->st;
-
-	se->st = st;
-	se->m = m;
-	se->n = st->used;
-	memset(se->x, 0, se->n * sizeof(*se->x));
-	for (size_t k = 0; k < sk->n; k++)
-		if (sk->p[k].at < se->n)
-			se->x[sk->p[k].at] =
-				norm(st, m, sk->p[k].at, sk->p[k].v[m]);
-	for (size_t i = 0; i < se->n; i++) {
-		double total = norm(st, m, i, st->iv[i].total[m]);
-
-		se->share[i] = total > 0 ? se->x[i] / total : 0;
+		if (sk->tr[m] || st->metric[m].kind == METRIC_RATIO)
+			continue;
+		x = stream_norm(st, m, p[0], p[1 + m]);
+		if (x > 0 && x >= PROMOTE * st->floor[m])
+			promote(st, sk, m, p[0]);
 	}
 }
 
-static void mean_sd(const double *x, size_t from, size_t to, double *mean,
-		    double *sd)
+/* Every stack of the window, every point: when the floors are new. */
+static void consider_all(struct stream *st, size_t to)
 {
-	double s = 0, ss = 0;
-	size_t n = to - from;
+	for (size_t k = 0; k < st->nsk; k++) {
+		struct stack *sk = st->sk[k];
 
-	for (size_t i = from; i < to; i++)
-		s += x[i];
-	*mean = n ? s / n : 0;
-	for (size_t i = from; i < to; i++)
-		ss += (x[i] - *mean) * (x[i] - *mean);
-	*sd = n > 1 ? droot(ss / (n - 1)) : 0;
-}
-
-/* Still the new regime: past the midpoint between baseline and the
- * flagged value, on the flagged side. */
-static bool in_regime(double x, double base, double first)
-{
-	double mid = (base + first) / 2;
-
-	return first > base ? x > mid : x < mid;
-}
-
-static double window_value(const struct series *se, const double *x, size_t i0,
-			   size_t i1)
-{
-	double s = 0;
-
-	if (se->st->metric[se->m].level)
-		return x[i1]; /* a level: where it got to */
-	for (size_t i = i0; i <= i1; i++)
-		s += x[i];
-	return s / (i1 - i0 + 1);
-}
-
-/* The change a difference of means needs to stand out of the noise:
- * SPREAD_K standard errors of it. A level's window is one value. */
-static double noise(const struct series *se, const struct found *f, double sd)
-{
-	size_t nb = f->i0 - f->b0;
-	size_t nw = se->st->metric[se->m].level ? 1 : f->i1 - f->i0 + 1;
-
-	return SPREAD_K * sd * droot(1.0 / nb + 1.0 / nw);
-}
-
-/* The stream's total per interval, as the series sees its values. */
-static double total_at(const struct series *se, size_t i)
-{
-	return norm(se->st, se->m, i, se->st->iv[i].total[se->m]);
-}
-
-/* Did the rest of the stream move the same way, at least half as much?
- * Then the stack moved with everything else (the machine got busier,
- * the program got less CPU), not on its own. A stack alone in its
- * stream, or beside a rest under the stream's floor (a 4 KiB stdio
- * buffer beside a leak: x8 of almost nothing), moves on its own. */
-static bool moved_with_rest(const struct series *se, const struct found *f)
-{
-	double tb = 0, tw = 0, rb, rw, mid;
-	size_t nw = f->i1 - f->i0 + 1;
-
-	for (size_t i = f->b0; i < f->i0; i++)
-		tb += total_at(se, i);
-	tb /= f->i0 - f->b0;
-	if (se->st->metric[se->m].level)
-		tw = total_at(se, f->i1);
-	else
-		for (size_t i = f->i0; i <= f->i1; i++)
-			tw += total_at(se, i) / nw;
-	rb = tb - f->base;
-	rw = tw - f->obs;
-	if (rb <= se->floor || !f->base)
-		return false;
-	mid = 1 + (f->obs / f->base - 1) / 2;
-	return f->obs > f->base ? rw / rb >= mid : rw / rb <= mid;
-}
-
-/* Is the change big enough for this series' noise and its stream? */
-static bool significant(const struct series *se, const struct found *f)
-{
-	const struct metric *mt = &se->st->metric[se->m];
-	double mean, sd, need;
-
-	mean_sd(se->x, f->b0, f->i0, &mean, &sd);
-	if (mt->kind == METRIC_COUNT && !mt->level && droot(mean) > sd)
-		sd = droot(mean); /* counted samples: at least Poisson's */
-	need = dmax(REL_CHANGE * mean, dmax(noise(se, f, sd), se->floor));
-	return dabs(f->obs - f->base) >= need && !moved_with_rest(se, f);
-}
-
-static enum kind kind_of(const struct series *se, const struct found *f)
-{
-	bool back = f->i1 + 1 < se->n &&
-		    !in_regime(se->x[f->i1 + 1], f->base, se->x[f->i0]);
-
-	if (back && f->i1 - f->i0 + 1 <= SPIKE_MAX)
-		return SPIKE;
-	if (f->base < se->floor && f->base < 0.1 * f->obs)
-		return APPEARED;
-	if (f->obs < se->floor && f->obs < 0.1 * f->base)
-		return VANISHED;
-	return f->obs > f->base ? GREW : SHRANK;
-}
-
-/* The new regime from i: as long as it lasts; once it held for two
- * intervals, one interval out of it between two in it is forgiven. */
-static size_t regime_end(const struct series *se, size_t i, double base)
-{
-	size_t end = i;
-
-	while (end + 1 < se->n) {
-		if (in_regime(se->x[end + 1], base, se->x[i]))
-			end++;
-		else if (end > i && end + 2 < se->n &&
-			 in_regime(se->x[end + 2], base, se->x[i]))
-			end += 2;
-		else
-			break;
+		for (size_t p = sk->first; p < sk->n && stack_pt(sk, p)[0] < to;
+		     p++)
+			consider(st, sk, stack_pt(sk, p));
 	}
-	return end;
 }
 
-/*
- * Where a flow's change really started: a detector may flag a point
- * early (a noisy point the window then ran on from) or one late. The
- * split, from one before i to the window's end, whose two sides (the
- * baseline of i, the rest of the window) differ most for their
- * lengths: a t statistic of a single change point, on the stack's
- * share, which a change of the whole stream (less CPU for a while)
- * leaves alone. A level's ramp has no such split: its
- * start stays where the detector saw it leave its history.
- */
-static size_t change_point(const struct series *se, size_t seg, size_t i,
-			   size_t end)
+static void run_all(struct anomalies *an, struct stream *st)
 {
-	size_t b0 = i > seg + BASE_N ? i - BASE_N : seg, best = i;
-	size_t from = i > b0 + MIN_HISTORY ? i - 1 : i;
-	double best_t = -1;
+	size_t ready = ready_of(st);
 
-	if (se->st->metric[se->m].level)
-		return i;
-	for (size_t k = from; k <= end && k + 1 < se->n && k <= i + 64; k++) {
-		double mb, mw, sd, t;
+	for (size_t i = 0; i < st->ntr; i++)
+		track_run(an, st->tr[i], ready, st->final);
+}
 
-		mean_sd(se->share, b0, k, &mb, &sd);
-		mean_sd(se->share, k, end + 1, &mw, &sd);
-		t = dabs(mw - mb) *
-		    droot((double)(k - b0) * (end + 1 - k) / (end + 1 - b0));
-		if (t > best_t) {
-			best_t = t;
-			best = k;
+static bool has_track(const struct stack *sk)
+{
+	for (unsigned m = 0; m < SB_MAX_VALUES; m++)
+		if (sk->tr[m])
+			return true;
+	return false;
+}
+
+static void unhash(struct anomalies *an, struct stack *sk)
+{
+	struct stack **b = &an->hash[sk->hash % HASH_SIZE];
+
+	while (*b != sk)
+		b = &(*b)->hnext;
+	*b = sk->hnext;
+}
+
+static void free_stack(struct stack *sk)
+{
+	free(sk->frame);
+	free(sk->pv);
+	free(sk);
+}
+
+/* Let go of what left the window: idle series, old points, stacks
+ * with neither. */
+static void sweep(struct anomalies *an, struct stream *st)
+{
+	size_t lo = window_start(st), ready = ready_of(st), n = 0;
+
+	for (size_t i = 0; i < st->ntr;) {
+		struct track *t = st->tr[i];
+
+		if (!track_idle(t, ready)) {
+			i++;
+			continue;
 		}
+		track_free(t);
+		st->tr[i] = st->tr[--st->ntr];
 	}
-	return best;
+	for (size_t k = 0; k < st->nsk; k++) {
+		struct stack *sk = st->sk[k];
+
+		while (sk->first < sk->n && stack_pt(sk, sk->first)[0] < lo)
+			sk->first++;
+		if (sk->first == sk->n)
+			sk->first = sk->n = 0;
+		else if (sk->first * 2 >= sk->n) {
+			memmove(sk->pv, stack_pt(sk, sk->first),
+				(sk->n - sk->first) * (st->nmetrics + 1) *
+					sizeof(*sk->pv));
+			sk->n -= sk->first;
+			sk->first = 0;
+		}
+		if (sk->n || sk->held || has_track(sk)) {
+			st->sk[n++] = sk;
+			continue;
+		}
+		unhash(an, sk);
+		free_stack(sk);
+	}
+	st->nsk = n;
 }
 
-/* Judge the point i the detector flagged; true: *f is an anomaly. */
-static bool judge(const struct series *se, size_t seg, size_t i,
-		  struct found *f)
+/* NOMINAL_N intervals in: the nominal one is known, series start. */
+static void settle(struct stream *st)
 {
-	double sd;
+	take_nominal(st);
+	take_floors(st, window_start(st), ready_of(st));
+	consider_all(st, st->n);
+}
 
-	/* the last interval only ends windows: nothing after it tells a
-	 * step from a spike, and with -- CMD it is the exit */
-	if (i < seg + MIN_HISTORY || i + 1 >= se->n)
+static void advance(struct anomalies *an, struct stream *st)
+{
+	if (!st->settled && st->n < NOMINAL_N)
+		return;
+	if (!st->settled)
+		settle(st);
+	else if (st->n - st->floor_at >= FLOOR_EVERY)
+		take_floors(st, window_start(st), ready_of(st));
+	run_all(an, st);
+	if (st->n % SWEEP_EVERY == 0)
+		sweep(an, st);
+}
+
+void anomalies_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
+{
+	struct anomalies *an = ctx;
+	struct stream *st = stream_of(an, s);
+	struct interval *iv = &st->iv[st->n % WINDOW];
+	size_t at = st->n;
+
+	iv->t0 = seconds(&s->start);
+	iv->t1 = seconds(&s->end);
+	memcpy(iv->total, s->total, sizeof(iv->total));
+	if (!at)
+		st->t_first = iv->t0;
+	if (at < NOMINAL_N)
+		st->dur[at] = iv->t1 - iv->t0;
+	an->row_sk = grow_array(an->row_sk, &an->row_cap, s->nrows + 1,
+				sizeof(*an->row_sk));
+	for (size_t i = 0; i < s->nrows; i++) {
+		an->row_sk[i] = stack_of(an, st, s, &s->rows[i]);
+		add_row(an->row_sk[i], at, &s->rows[i], s->nmetrics);
+	}
+	st->n++; /* the window now ends with it, and starts one later */
+	if (!empty(st, at))
+		st->busy = st->n;
+	/* a new stack's series first: the floors from before it */
+	for (size_t i = 0; st->settled && i < s->nrows; i++) {
+		struct stack *sk = an->row_sk[i];
+
+		consider(st, sk, stack_pt(sk, sk->n - 1));
+	}
+	advance(an, st);
+}
+
+/* The input ended: what still waits is judged. */
+static void finish(struct anomalies *an, struct stream *st)
+{
+	if (!st->settled)
+		take_nominal(st);
+	st->used = used_of(st);
+	st->final = true;
+	take_floors(st, window_start(st), st->used);
+	consider_all(st, st->used);
+	run_all(an, st);
+}
+
+/* ---- the stack's other metrics at that time ---- */
+static bool same_user_code(const struct stack *a, const struct stack *b)
+{
+	if (a->uhash != b->uhash || a->nu != b->nu)
 		return false;
-	f->b0 = i > seg + BASE_N ? i - BASE_N : seg;
-	mean_sd(se->x, f->b0, i, &f->base, &sd);
-	if (se->x[i] == f->base)
-		return false;
-	f->i1 = regime_end(se, i, f->base);
-	i = change_point(se, seg, i, f->i1);
-	f->b0 = i > seg + BASE_N ? i - BASE_N : seg;
-	mean_sd(se->x, f->b0, i, &f->base, &sd);
-	f->i0 = i;
-	f->obs = window_value(se, se->x, i, f->i1);
-	mean_sd(se->share, f->b0, i, &f->share_base, &sd);
-	f->share_obs = window_value(se, se->share, i, f->i1);
-	if (!significant(se, f))
-		return false;
-	f->kind = kind_of(se, f);
+	for (unsigned j = 0; j <= a->nu; j++)
+		if (strcmp(a->frame[j], b->frame[j]))
+			return false;
 	return true;
 }
 
-/*
- * The detectors of one series: its values' and its shares'. A point
- * judged to be noise is not learnt as it is: the detector goes back to
- * its state before it and learns the last value it took without alarm
- * instead, so a detector that holds back alarms after one (as NAB's
- * scoring rewards) is not kept quiet by noise. The state is plain data
- * (anomaly.h), so it is copied.
- */
-struct detectors {
-	struct anomaly v, s, tmp;
-	double last_v, last_s;
-};
-
-/* The score of point i, the detectors left as they were. */
-static double peek(struct detectors *d, const struct series *se, size_t i)
+static bool same_code(const struct found *f, const struct stack *sk,
+		      const struct stream *st)
 {
-	double a, b;
-
-	d->tmp = d->v;
-	a = anomaly_step(&d->tmp, se->x[i]);
-	d->tmp = d->s;
-	b = anomaly_step(&d->tmp, se->share[i]);
-	return a > b ? a : b;
+	return st == f->sk->st ? sk == f->sk : same_user_code(sk, f->sk);
 }
 
-static void learn_one(struct anomaly *det, struct anomaly *tmp, double *last,
-		      double x)
+/* The mean (a level: the last) per interval of the stack's code in
+ * stream st, metric m, over intervals centred in [from, to), of those
+ * still in its window. */
+static bool value_at(const struct found *f, const struct stream *st, unsigned m,
+		     double from, double to, double *out)
 {
-	*tmp = *det;
-	if (anomaly_step(det, x) < ANOMALY_THRESHOLD) {
-		*last = x;
-		return;
+	size_t first = st->used, last = 0, n = 0;
+	double sum = 0;
+
+	for (size_t i = window_start(st); i < st->used; i++) {
+		double mid = (stream_iv(st, i)->t0 + stream_iv(st, i)->t1) / 2;
+
+		if (mid >= from && mid < to) {
+			first = i < first ? i : first;
+			last = i;
+			n++;
+		}
 	}
-	*det = *tmp;
-	if (anomaly_step(det, *last) >= ANOMALY_THRESHOLD)
-		*det = *tmp; /* not even that: the point is skipped */
-}
+	if (!n)
+		return false;
+	for (size_t k = 0; k < st->nsk; k++) {
+		const struct stack *sk = st->sk[k];
 
-/* Learn point i, but not as an alarm. */
-static void learn(struct detectors *d, const struct series *se, size_t i)
-{
-	learn_one(&d->v, &d->tmp, &d->last_v, se->x[i]);
-	learn_one(&d->s, &d->tmp, &d->last_s, se->share[i]);
-}
-
-static void start(struct detectors *d, const struct series *se, size_t i)
-{
-	anomaly_init(&d->v);
-	anomaly_init(&d->s);
-	d->last_v = se->x[i];
-	d->last_s = se->share[i];
-}
-
-static void find_in_series(struct anomalies *an, struct series *se,
-			   struct stack *sk, struct detectors *d)
-{
-	size_t seg = 0;
-
-	start(d, se, 0);
-	for (size_t i = 0; i < se->n; i++) {
-		struct found f = {.sk = sk, .metric = se->m};
-
-		f.score = peek(d, se, i);
-		if (f.score < ANOMALY_THRESHOLD || !judge(se, seg, i, &f)) {
-			learn(d, se, i);
+		if (!same_code(f, sk, st))
 			continue;
+		for (size_t p = sk->first; p < sk->n; p++) {
+			size_t at = stack_pt(sk, p)[0];
+
+			if (at < first || at > last ||
+			    (st->metric[m].level && at != last))
+				continue;
+			sum += stream_norm(st, m, at, stack_pt(sk, p)[1 + m]);
 		}
-		an->f = grow_array(an->f, &an->f_cap, an->nf + 1,
-				   sizeof(*an->f));
-		an->f[an->nf++] = f;
-		/* the new regime is the next change's baseline: fresh
-		 * detectors that know only it */
-		start(d, se, i);
-		for (size_t k = i; k <= f.i1 + COOLDOWN && k < se->n; k++)
-			learn(d, se, k);
-		seg = f.i1 + 1;
-		i = f.i1 + COOLDOWN;
 	}
+	*out = st->metric[m].level ? sum : sum / n;
+	return true;
 }
 
-static void find_all(struct anomalies *an)
+size_t found_also(const struct anomalies *an, const struct found *f,
+		  struct also *out)
 {
-	struct detectors *d = xzalloc(sizeof(*d));
-	size_t most = 0;
-	struct series se = {0};
+	const struct stream *own = f->sk->st;
+	double b0 = f->t_base, t0 = found_start(f), t1 = found_end(f);
+	size_t n = 0;
 
-	for (size_t i = 0; i < an->nst; i++) {
-		settle_stream(an->st[i]);
-		most = an->st[i]->used > most ? an->st[i]->used : most;
-	}
-	se.x = xmalloc((most + 1) * sizeof(double));
-	se.share = xmalloc((most + 1) * sizeof(double));
-	for (size_t i = 0; i < an->nst; i++) {
-		struct stream *st = an->st[i];
+	for (size_t i = 0; i < an->nst; i++)
+		for (unsigned m = 0; m < an->st[i]->nmetrics; m++) {
+			const struct stream *st = an->st[i];
+			struct also a = {st, m};
 
-		for (unsigned m = 0; m < st->nmetrics; m++) {
-			if (st->metric[m].kind == METRIC_RATIO)
+			if (st->metric[m].kind == METRIC_RATIO ||
+			    (st == own && m == f->metric) ||
+			    !value_at(f, st, m, b0, t0, &a.base) ||
+			    !value_at(f, st, m, t0, t1, &a.obs) ||
+			    (!a.base && !a.obs))
 				continue;
-			se.floor = FLOOR_SHARE * median_total(st, m);
-			for (size_t k = 0; k < an->nsk; k++) {
-				if (an->sk[k]->st != st)
-					continue;
-				build_series(&se, an->sk[k], m);
-				find_in_series(an, &se, an->sk[k], d);
-			}
+			out[n++] = a;
 		}
-	}
-	free(se.x);
-	free(se.share);
-	free(d);
+	return n;
+}
+
+/* ---- the findings in one order, whatever order they were found in:
+ * stream, metric, stack, time ---- */
+static int by_series(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+
+	if (x->sk->st->idx != y->sk->st->idx)
+		return x->sk->st->idx < y->sk->st->idx ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	if (x->sk->seq != y->sk->seq)
+		return x->sk->seq < y->sk->seq ? -1 : 1;
+	return x->i0 < y->i0 ? -1 : x->i0 > y->i0;
 }
 
 /* One stack's change shows in several metrics (bytes and objects held):
@@ -668,29 +556,56 @@ static unsigned metric_rank(const struct found *f)
 	return f->metric == f->sk->st->primary ? 0 : f->metric + 1;
 }
 
-static void merge_metrics(struct anomalies *an)
+static int by_stack(const void *a, const void *b)
 {
-	for (size_t a = 0; a < an->nf; a++)
-		for (size_t b = 0; b < an->nf; b++) {
-			struct found *x = &an->f[a], *y = &an->f[b];
+	const struct found *x = *(struct found *const *)a;
+	const struct found *y = *(struct found *const *)b;
+
+	if (x->sk->seq != y->sk->seq)
+		return x->sk->seq < y->sk->seq ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Within each stack's findings, in their order. */
+static void merge_stack(struct found **g, size_t n)
+{
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < n; b++) {
+			struct found *x = g[a], *y = g[b];
 			size_t d =
 				x->i0 > y->i0 ? x->i0 - y->i0 : y->i0 - x->i0;
 
-			if (a != b && x->sk == y->sk && d <= 1 && !x->dropped &&
-			    !y->dropped && metric_rank(y) > metric_rank(x))
+			if (a != b && d <= 1 && !x->dropped && !y->dropped &&
+			    metric_rank(y) > metric_rank(x))
 				y->dropped = true;
 		}
 }
 
-/* ---- clusters: per time window, by the stacks' shared path ---- */
-static double t_start(const struct found *f)
+static void merge_metrics(struct anomalies *an)
 {
-	return f->sk->st->iv[f->i0].t0;
+	struct found **l = xmalloc((an->nf + 1) * sizeof(*l));
+	size_t g = 0;
+
+	for (size_t i = 0; i < an->nf; i++)
+		l[i] = &an->f[i];
+	qsort(l, an->nf, sizeof(*l), by_stack);
+	for (size_t i = 1; i <= an->nf; i++)
+		if (i == an->nf || l[i]->sk != l[g]->sk) {
+			merge_stack(l + g, i - g);
+			g = i;
+		}
+	free(l);
 }
 
-static double t_end(const struct found *f)
+/* ---- clusters: per time window, by the stacks' shared path ---- */
+double found_start(const struct found *f)
 {
-	return f->sk->st->iv[f->i1].t1;
+	return f->t_start;
+}
+
+double found_end(const struct found *f)
+{
+	return f->t_end;
 }
 
 /* The path clustering compares: comm and user frames; kernel frames
@@ -710,7 +625,9 @@ static int by_start(const void *a, const void *b)
 	const struct found *x = *(struct found *const *)a;
 	const struct found *y = *(struct found *const *)b;
 
-	return t_start(x) < t_start(y) ? -1 : t_start(x) > t_start(y);
+	return found_start(x) < found_start(y)
+		       ? -1
+		       : found_start(x) > found_start(y);
 }
 
 static void cluster_window(struct anomalies *an, struct found **w, size_t n,
@@ -779,14 +696,15 @@ static size_t cluster_all(struct anomalies *an, struct found ***out)
 	struct found **l = xmalloc((an->nf + 1) * sizeof(*l));
 	size_t n = 0, w0 = 0;
 	unsigned win = 0, cl = 0, prev = (unsigned)-1;
+	double span = window_span(an);
 
 	for (size_t i = 0; i < an->nf; i++)
 		if (!an->f[i].dropped)
 			l[n++] = &an->f[i];
 	qsort(l, n, sizeof(*l), by_start);
 	for (size_t i = 1; i <= n; i++)
-		if (i == n ||
-		    t_start(l[i]) - t_start(l[i - 1]) > window_span(an)) {
+		if (i == n || i - w0 == CLUSTER_MAX ||
+		    found_start(l[i]) - found_start(l[i - 1]) > span) {
 			cluster_window(an, l + w0, i - w0, win++);
 			w0 = i;
 		}
@@ -804,432 +722,40 @@ static size_t cluster_all(struct anomalies *an, struct found ***out)
 	return n;
 }
 
-/* ---- the stack's other metrics at that time ---- */
-static bool same_code(const struct found *f, const struct stack *sk,
-		      const struct stream *st)
+size_t anomalies_find(struct anomalies *an, struct found ***out)
 {
-	return st == f->sk->st ? sk == f->sk : !strcmp(sk->ukey, f->sk->ukey);
-}
-
-/* The mean (a level: the last) per interval of the stack's code in
- * stream st, metric m, over intervals centred in [from, to). */
-static bool value_at(const struct anomalies *an, const struct found *f,
-		     const struct stream *st, unsigned m, double from,
-		     double to, double *out)
-{
-	size_t first = st->used, last = 0, n = 0;
-	double sum = 0;
-
-	for (size_t i = 0; i < st->used; i++) {
-		double mid = (st->iv[i].t0 + st->iv[i].t1) / 2;
-
-		if (mid >= from && mid < to) {
-			first = i < first ? i : first;
-			last = i;
-			n++;
-		}
-	}
-	if (!n)
-		return false;
-	for (size_t k = 0; k < an->nsk; k++) {
-		const struct stack *sk = an->sk[k];
-
-		if (sk->st != st || !same_code(f, sk, st))
-			continue;
-		for (size_t p = 0; p < sk->n; p++) {
-			size_t at = sk->p[p].at;
-
-			if (at < first || at > last ||
-			    (st->metric[m].level && at != last))
-				continue;
-			sum += norm(st, m, at, sk->p[p].v[m]);
-		}
-	}
-	*out = st->metric[m].level ? sum : sum / n;
-	return true;
-}
-
-struct also {
-	const struct stream *st;
-	unsigned m;
-	double base, obs;
-};
-
-static size_t also_of(const struct anomalies *an, const struct found *f,
-		      struct also *out)
-{
-	const struct stream *own = f->sk->st;
-	double b0 = own->iv[f->b0].t0, t0 = t_start(f), t1 = t_end(f);
-	size_t n = 0;
-
 	for (size_t i = 0; i < an->nst; i++)
-		for (unsigned m = 0; m < an->st[i]->nmetrics; m++) {
-			const struct stream *st = an->st[i];
-			struct also a = {st, m};
-
-			if (st->metric[m].kind == METRIC_RATIO ||
-			    (st == own && m == f->metric) ||
-			    !value_at(an, f, st, m, b0, t0, &a.base) ||
-			    !value_at(an, f, st, m, t0, t1, &a.obs) ||
-			    (!a.base && !a.obs))
-				continue;
-			out[n++] = a;
-		}
-	return n;
-}
-
-/* ---- text ---- */
-static const char *value_str(char *buf, size_t len, enum metric_kind kind,
-			     double v)
-{
-	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double a = dabs(v);
-	unsigned i = 0;
-
-	if (kind == METRIC_NS) {
-		if (a < 1e3)
-			snprintf(buf, len, "%.0f ns", v);
-		else if (a < 1e6)
-			snprintf(buf, len, "%.1f us", v / 1e3);
-		else if (a < 1e9)
-			snprintf(buf, len, "%.1f ms", v / 1e6);
-		else
-			snprintf(buf, len, "%.2f s", v / 1e9);
-	} else if (kind == METRIC_BYTES) {
-		while (a >= 1024 && i < ARRAY_SIZE(bytes) - 1) {
-			a /= 1024;
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, bytes[i]);
-	} else {
-		snprintf(buf, len,
-			 a < 10 && v != (long long)v ? "%.1f" : "%.0f", v);
-	}
-	return buf;
-}
-
-static const char *time_str(char *buf, size_t len, double t)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-	size_t n;
-
-	localtime_r(&s, &tm);
-	n = strftime(buf, len, "%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%d", (int)((t - s) * 10) % 10);
-	return buf;
-}
-
-static void text_change(FILE *f, const struct found *a)
-{
-	const struct metric *mt = &a->sk->st->metric[a->metric];
-	char b[32], o[32], d[32];
-
-	fprintf(f, "     %s -> %s%s (%s%s",
-		value_str(b, sizeof(b), mt->kind, a->base),
-		value_str(o, sizeof(o), mt->kind, a->obs),
-		mt->level ? "" : " per interval", a->obs >= a->base ? "+" : "",
-		value_str(d, sizeof(d), mt->kind, a->obs - a->base));
-	if (a->base > 0 && a->obs > 0)
-		fprintf(f, ", x%.2f", a->obs / a->base);
-	fprintf(f, "), share %.1f%% -> %.1f%%\n", 100 * a->share_base,
-		100 * a->share_obs);
-}
-
-/* Leaf first. Without -v: the user frames nearest the leaf (the code
- * that changed), kernel frames only counted; -v: every frame. */
-static void text_stack(FILE *f, const struct stack *sk, int verbose)
-{
-	unsigned nk = sk->nframes - 1 - sk->nu, shown = 0;
-	unsigned from = verbose || !sk->nu ? sk->nframes : sk->nu + 1;
-
-	fputs("     ", f);
-	for (unsigned i = from; i-- > 1; shown++) {
-		if (!verbose && shown == SHOW_FRAMES) {
-			fprintf(f, " < ... %u more", i);
-			break;
-		}
-		fprintf(f, "%s%s", shown ? " < " : "", sk->frame[i]);
-	}
-	if (!verbose && sk->nu && nk)
-		fprintf(f, " (under %u kernel frames)", nk);
-	fprintf(f, "%s[%s%s%s]\n", shown ? "  " : "", sk->frame[0],
-		sk->aux ? ", " : "", sk->aux ? sk->aux : "");
-}
-
-static void text_also(FILE *f, const struct anomalies *an,
-		      const struct found *a)
-{
-	struct also *al = xmalloc((an->nst * SB_MAX_VALUES + 1) * sizeof(*al));
-	size_t n = also_of(an, a, al);
-	char b[32], o[32];
-
-	for (size_t i = 0; i < n; i++) {
-		const struct metric *mt = &al[i].st->metric[al[i].m];
-
-		fprintf(f, "     %s %s %s %s -> %s\n",
-			i ? "    " : "also:", al[i].st->applet, mt->name,
-			value_str(b, sizeof(b), mt->kind, al[i].base),
-			value_str(o, sizeof(o), mt->kind, al[i].obs));
-	}
-	free(al);
-}
-
-static void text_streams(FILE *f, const struct anomalies *an)
-{
-	char t[32];
-
-	for (size_t i = 0; i < an->nst; i++) {
-		const struct stream *st = an->st[i];
-
-		fprintf(f, "%s: %zu intervals of %.0f ms from %s\n", st->applet,
-			st->used, 1e3 * st->nominal,
-			st->n ? time_str(t, sizeof(t), st->iv[0].t0) : "-");
-	}
-}
-
-static void write_text(FILE *f, const struct anomalies *an, struct found **l,
-		       size_t n, int verbose)
-{
-	char t0[32], t1[32];
-
-	fprintf(f, "%zu anomal%s in %u cluster%s\n", n, n == 1 ? "y" : "ies",
-		n ? l[n - 1]->cluster : 0,
-		n && l[n - 1]->cluster == 1 ? "" : "s");
-	text_streams(f, an);
-	for (size_t i = 0; i < n; i++) {
-		const struct found *a = l[i];
-		size_t members = 0;
-
-		if (!i || l[i - 1]->cluster != a->cluster) {
-			for (size_t j = i; j < n && l[j]->cluster == a->cluster;
-			     j++)
-				members++;
-			fprintf(f, "\ncluster %u: %s under %s, %zu stack%s\n",
-				a->cluster, kind_name[a->kind], a->label,
-				members, members == 1 ? "" : "s");
-		}
-		fprintf(f, "  #%u %s %s %s %s-%s, score %.2f\n", a->id,
-			a->sk->st->applet, a->sk->st->metric[a->metric].name,
-			kind_name[a->kind],
-			time_str(t0, sizeof(t0), t_start(a)),
-			time_str(t1, sizeof(t1), t_end(a)), a->score);
-		text_change(f, a);
-		text_stack(f, a->sk, verbose);
-		text_also(f, an, a);
-	}
-}
-
-/* ---- JSON: one object per anomaly, one per line ---- */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static const char *unit_of(enum metric_kind k)
-{
-	return k == METRIC_NS	   ? "nanoseconds"
-	       : k == METRIC_BYTES ? "bytes"
-				   : "count";
-}
-
-static void json_also(FILE *f, const struct anomalies *an,
-		      const struct found *a)
-{
-	struct also *al = xmalloc((an->nst * SB_MAX_VALUES + 1) * sizeof(*al));
-	size_t n = also_of(an, a, al);
-
-	fputs(",\"also\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"applet\":", i ? "," : "");
-		json_str(f, al[i].st->applet);
-		fputs(",\"metric\":", f);
-		json_str(f, al[i].st->metric[al[i].m].name);
-		fprintf(f, ",\"baseline\":%.6g,\"observed\":%.6g}", al[i].base,
-			al[i].obs);
-	}
-	fputc(']', f);
-	free(al);
-}
-
-static void write_json(FILE *f, const struct anomalies *an, struct found **l,
-		       size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct found *a = l[i];
-		const struct stream *st = a->sk->st;
-		const struct metric *mt = &st->metric[a->metric];
-
-		fprintf(f,
-			"{\"id\":%u,\"cluster\":%u,\"cluster_label\":", a->id,
-			a->cluster);
-		json_str(f, a->label);
-		fprintf(f, ",\"kind\":\"%s\",\"applet\":", kind_name[a->kind]);
-		json_str(f, st->applet);
-		fputs(",\"metric\":", f);
-		json_str(f, mt->name);
-		fprintf(f,
-			",\"unit\":\"%s\",\"level\":%s,\"start\":%.3f,\"end\":%.3f,"
-			"\"start_interval\":%zu,\"end_interval\":%zu,"
-			"\"interval\":%.3f,\"baseline_start\":%.3f,"
-			"\"baseline\":%.6g,\"observed\":%.6g,\"change\":%.6g,",
-			unit_of(mt->kind), mt->level ? "true" : "false",
-			t_start(a), t_end(a), a->i0, a->i1, st->nominal,
-			st->iv[a->b0].t0, a->base, a->obs, a->obs - a->base);
-		if (a->base > 0)
-			fprintf(f, "\"ratio\":%.4g,", a->obs / a->base);
-		else
-			fputs("\"ratio\":null,", f);
-		fprintf(f,
-			"\"share_baseline\":%.4f,\"share_observed\":%.4f,"
-			"\"score\":%.4f,\"comm\":",
-			a->share_base, a->share_obs, a->score);
-		json_str(f, a->sk->frame[0]);
-		if (a->sk->aux) {
-			fputs(",\"state\":", f);
-			json_str(f, a->sk->aux);
-		}
-		fputs(",\"leaf\":", f);
-		json_str(f, a->sk->nframes > 1
-				    ? a->sk->frame[a->sk->nframes - 1]
-				    : a->sk->frame[0]);
-		fputs(",\"stack\":[", f);
-		for (unsigned k = a->sk->nframes; k-- > 1;) {
-			if (k != a->sk->nframes - 1)
-				fputc(',', f);
-			json_str(f, a->sk->frame[k]);
-		}
-		fputc(']', f);
-		json_also(f, an, a);
-		fputs("}\n", f);
-	}
-}
-
-/* ---- the differential flame graph of one anomaly's window ---- */
-static double folded_value(enum metric_kind k, double v)
-{
-	v = k == METRIC_NS ? v / 1e3 : v; /* folded: microseconds */
-	return (double)(long long)(v + (v < 0 ? -0.5 : 0.5));
-}
-
-/* Each stack of the anomaly's stream and metric, per interval: mean
- * over the baseline and over the window (a level: where it got to). */
-static void write_diff(FILE *f, const struct anomalies *an,
-		       const struct found *a, enum anomalies_format fmt)
-{
-	const struct stream *st = a->sk->st;
-	const struct metric *mt = &st->metric[a->metric];
-	struct flame *fl = fmt == ANOMALIES_SVG ? flame_new() : NULL;
-	double *x = xzalloc((st->used + 1) * sizeof(*x));
-	char t0[32], t1[32], *title;
-
-	for (size_t k = 0; k < an->nsk; k++) {
-		const struct stack *sk = an->sk[k];
-		double base, win, sd;
-		struct series se = {.st = st, .m = a->metric};
-
-		if (sk->st != st)
-			continue;
-		memset(x, 0, st->used * sizeof(*x));
-		for (size_t p = 0; p < sk->n; p++)
-			if (sk->p[p].at < st->used)
-				x[sk->p[p].at] =
-					norm(st, a->metric, sk->p[p].at,
-					     sk->p[p].v[a->metric]);
-		mean_sd(x, a->b0, a->i0, &base, &sd);
-		base = folded_value(mt->kind, base);
-		win = folded_value(mt->kind,
-				   window_value(&se, x, a->i0, a->i1));
-		if (!base && !win)
-			continue;
-		if (!fl) {
-			fprintf(f, "%s %.0f %.0f\n", sk->key, base, win);
-			continue;
-		}
-		for (int side = 0; side < 2; side++) {
-			char *line = xasprintf("%s %.0f", sk->key,
-					       side ? win : base);
-
-			flame_add_folded(fl, line, !side);
-			free(line);
-		}
-	}
-	free(x);
-	if (!fl)
-		return;
-	title = xasprintf("%s %s, anomaly %u (%s): %s-%s against the baseline",
-			  st->applet, mt->name, a->id, kind_name[a->kind],
-			  time_str(t0, sizeof(t0), t_start(a)),
-			  time_str(t1, sizeof(t1), t_end(a)));
-	flame_write_svg(fl, f, title, PALETTE_CPU,
-			mt->kind == METRIC_NS	   ? "us"
-			: mt->kind == METRIC_BYTES ? "bytes"
-						   : mt->name);
-	free(title);
-	flame_free(fl);
-}
-
-int anomalies_write(struct anomalies *an, FILE *f, enum anomalies_format fmt,
-		    long long which, int verbose)
-{
-	struct found **l;
-	size_t n;
-	int err = 0;
-
-	find_all(an);
+		finish(an, an->st[i]);
+	if (an->nf)
+		qsort(an->f, an->nf, sizeof(*an->f), by_series);
 	merge_metrics(an);
-	n = cluster_all(an, &l);
-	if (fmt == ANOMALIES_TEXT)
-		write_text(f, an, l, n, verbose);
-	else if (fmt == ANOMALIES_JSON)
-		write_json(f, an, l, n);
-	else if (which < 1 || (size_t)which > n) {
-		error_msg("--anomaly %lld: there %s %zu", which,
-			  n == 1 ? "is" : "are", n);
-		err = 1;
-	} else {
-		write_diff(f, an, l[which - 1], fmt);
-	}
-	free(l);
-	return err;
+	return cluster_all(an, out);
 }
 
 void anomalies_free(struct anomalies *an)
 {
 	if (!an)
 		return;
-	for (size_t i = 0; i < an->nsk; i++) {
-		struct stack *sk = an->sk[i];
-
-		for (unsigned j = 0; j < sk->nframes; j++)
-			free(sk->frame[j]);
-		free(sk->frame);
-		free(sk->key);
-		free(sk->ukey);
-		free((char *)sk->aux);
-		free(sk->p);
-		free(sk);
-	}
 	for (size_t i = 0; i < an->nst; i++) {
-		for (unsigned m = 0; m < an->st[i]->nmetrics; m++)
-			free((char *)an->st[i]->metric[m].name);
-		free(an->st[i]->applet);
-		free(an->st[i]->sig);
-		free(an->st[i]->iv);
-		free(an->st[i]);
+		struct stream *st = an->st[i];
+
+		for (size_t k = 0; k < st->nsk; k++)
+			free_stack(st->sk[k]);
+		for (size_t k = 0; k < st->ntr; k++)
+			free(st->tr[k]);
+		for (unsigned m = 0; m < st->nmetrics; m++)
+			free((char *)st->metric[m].name);
+		free(st->applet);
+		free(st->sig);
+		free(st->iv);
+		free(st->sk);
+		free(st->tr);
+		free(st);
 	}
+	names_free(an->names);
+	free(an->names);
 	free(an->st);
-	free(an->sk);
+	free(an->row_sk);
 	free(an->hash);
 	free(an->f);
 	free(an);

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "flame.h"
+#include "lines.h"
 #include "stackbox.h"
+#include "u64map.h"
 
 #define WIDTH	 1200
 #define FRAME_H	 16
@@ -36,12 +38,16 @@ struct node {
 	char *name;
 	uint64_t v, base; /* this profile's value, the base profile's */
 	struct node *child, *next;
+	struct node *parent, *last; /* last: its last child */
 };
 
 struct flame {
 	struct node root;
 	unsigned depth;
 	bool diff;
+	/* (parent, name) -> child: a frame under thousands of others (a
+	 * comm's) is found without walking its siblings */
+	struct u64map kids;
 };
 
 struct flame *flame_new(void)
@@ -49,21 +55,39 @@ struct flame *flame_new(void)
 	struct flame *fl = xzalloc(sizeof(*fl));
 
 	fl->root.name = xstrdup("all");
+	fl->kids = U64MAP_OF(struct node *);
 	return fl;
 }
 
-static struct node *child(struct node *n, const char *name, size_t len)
+static bool named(const struct node *c, const char *name, size_t len)
 {
-	struct node **pp = &n->child;
+	return !strncmp(c->name, name, len) && !c->name[len];
+}
 
-	for (; *pp; pp = &(*pp)->next)
-		if (!strncmp((*pp)->name, name, len) && !(*pp)->name[len])
-			return *pp;
-	*pp = xzalloc(sizeof(**pp));
-	(*pp)->name = xmalloc(len + 1);
-	memcpy((*pp)->name, name, len);
-	(*pp)->name[len] = 0;
-	return *pp;
+static struct node *child(struct flame *fl, struct node *n, const char *name,
+			  size_t len)
+{
+	uint64_t h = fnv1a(fnv1a(FNV_START, &n, sizeof(n)), name, len);
+	struct node **slot = u64map_add(&fl->kids, h), *c;
+
+	if (*slot && (*slot)->parent == n && named(*slot, name, len))
+		return *slot;
+	for (c = *slot ? n->child : NULL; c; c = c->next) /* a collision */
+		if (named(c, name, len))
+			return c;
+	c = xzalloc(sizeof(*c));
+	c->name = xmalloc(len + 1);
+	memcpy(c->name, name, len);
+	c->name[len] = 0;
+	c->parent = n;
+	if (n->last)
+		n->last->next = c;
+	else
+		n->child = c;
+	n->last = c;
+	if (!*slot)
+		*slot = c;
+	return c;
 }
 
 void flame_add_folded(struct flame *fl, const char *line, bool base)
@@ -86,7 +110,7 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 			n->v += v;
 		if (!len && !semi)
 			break;
-		n = child(n, p, len);
+		n = child(fl, n, p, len);
 		depth++;
 		if (!semi) {
 			if (base)
@@ -407,5 +431,6 @@ void flame_free(struct flame *fl)
 		return;
 	free_nodes(fl->root.child);
 	free(fl->root.name);
+	u64map_free(&fl->kids);
 	free(fl);
 }

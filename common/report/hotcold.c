@@ -7,6 +7,7 @@
 #include "flame.h"
 #include "hotcold.h"
 #include "output.h"
+#include "stackbox.h"
 
 struct line {
 	char *stack; /* with its root frame */

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "output.h"
+#include "stackbox.h"
+#include "syms.h"
 #include "perf_script.h"
 #include "lines.h"
 #include "u64map.h"
@@ -20,14 +22,24 @@
 struct frame {
 	const char *name; /* interned */
 	bool kernel;
+	bool unknown; /* perf knew no DSO: kernel only amid kernel frames */
+};
+
+/* Where a frame was met: its address and DSO, for pprof's Locations. */
+struct frame_at {
+	uint64_t addr;
+	struct rec_map *map; /* NULL: perf printed no DSO */
 };
 
 struct perf_script {
 	void (*snapshot)(void *ctx, struct snapshot *s);
 	void *ctx;
-	uint64_t interval;  /* ns; 0: one snapshot */
-	struct lines lines; /* the line being assembled across feeds */
-	struct names names; /* frame names, each once */
+	uint64_t interval;	/* ns; 0: one snapshot */
+	struct lines lines;	/* the line being assembled across feeds */
+	struct names names;	/* frame names of no DSO, each once */
+	struct u64map frame_at; /* name -> struct frame_at */
+	struct names dso_names; /* DSO paths, each once */
+	struct u64map dso_map;	/* path -> its struct dso * */
 	/* the sample being read: its header, its frames */
 	bool in_sample, bad_sample;
 	struct head {
@@ -66,6 +78,8 @@ perf_script_new(uint64_t interval,
 	struct perf_script *p = xzalloc(sizeof(*p));
 
 	p->interval = interval;
+	p->frame_at = U64MAP_OF(struct frame_at);
+	p->dso_map = U64MAP_OF(struct dso *);
 	/* never NULL: frames + n is taken of an empty callchain too */
 	p->frames = grow_array(NULL, &p->frames_cap, 64, sizeof(*p->frames));
 	p->snapshot = snapshot;
@@ -149,6 +163,18 @@ static bool same_row(const struct row *r, const struct sb_key *k,
 	return true;
 }
 
+/* Leaf first: the kernel's frames, then user space's; a frame of no
+ * known DSO is the kernel's when a kernel frame is further down. */
+static unsigned kernel_frames(const struct frame *f, size_t n)
+{
+	unsigned nk = 0;
+
+	for (unsigned i = 0; i < n && (f[i].kernel || f[i].unknown); i++)
+		if (f[i].kernel)
+			nk = i + 1;
+	return nk;
+}
+
 /* The sample read: into its row of the snapshot its time falls in. */
 static void end_sample(struct perf_script *p)
 {
@@ -167,9 +193,7 @@ static void end_sample(struct perf_script *p)
 	p->no_chain += !p->nframes;
 	if (p->samples == 1)
 		set_metrics(p);
-	/* leaf first: the kernel's frames, then user space's */
-	while (nk < p->nframes && p->frames[nk].kernel)
-		nk++;
+	nk = kernel_frames(p->frames, p->nframes);
 	uf = p->frames + nk;
 	nu = p->nframes - nk;
 	/* as deep as a collector's stacks: the leaf side is kept */
@@ -333,61 +357,156 @@ static bool parse_header(struct perf_script *p, const char *line,
 	return true;
 }
 
-/* "ADDR SYMBOL[+0xOFF] (DSO)": the frame's name, [DSO+0xADDR] where perf
- * has no symbol. Kernel frames are those in kernel space. */
+/* A DSO: its one mapping, all of perf's addresses (as it prints them,
+ * absolute or within the file) in one range so it never splits, and
+ * the names of its frames: main of one program is not main of another. */
+struct dso {
+	struct rec_map map;
+	struct names names;
+};
+
+static struct dso *dso_of(struct perf_script *p, const char *path, size_t len)
+{
+	const char *name = names_intern(&p->dso_names, path, len);
+	struct dso **d = u64map_add(&p->dso_map, (uintptr_t)name);
+
+	if (!*d) {
+		*d = xzalloc(sizeof(**d));
+		(*d)->map = (struct rec_map){0, UINT64_MAX, 0, name, ""};
+	}
+	return *d;
+}
+
+static void note_frame_at(struct perf_script *p, const char *name,
+			  uint64_t addr, struct dso *d)
+{
+	struct frame_at *at = u64map_find(&p->frame_at, (uintptr_t)name);
+
+	if (at)
+		return; /* the first address met names the frame's */
+	at = u64map_add(&p->frame_at, (uintptr_t)name);
+	at->addr = addr;
+	at->map = d ? &d->map : NULL;
+}
+
+/* The kernel's DSOs as perf names them: [kernel.kallsyms], a vmlinux
+ * file (perf resolved it from one, at addresses within it), a module. */
+static bool kernel_dso(const char *dso, size_t len)
+{
+	const char *base = dso, *slash;
+
+	if (len >= 8 && !strncmp(dso, "[kernel.", 8))
+		return true;
+	while ((slash = memchr(base, '/', len - (base - dso))))
+		base = slash + 1;
+	return (len - (base - dso) >= 7 && !strncmp(base, "vmlinux", 7)) ||
+	       (len > 13 && !strncmp(dso, "/lib/modules/", 13));
+}
+
+/* A frame's name: its symbol, else [DSO's file name+0xADDR], else
+ * [0xADDR]. */
+static const char *frame_name(struct names *names, const char *sym, size_t len,
+			      const char *dso, size_t dlen,
+			      unsigned long long addr)
+{
+	const char *base = dso ? dso : "", *slash, *interned;
+	size_t blen = dso ? dlen : 0;
+	char *name;
+
+	if (len && !(len == 9 && !strncmp(sym, "[unknown]", 9)))
+		return names_intern(names, sym, len);
+	while ((slash = memchr(base, '/', blen))) {
+		blen -= slash + 1 - base;
+		base = slash + 1;
+	}
+	name = blen && !(blen == 9 && !strncmp(base, "[unknown]", 9))
+		       ? xasprintf("[%.*s+0x%llx]", (int)blen, base, addr)
+		       : xasprintf("[0x%llx]", addr);
+	interned = names_intern(names, name, strlen(name));
+	free(name);
+	return interned;
+}
+
+/* The symbol's length without a "+0x1f" offset: that is the address
+ * within it, not its name. */
+static size_t without_offset(const char *sym, size_t len)
+{
+	const char *plus = len > 3 ? memmem(sym, len, "+0x", 3) : NULL;
+
+	while (plus && memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3))
+		plus = memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3);
+	if (plus && strspn(plus + 3, "0123456789abcdef") ==
+			    (size_t)(sym + len - plus - 3))
+		return plus - sym;
+	return len;
+}
+
+/* "ADDR SYMBOL[+0xOFF] (DSO)", SYMBOL empty ("ADDR  (DSO)") where perf
+ * has none. Kernel frames are told by their DSO; without one, by the
+ * address (the upper half, as on x86_64 and arm64). */
 static bool parse_frame(struct perf_script *p, const char *s)
 {
-	const char *sym, *dso = NULL, *e, *plus;
+	const char *sym, *dso = NULL, *e;
 	unsigned long long addr;
-	char *end, *name;
-	size_t len;
+	struct frame *f;
+	struct dso *d = NULL;
+	size_t len, dlen = 0;
+	char *end;
 
 	addr = strtoull(s, &end, 16);
 	if (end == s || (*end != ' ' && *end != '\t'))
 		return false;
-	sym = end;
-	token(&sym, &len);
-	e = sym + strlen(sym);
-	while (e > sym && e[-1] == ' ')
+	e = end + strlen(end);
+	while (e > end && e[-1] == ' ')
 		e--;
-	if (e > sym && e[-1] == ')' && (dso = memmem(sym, e - sym, " (", 2))) {
-		/* the last " (": symbols may hold parentheses */
+	/* the last " (": symbols may hold parentheses; searched from the
+	 * blank after the address, which an empty symbol leaves */
+	if (e > end && e[-1] == ')' && (dso = memmem(end, e - end, " (", 2))) {
 		const char *d;
 
 		while ((d = memmem(dso + 1, e - dso - 1, " (", 2)))
 			dso = d;
 	}
-	len = (dso ? dso : e) - sym;
-	/* a "+0x1f" offset is the address within it, not its name */
-	plus = len > 3 ? memmem(sym, len, "+0x", 3) : NULL;
-	while (plus && memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3))
-		plus = memmem(plus + 1, len - (plus + 1 - sym), "+0x", 3);
-	if (plus && strspn(plus + 3, "0123456789abcdef") ==
-			    (size_t)(sym + len - plus - 3))
-		len = plus - sym;
+	sym = end;
+	token(&sym, &len);
+	/* no symbol: the blanks run to the DSO's " (", or to the end */
+	if (sym > (dso ? dso : e))
+		sym = dso ? dso : e;
+	len = without_offset(sym, (dso ? dso : e) - sym);
+	if (dso) {
+		dso += 2;
+		dlen = e - 1 - dso;
+		d = dso_of(p, dso, dlen);
+	}
 	p->frames = grow_array(p->frames, &p->frames_cap, p->nframes + 1,
 			       sizeof(*p->frames));
-	if (!len || (len == 9 && !strncmp(sym, "[unknown]", 9))) {
-		const char *base = dso ? dso + 2 : "", *slash;
-		size_t blen = dso ? (size_t)(e - 1 - base) : 0;
-
-		while ((slash = memchr(base, '/', blen))) {
-			blen -= slash + 1 - base;
-			base = slash + 1;
-		}
-		name = blen && !(blen == 9 && !strncmp(base, "[unknown]", 9))
-			       ? xasprintf("[%.*s+0x%llx]", (int)blen, base,
-					   addr)
-			       : xasprintf("[0x%llx]", addr);
-		p->frames[p->nframes].name =
-			names_intern(&p->names, name, strlen(name));
-		free(name);
-	} else {
-		p->frames[p->nframes].name = names_intern(&p->names, sym, len);
-	}
-	/* the upper half of the address space, as on x86_64 and arm64 */
-	p->frames[p->nframes++].kernel = addr >> 63;
+	f = &p->frames[p->nframes++];
+	f->name = frame_name(d ? &d->names : &p->names, sym, len, dso, dlen,
+			     addr);
+	f->unknown = !dso || (dlen == 9 && !strncmp(dso, "[unknown]", 9));
+	f->kernel = f->unknown ? addr >> 63 : kernel_dso(dso, dlen);
+	note_frame_at(p, f->name, addr, d);
 	return true;
+}
+
+/* A frame of the sample being read: an indented frame, or one that is
+ * not, but ends in its DSO or is no header. */
+static bool frame_line(struct perf_script *p, char *line)
+{
+	size_t len = strlen(line);
+	struct head h;
+	bool ok;
+
+	if (strchr(" \t", *line))
+		return parse_frame(p, line + strspn(line, " \t"));
+	while (len && line[len - 1] == ' ')
+		len--;
+	if (!(len && line[len - 1] == ')')) {
+		ok = parse_header(p, line, &h);
+		if (ok)
+			return false;
+	}
+	return parse_frame(p, line);
 }
 
 static void parse_line(void *ctx, char *line)
@@ -411,9 +530,9 @@ static void parse_line(void *ctx, char *line)
 		end_sample(p);
 		return;
 	}
-	/* frames are indented; so may a header be, its comm right-aligned */
-	if (p->in_sample && strchr(" \t", *line) &&
-	    parse_frame(p, line + strspn(line, " \t")))
+	/* frames are indented, but for some (a JVM agent's); so may a header
+	 * be, its comm right-aligned */
+	if (p->in_sample && !p->bad_sample && frame_line(p, line))
 		return;
 	if (p->in_sample && p->bad_sample && strchr(" \t", *line))
 		return; /* a frame line of a sample left out */
@@ -493,13 +612,35 @@ const char *perf_script_host(const struct perf_script *p)
 	return p->host;
 }
 
+bool perf_script_frame_at(const struct perf_script *p, const char *name,
+			  uint64_t *addr, const struct rec_map **map)
+{
+	const struct frame_at *at = u64map_find(&p->frame_at, (uintptr_t)name);
+
+	if (!at)
+		return false;
+	*addr = at->addr;
+	*map = at->map;
+	return true;
+}
+
 void perf_script_free(struct perf_script *p)
 {
+	uint64_t k;
+	void *v;
+
 	if (!p)
 		return;
 	if (aux_of == p)
 		aux_of = NULL;
 	names_free(&p->names);
+	u64map_free(&p->frame_at);
+	for (size_t i = 0; u64map_next(&p->dso_map, &i, &k, &v);) {
+		names_free(&(*(struct dso **)v)->names);
+		free(*(struct dso **)v);
+	}
+	u64map_free(&p->dso_map);
+	names_free(&p->dso_names);
 	for (unsigned i = 0; i < p->nevents; i++)
 		free(p->event[i]);
 	u64map_free(&p->row_map);

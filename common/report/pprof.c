@@ -104,6 +104,14 @@ static void intern_free(struct intern *t)
 	free(t->slot);
 }
 
+/* A Mapping met lately: frames in a row mostly share one. Its strings'
+ * ids hold the path and build-id it was met with. */
+#define MAPPINGS_SEEN 64
+struct mapping_seen {
+	uint64_t start, id; /* id 0: empty */
+	int64_t path, build_id;
+};
+
 /* A program some samples' processes ran (pprof_weigh_main) */
 struct exe {
 	int64_t weight;
@@ -126,6 +134,12 @@ struct pprof {
 	int64_t (*values)[8];
 	size_t values_cap;
 	struct bbuf mapping_msgs, location_msgs, function_msgs;
+	/* pprof_add's sample, locations and label, kept for the next */
+	struct bbuf sample, packed, label;
+	/* the Function of each string that names one, 0: none yet */
+	uint64_t *function_of;
+	size_t function_of_cap;
+	struct mapping_seen mapping_seen[MAPPINGS_SEEN];
 	int64_t types[8], units[8];
 	unsigned ntypes;
 	int period_index, default_index;
@@ -157,7 +171,7 @@ struct pprof *pprof_new(const char *const *types, const char *const *units,
 
 void pprof_snapshot(struct pprof *p, unsigned levels)
 {
-	for (size_t i = 0; i < p->samples.n; i++)
+	for (size_t i = 0; levels && i < p->samples.n; i++)
 		for (unsigned t = 0; t < p->ntypes; t++)
 			if (levels & 1u << t)
 				p->values[i][t] = 0;
@@ -172,9 +186,17 @@ void pprof_time(struct pprof *p, int64_t start_ns, int64_t duration_ns)
 static uint64_t function_id(struct pprof *p, const char *name)
 {
 	int64_t s = str(p, name);
-	size_t before = p->functions.n;
-	uint64_t id = intern(&p->functions, &s, sizeof(s)) + 1;
+	size_t before = p->functions.n, was = p->function_of_cap;
+	uint64_t id;
 
+	if ((size_t)s < p->function_of_cap && p->function_of[s])
+		return p->function_of[s];
+	id = intern(&p->functions, &s, sizeof(s)) + 1;
+	p->function_of = grow_array(p->function_of, &p->function_of_cap, s + 1,
+				    sizeof(*p->function_of));
+	memset(p->function_of + was, 0,
+	       (p->function_of_cap - was) * sizeof(*p->function_of));
+	p->function_of[s] = id;
 	if (p->functions.n != before) {
 		struct bbuf m = {0};
 
@@ -187,13 +209,40 @@ static uint64_t function_id(struct pprof *p, const char *name)
 	return id;
 }
 
+/* The place in mapping_seen of a mapping: by its start and path. */
+static struct mapping_seen *mapping_slot(struct pprof *p,
+					 const struct rec_map *pm)
+{
+	uint64_t h = (pm->start >> 12) ^ (uintptr_t)pm->path >> 4;
+
+	return &p->mapping_seen[(h ^ h >> 17) % MAPPINGS_SEEN];
+}
+
+/* Its id when met lately: the same start, path and build-id. */
+static uint64_t mapping_met(const struct pprof *p, const struct mapping_seen *m,
+			    const struct rec_map *pm)
+{
+	if (!m->id || m->start != pm->start ||
+	    strcmp(p->strings.key[m->path], pm->path) ||
+	    strcmp(p->strings.key[m->build_id], pm->build_id))
+		return 0;
+	return m->id;
+}
+
 static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 {
-	int64_t key[3] = {str(p, pm->path), str(p, pm->build_id),
-			  (int64_t)pm->start};
+	struct mapping_seen *seen = mapping_slot(p, pm);
+	int64_t key[3];
 	size_t before = p->mappings.n;
-	uint64_t id = intern(&p->mappings, key, sizeof(key)) + 1;
+	uint64_t id = mapping_met(p, seen, pm);
 
+	if (id)
+		return id;
+	key[0] = str(p, pm->path);
+	key[1] = str(p, pm->build_id);
+	key[2] = (int64_t)pm->start;
+	id = intern(&p->mappings, key, sizeof(key)) + 1;
+	*seen = (struct mapping_seen){pm->start, id, key[0], key[1]};
 	if (p->mappings.n != before) {
 		struct bbuf m = {0};
 
@@ -317,8 +366,10 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	       const int64_t *values, const char *const *labels, int64_t pid)
 {
-	struct bbuf s = {0}, packed = {0}, label = {0};
+	struct bbuf *s = &p->sample, *packed = &p->packed, *label = &p->label;
 	size_t before = p->samples.n, i;
+
+	s->len = packed->len = label->len = 0;
 
 	for (unsigned i = 0, k; i < n; i += k) {
 		/* a frame and the calls inlined into it */
@@ -326,20 +377,20 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 			    frames[i + k - 1].inlined;
 		     k++)
 			;
-		bb_varint(&packed, location_id(p, &frames[i], k));
+		bb_varint(packed, location_id(p, &frames[i], k));
 	}
-	pb_msg(&s, 1, &packed);
+	pb_msg(s, 1, packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
-		pb_int(&label, 1, str(p, labels[i]));
-		pb_int(&label, 2, str(p, labels[i + 1]));
-		pb_msg(&s, 3, &label);
+		pb_int(label, 1, str(p, labels[i]));
+		pb_int(label, 2, str(p, labels[i + 1]));
+		pb_msg(s, 3, label);
 	}
 	if (pid > 0) {
-		pb_int(&label, 1, str(p, "pid"));
-		pb_int(&label, 3, pid);
-		pb_msg(&s, 3, &label);
+		pb_int(label, 1, str(p, "pid"));
+		pb_int(label, 3, pid);
+		pb_msg(s, 3, label);
 	}
-	i = intern(&p->samples, s.p, s.len);
+	i = intern(&p->samples, s->p, s->len);
 	if (p->samples.n != before) {
 		p->values = grow_array(p->values, &p->values_cap, i + 1,
 				       sizeof(*p->values));
@@ -347,9 +398,6 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	}
 	for (unsigned t = 0; t < p->ntypes; t++)
 		p->values[i][t] += values[t];
-	free(s.p);
-	free(packed.p);
-	free(label.p);
 }
 
 unsigned char *pprof_encode(struct pprof *p, size_t *len)
@@ -435,10 +483,14 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->samples);
 	intern_free(&p->exes);
 	free(p->mapping_at);
+	free(p->function_of);
 	free(p->exe);
 	free(p->values);
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);
 	free(p->function_msgs.p);
+	free(p->sample.p);
+	free(p->packed.p);
+	free(p->label.p);
 	free(p);
 }

@@ -32,6 +32,7 @@
 
 #include "lines.h"
 #include "output.h"
+#include "stackbox.h"
 #include "text_read.h"
 
 #define MAX_STATS (SB_STAT_MAX - SB_STAT_APPLET0)
@@ -700,6 +701,18 @@ static void head_line(struct text_read *t, const char *line)
 	}
 }
 
+/* offcpu's "sampled by blocked time, -s 10ms:": its sampling period */
+static void set_time_period(struct snapshot *s)
+{
+	const char *at = s->describe ? strstr(s->describe, " time, -s ") : NULL;
+	char period[32];
+	uint64_t ns;
+
+	if (at && sscanf(at, " time, -s %31[^:]:", period) == 1 &&
+	    !parse_duration(period, &ns))
+		s->period_ns = ns;
+}
+
 /* oncpu's "at 199 Hz": what one sample stands for, as it works it out */
 static void set_period(struct snapshot *s)
 {
@@ -713,6 +726,7 @@ static void set_period(struct snapshot *s)
 			s->period_ns = NS_PER_SEC / hz;
 			return;
 		}
+	set_time_period(s);
 }
 
 static void parse_line(void *ctx, char *line)

@@ -3,8 +3,8 @@
 # memstack section of tests/board/guest), on the static musl workloads:
 # exact bytes held per named function (uprobe_multi from 6.6, perf event
 # uprobes before), the direct caller of malloc (leaf repair; --unwind
-# eh_frame without frame pointers), mmap/brk, page faults and kernel
-# memory.
+# eh_frame without frame pointers), mmap/brk, page faults, kernel
+# memory and the allocation rate (--mode alloc, free not probed).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
@@ -53,4 +53,9 @@ for b in $(boards); do
 	is "$t: --mode faults: 500 pages touched" pf ';touch_pages ' 500
 	set -- "$(sum k ';io_write;.*;-;.*vfs_write')"
 	check "$t: --mode kernel: io_write holds at least the 2 MiB it wrote ($1)" fcmp "$1 >= 2097152"
+	is "$t: --mode alloc: realloc_grow allocated 200 x 1000" ar ';realloc_grow;realloc ' 200000
+	is "$t: --mode alloc: base_alloc's 200 x 100, freed by realloc all the same" ar ';base_alloc;malloc ' 20000
+	check "$t: --mode alloc: free not probed (-v)" \
+		[ -n "$(grep '^@ar-err memstack: uprobes in .*: malloc' "$res")" -a -z "$(grep '^@ar-err memstack: uprobes in ' "$res" | grep -w free)" ]
+	is "$t: --mode alloc -s 1: calloc_keep 200 x 400, exact" as1 ';calloc_keep;calloc ' 80000
 done

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A car's faults, one by one: a rotating log on a full disk whose next
-# file cannot be created, a log file removed under the collector, a
-# reader that goes away, a collector stopped for seconds. Each time
+# file cannot be created, a log file removed under the collector, the
+# log's file system gone read-only, a serial port unplugged, a reader
+# that goes away, a collector stopped for seconds. Each time
 # collection goes on, nothing is counted twice, and what is lost is
 # counted: the files read back whole.
 . "$SRCTREE/tests/lib.sh"
@@ -66,6 +67,38 @@ seqs "$T/rm.bin" >"$T/rm.seqs"
 first=$(head -1 "$T/rm.seqs")
 check "-o FILE removed: the new file decodes alone, from snapshot ${first:-?} on" \
 	[ "${first:-1}" -gt 1 -a "$(wc -l <"$T/rm.seqs")" -ge 1 ]
+
+# 2a. the log's file system goes read-only under the collector, as ext4
+# does on an error with errors=remount-ro (trigger_fs_error makes the
+# error): said once, the rest counted, what was written reads whole
+if command -v mkfs.ext4 >/dev/null && truncate -s 16M "$T/ro.img" &&
+	mkfs.ext4 -q -F "$T/ro.img" && mkdir "$T/ro" &&
+	mount -o loop,errors=remount-ro "$T/ro.img" "$T/ro" 2>/dev/null; then
+	dev=$(basename "$(findmnt -no SOURCE "$T/ro")")
+	if [ -w "/sys/fs/ext4/$dev/trigger_fs_error" ]; then
+		( wait_for 60 test -s "$T/ro/p.bin"; sleep 0.5
+		  echo 1 >"/sys/fs/ext4/$dev/trigger_fs_error" ) &
+		"$STACKBOX" oncpu -v -F 199 -i 100ms -f bin -o "$T/ro/p.bin" \
+			-- "$BURN" 3 2>"$T/ro.err"
+		rc=$?
+		wait
+		check "read-only file system: the run goes to the end (status $rc)" [ $rc = 0 ]
+		check "read-only file system: said once" \
+			[ "$(grep -c "writing $T/ro/p.bin .*: Read-only file system" "$T/ro.err")" = 1 ]
+		unwritten=$(sed -n 's/.*: the last \([0-9]*\) snapshots were not written/\1/p' "$T/ro.err")
+		taken=$(sed -n 's/^oncpu: stopped after \([0-9]*\) snapshots$/\1/p' "$T/ro.err")
+		sb_report "$T/ro/p.bin" >"$T/ro.txt" 2>"$T/ro.rep"
+		got=$(grep -c '^=== oncpu snapshot' "$T/ro.txt")
+		check "read-only file system: $got snapshots written + ${unwritten:-?} counted = the ${taken:-?} taken" \
+			[ "$got" -ge 1 -a "${unwritten:-0}" -ge 1 -a $((got + ${unwritten:-0})) = "${taken:-0}" ]
+		check "read-only file system: the file reads whole" test ! -s "$T/ro.rep"
+	else
+		skip "read-only file system" "this ext4 has no /sys/fs/ext4/$dev/trigger_fs_error"
+	fi
+	umount "$T/ro"
+else
+	skip "read-only file system" "cannot make and loop-mount an ext4 image here"
+fi
 
 # 2b. a serial port unplugged, and another plugged in under the name -o
 # gives (a symlink, as udev makes): said once each way, no busy loop
@@ -163,3 +196,41 @@ stop_for_2s() { # SIGNAL
 }
 stop_for_2s STOP
 stop_for_2s TSTP
+
+# 6. the wall clock set an hour forward, then back, mid-run, as GNSS or
+# NTP sets a head unit's (clockshift.so, preloaded, moves CLOCK_REALTIME
+# alone): no interval stretches or shrinks by the hour; the next one
+# starts an hour on (or back)
+SHIFT=$WORKLOADS/clockshift.so
+clock_jump() { # SECONDS WAY
+	rm -f "$T/jumped"
+	( sleep 1.2; : >"$T/jumped" ) &
+	LD_PRELOAD=$SHIFT CLOCKSHIFT_FILE=$T/jumped CLOCKSHIFT_SECONDS=$1 \
+		"$STACKBOX" oncpu -F 99 -i 500ms -d 3 >"$T/clock" 2>"$T/clock.err"
+	rc=$?
+	wait
+	# each header: its start and end as seconds of the day, and (D s)
+	awk '/^=== oncpu snapshot/ {
+		split($(NF - 4), a, ":"); split($(NF - 2), b, ":")
+		d = $(NF - 1); sub(/\(/, "", d)
+		print a[1] * 3600 + a[2] * 60 + a[3], b[1] * 3600 + b[2] * 60 + b[3], d
+	}' "$T/clock" >"$T/clock.spans"
+	longest=$(awk '{ if ($3 > m) m = $3 } END { print m + 0 }' "$T/clock.spans")
+	shortest=$(awk 'NR == 1 || $3 < m { m = $3 } END { print m + 0 }' "$T/clock.spans")
+	# gaps between one snapshot's end and the next one's start, signed
+	gaps=$(awk 'NR > 1 { g = ($1 - end + 86400 + 43200) % 86400 - 43200
+		if (g > 1 || g < -1) printf "%d\n", g + (g > 0 ? 0.5 : -0.5) } { end = $2 }' "$T/clock.spans")
+	moved=$(awk 'NR == 1 { s = $1 } { e = $2 } END { g = (e - s + 86400 + 43200) % 86400 - 43200
+		print int(g < 0 ? -g : g) }' "$T/clock.spans")
+	t="the wall clock set an hour $2"
+	if [ "${moved:-0}" -lt 3000 ]; then
+		skip "$t" "the preloaded clock did not move (${moved:-?} s; a static stackbox?)"
+		return
+	fi
+	check "$t: the run ends (status $rc)" [ "$rc" = 0 ]
+	check "$t: no snapshot stretches or shrinks by it (${shortest}s to ${longest}s of -i 500ms)" \
+		fcmp "$shortest > 0 && $longest < 2"
+	check "$t: one snapshot starts an hour $2 (gaps: ${gaps:-none} s)" [ "$gaps" = "$1" ]
+}
+clock_jump 3600 forward
+clock_jump -3600 back

@@ -31,8 +31,9 @@ record offcpu -- "$W/block"
 record memstack -s 16k -- "$W/memstack" sample 20000 256
 record iostack -- "$W/io" all "$T"
 [ -n "$D" ] && record rastack -- "$W/ra" seq "$D" 4
+record stackcount t:syscalls:sys_enter_write -- sh -c 'echo a; echo b'
 caps=
-for a in oncpu offcpu memstack iostack rastack; do
+for a in oncpu offcpu memstack iostack rastack stackcount; do
 	if [ ! -s "$T/$a.bin" ]; then
 		skip "push of $a" "no recording: $(head -1 "$T/$a.err" 2>/dev/null)"
 		continue

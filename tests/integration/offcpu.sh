@@ -181,3 +181,81 @@ else
 	kill -INT $prof 2>/dev/null
 	fail "offcpu forks: attached" "$(tail -3 "$T/forks.err")"
 fi
+
+# 8. -s PERIOD: a block d long under PERIOD counts PERIOD with probability
+# d/PERIOD, longer ones exactly. "block short 4000" adds 8 threads of
+# 1 ms naps and 6 of 4 ms naps for 4 s; block.c times each call, so
+# tick_thread and step_thread waited about 32 s and 24 s inside them.
+# The estimate is a sum of Bernoulli draws: its variance is the sum of
+# d (PERIOD - d) over the blocks under PERIOD, at most T (PERIOD - d_min)
+# for T blocked. At -s 10ms: tick_thread, sqrt(32 s x 9 ms) = 0.54 s,
+# 1.7 % of 32 s; step_thread, sqrt(24 s x 6 ms) = 0.38 s, 1.6 % of 24 s.
+# Exact offcpu is 0.2-0.8 % under block.c's figure (time on a CPU inside
+# each call): 10 % is over 5 standard deviations either way, a false
+# failure under 1e-6 per check. (Measured: within -2.6 % .. +2.5 % in 10
+# runs.) The 250, 600 and 800 ms blocks are exact: held(), as above.
+short() { # FILE: us estimated in tick_thread's and step_thread's naps
+	awk '/tick_thread/ && /nanosleep/ { k += $NF }
+	     /step_thread/ && /nanosleep/ { s += $NF }
+	     END { print k + 0, s + 0 }' "$1"
+}
+# estimated NAME GOT THREAD: GOT within 10 % of what THREAD's calls took
+estimated() {
+	_w=$(waited "$3")
+	if fcmp "${_w:-0} > 0 && $2 >= $_w * 0.9 && $2 <= $_w * 1.1"; then
+		pass "$1: $2 us (block.c waited $_w)"
+	else
+		fail "$1" "got $2 us, block.c waited ${_w:-?} us (want +- 10 %)"
+	fi
+}
+# count_block() is one function behind every way to attach: the default
+# (raw_tp) and the classic tracepoint, without BTF's layouts
+for p in raw_tp tracepoint; do
+	STACKBOX_ATTACH=$p STACKBOX_BIN_TEE=$T/s-$p.bin "$STACKBOX" offcpu \
+		-v -s 10ms -f folded -- "$BLOCK" short 4000 >"$T/s-$p" 2>"$T/s-$p.err"
+	check "offcpu -s 10ms $p: exits 0" [ $? = 0 ]
+	check "offcpu -s 10ms $p: used $p" \
+		grep -q "sched_switch: attached with $p\$" "$T/s-$p.err"
+	set -- $(short "$T/s-$p")
+	estimated "offcpu -s 10ms $p: 1 ms naps estimated" "$1" tick_thread
+	estimated "offcpu -s 10ms $p: 4 ms naps estimated" "$2" step_thread
+	accuracy "-s 10ms $p" "$T/s-$p"
+done
+check "offcpu -s 10ms: folded says its values are estimates" \
+	[ "$(head -1 "$T/s-raw_tp")" = "# values are estimates: blocked time sampled with a period of 10ms" ]
+sb_report "$T/s-raw_tp.bin" >"$T/s.text" 2>&1
+check "offcpu -s 10ms: the text header says the period and estimates" \
+	grep -q '^value: .*, sampled by blocked time, -s 10ms: values are estimates' "$T/s.text"
+if command -v go >/dev/null; then
+	sb_report -f pprof -o "$T/s.pb.gz" "$T/s-raw_tp.bin"
+	go tool pprof -raw "$T/s.pb.gz" >"$T/s.raw" 2>&1
+	check "offcpu -s 10ms: report's pprof carries the period (blocked, 10 ms)" \
+		sh -c "grep -q '^PeriodType: blocked nanoseconds' '$T/s.raw' &&
+			grep -q '^Period: 10000000$' '$T/s.raw'"
+else
+	skip "offcpu -s: pprof's period" "no go tool pprof to read it"
+fi
+# -s 1s: a 1 or 4 ms nap is counted as a whole second or not at all, so
+# the naps' sum is whole seconds; 2 s of 14 threads (28 s blocked) draw
+# about 28 of them, none with a chance of e^-28
+"$STACKBOX" offcpu -s 1s -f folded -- "$BLOCK" short 2000 >"$T/s1" 2>&1
+set -- $(short "$T/s1")
+check "offcpu -s 1s: short naps count whole periods ($1 + $2 us)" \
+	fcmp "$1 + $2 > 0 && ($1 + $2) % 1000000 == 0"
+"$STACKBOX" offcpu -s 0 2>"$T/e0"
+"$STACKBOX" offcpu -s 11s 2>"$T/e11"
+"$STACKBOX" offcpu -s 10 2>"$T/eunit"
+check "offcpu -s 0, 11s, 10: one clear line each" \
+	sh -c "head -1 '$T/e0' | grep -qx 'offcpu: -s 0: must be longer than 0' &&
+		head -1 '$T/e11' | grep -qx 'offcpu: -s 11s: must be between 1ns and 10s' &&
+		grep -qx 'offcpu: -s 10: needs a unit (-s 1ms, 500us, 2s)' '$T/eunit'"
+# a block longer than the period, across snapshots: cut into each once it
+# is PERIOD long (it cannot be drawn out then), exact in all
+"$STACKBOX" offcpu -v -s 10ms -f folded -i 300ms -- sleep 2 >"$T/scut" 2>"$T/scut.err"
+if grep -q 'counted in it$' "$T/scut.err"; then
+	set -- $(awk '/^sleep;/ && /nanosleep/ { n++; t += $NF } END { print n + 0, t + 0 }' "$T/scut")
+	check "offcpu -s 10ms -i 300ms: a 2 s sleep shows in $1 snapshots (>= 3)" [ "$1" -ge 3 ]
+	within "offcpu -s 10ms -i 300ms: its parts add up to the 2 s sleep" "$2" 2000000
+else
+	skip "offcpu -s blocked across snapshots" "$(grep 'counted when they wake' "$T/scut.err")"
+fi

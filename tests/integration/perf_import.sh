@@ -64,7 +64,19 @@ sb_report -f pprof -o "$T/p.pb.gz" "$T/p.txt"
 if command -v go >/dev/null; then
 	check "perf import -f pprof: go tool pprof reads it" \
 		sh -c "go tool pprof -top '$T/p.pb.gz' 2>&1 | grep -q burn_two_thirds"
+	GOCACHE=$T/go-cache go tool pprof -raw "$T/p.pb.gz" >"$T/raw" 2>/dev/null
+	# burn_two_thirds' Location: perf's address, in burn's Mapping
+	set -- $(awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0; m = 1; next }
+		l && $4 == "burn_two_thirds" { a = $2; id = $3 }
+		m && "M=" $1 + 0 == id { p = $3 } END { print a, p }' "$T/raw")
+	check "perf import -f pprof: burn_two_thirds at perf's address ($1) in burn's mapping ($2)" \
+		[ -n "$1" -a "$1" != 0x0 -a "$2" = "$(readlink -f "$BURN")" ]
 fi
+# a JVM's perf map agent prints frame lines unindented: the same samples
+sed 's/^[[:space:]]*\([0-9a-f][0-9a-f]* \)/\1/' "$T/p.txt" >"$T/flat.txt"
+sb_report -f folded "$T/flat.txt" >"$T/flat.folded" 2>"$T/flat.err"
+check "perf import, frame lines unindented: the same folded ($(head -1 "$T/flat.err"))" \
+	sh -c "cmp -s '$T/p.folded' '$T/flat.folded' && ! grep -q '^[[:space:]]' '$T/flat.txt'"
 sb_report --anomalies -i 200ms "$T/p.txt" >/dev/null 2>"$T/an.err"
 check "perf import --anomalies -i 200ms runs" [ $? = 0 ]
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "binfmt.h"
-#include "report/bin_read.h"
+#include "bin_read.h"
 
 static void dump_stack(FILE *f, const struct bin_state *st, __u64 ref)
 {

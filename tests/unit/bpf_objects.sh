@@ -42,7 +42,7 @@ fi
 # (or the ALT type) in btf-needs.c.
 needs=$SRCTREE/bpf/btf-needs.c
 {
-	grep -ho 'kbtf_member("[a-z_]*", "[a-z_]*"' "$SRCTREE"/applets/*.c "$SRCTREE"/common/*.c |
+	grep -ho 'kbtf_member("[a-z_]*", "[a-z_]*"' "$SRCTREE"/applets/*.c "$SRCTREE"/applets/*/*.c "$SRCTREE"/common/*/*.c |
 		sed 's/.*("\([a-z_]*\)", "\([a-z_]*\)"/\1 \2/'
 	sed -n '/layout_fields\[\] = {/,/^};/p' "$SRCTREE/applets/rastack.c" |
 		sed -n 's/^[^{]*{"\([a-z_]*\)", "\([a-z_]*\)"\(, "\([a-z_]*\)"\)\{0,1\}}.*/\1 \2 \4/p'

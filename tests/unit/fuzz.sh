@@ -33,7 +33,7 @@ fi
 # -seed=1: the same mutations in the same order on every machine, so a
 # check that passed here passes on a fresh one (a slower machine runs a
 # prefix of them); `make fuzz` explores with a new seed each run.
-for n in elf ehframe ksyms maps opts perf_script gopclntab; do
+for n in elf ehframe ksyms maps opts perf_script gopclntab folded_read; do
 	F=$TESTS_O/fuzz/fuzz_$n
 	if [ ! -x "$F" ]; then
 		skip "fuzz_$n" "no fuzz target (clang with -fsanitize=fuzzer not found at build time)"

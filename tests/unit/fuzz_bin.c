@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/bin_read.h"
+#include "bin_read.h"
 
 static void on_snapshot(void *ctx, const struct bin_state *st,
 			struct snapshot *s)

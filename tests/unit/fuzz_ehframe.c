@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the .eh_frame table builder (common/ehframe.c):
+ * libFuzzer target for the .eh_frame table builder (common/sym/ehframe.c):
  * any file must give no crash, no overrun and no leak (ASan, UBSan),
  * and the rows it gives are sorted without repeats, as BPF's binary
  * search needs.

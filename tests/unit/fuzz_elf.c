@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the ELF symbol reader (common/elfsyms.c): any
+ * libFuzzer target for the ELF symbol reader (common/sym/elfsyms.c): any
  * file must give no crash, no overrun and no leak (ASan, UBSan). Every
  * answer it gives is asked for: symbols at a spread of addresses, the
  * build-id, the machine, offsets to vaddrs. Debuglinks are looked for

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for Go's function table reader (common/gopclntab.c):
+ * libFuzzer target for Go's function table reader (common/sym/gopclntab.c):
  * any bytes, as a table and as a segment to scan, in both byte orders,
  * must give no crash, no overrun (ASan, UBSan), and only names that lie
  * inside the input. The same bytes are the segment holding the inline

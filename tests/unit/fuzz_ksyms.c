@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the kallsyms parser (common/ksyms.c): any
+ * libFuzzer target for the kallsyms parser (common/sym/ksyms.c): any
  * /proc/kallsyms text must give no crash, no overrun and no leak (ASan,
  * UBSan), and lookups at a spread of addresses answer.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the /proc/PID/maps parser (common/procsyms.c):
+ * libFuzzer target for the /proc/PID/maps parser (common/sym/procsyms.c):
  * any maps text must give no crash, no overrun and no leak (ASan, UBSan);
  * every mapping it gives is used. The text goes to the parser directly;
  * one input in FILE_EVERY, the first (the one a reproducer runs) among

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the option parser (common/opts.c): any command
+ * libFuzzer target for the option parser (common/lib/opts.c): any command
  * line (the input, split at NUL bytes) must give no crash, no overrun
  * and no leak (ASan, UBSan). A bad option ends in help_exit(), which
  * here returns to the target instead of exiting.
@@ -12,7 +12,6 @@
 
 #include "stackbox.h"
 
-const char collect_usage[] = "";
 static jmp_buf bad;
 
 /* help_exit() leaves through longjmp: what opts_parse() held is lost,

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "output.h"
-#include "report/perf_script.h"
+#include "perf_script.h"
 
 static void on_snapshot(void *ctx, struct snapshot *s)
 {

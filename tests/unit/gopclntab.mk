@@ -1,4 +1,4 @@
-# Go binaries for the .gopclntab reader (common/gopclntab.c, test_gopclntab)
+# Go binaries for the .gopclntab reader (common/sym/gopclntab.c, test_gopclntab)
 # and oncpu's Go test: goburn as built, stripped (-ldflags='-s -w'),
 # stripped and without section headers (found by scanning), and the same
 # for arm64 and for a position-independent build (its table is in

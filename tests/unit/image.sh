@@ -126,7 +126,7 @@ for v in KCONFIG_FILE KCONFIG_FRAGMENT_FILES KCONFIG_OPTS KCONFIG_EDITORS \
 	grep -Eq "^(define )?STACKBOX_$v\b" $mk || missing="$missing $v"
 done
 check "buildroot: stackbox.mk sets the kconfig-package variables: ${missing:-all}" test -z "$missing"
-check "buildroot: depends on libbpf, elfutils, zlib" grep -Eq '^STACKBOX_DEPENDENCIES = .*libbpf elfutils zlib' $mk
+check "buildroot: depends on libbpf, elfutils, zlib, xz" grep -Eq "^STACKBOX_DEPENDENCIES = .*libbpf elfutils zlib xz" $mk
 check "buildroot: passes TARGET_CC and TARGET_CROSS" sh -c "grep -q 'CC=\"\$(TARGET_CC)\"' $mk && grep -q 'CROSS_COMPILE=\"\$(TARGET_CROSS)\"' $mk"
 check "buildroot: on the kconfig-package infrastructure" grep -qx '$(eval $(kconfig-package))' $mk
 check "buildroot: LINUX_CONFIG_FIXUPS do not turn BTF on silently" sh -c \
@@ -150,7 +150,7 @@ if command -v kconfig-conf >/dev/null; then
 	{
 		for s in aarch64 x86_64 arm TOOLCHAIN_HAS_SYNC_4 USE_WCHAR STATIC_LIBS \
 			SHARED_STATIC_LIBS TOOLCHAIN_HAS_THREADS TOOLCHAIN_HEADERS_AT_LEAST_4_13 \
-			PACKAGE_LIBBPF PACKAGE_ELFUTILS PACKAGE_ZLIB; do
+			PACKAGE_LIBBPF PACKAGE_ELFUTILS PACKAGE_ZLIB PACKAGE_XZ; do
 			printf 'config BR2_%s\n\tbool "%s"\n' $s $s
 		done
 		echo "source \"$SRCTREE/$BR/package/stackbox/Config.in\""
@@ -163,8 +163,8 @@ if command -v kconfig-conf >/dev/null; then
 	toolchain='BR2_TOOLCHAIN_HAS_SYNC_4=y BR2_USE_WCHAR=y BR2_TOOLCHAIN_HAS_THREADS=y BR2_TOOLCHAIN_HEADERS_AT_LEAST_4_13=y'
 	br_conf BR2_aarch64=y $toolchain BR2_PACKAGE_STACKBOX=y
 	check "buildroot: kconfig-conf parses Config.in without a warning" sh -c "! grep -qi warn '$T/brk/out'"
-	check "buildroot: aarch64 with libbpf's toolchain gets stackbox, libbpf, elfutils, zlib" sh -c \
-		"grep -qx BR2_PACKAGE_STACKBOX=y $T/brk/.config && grep -qx BR2_PACKAGE_LIBBPF=y $T/brk/.config && grep -qx BR2_PACKAGE_ELFUTILS=y $T/brk/.config && grep -qx BR2_PACKAGE_ZLIB=y $T/brk/.config"
+	check "buildroot: aarch64 with libbpf's toolchain gets stackbox, libbpf, elfutils, zlib, xz" sh -c \
+		"grep -qx BR2_PACKAGE_STACKBOX=y $T/brk/.config && grep -qx BR2_PACKAGE_LIBBPF=y $T/brk/.config && grep -qx BR2_PACKAGE_ELFUTILS=y $T/brk/.config && grep -qx BR2_PACKAGE_ZLIB=y $T/brk/.config && grep -qx BR2_PACKAGE_XZ=y $T/brk/.config"
 	check "buildroot: the version, site, config file and fragments options" sh -c \
 		"grep -q '^BR2_PACKAGE_STACKBOX_VERSION=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_SITE=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_CONFIG=' $T/brk/.config && grep -q '^BR2_PACKAGE_STACKBOX_CONFIG_FRAGMENT_FILES=' $T/brk/.config"
 	check "buildroot: no static option without static libraries" sh -c "! grep -q 'BR2_PACKAGE_STACKBOX_STATIC' $T/brk/.config"
@@ -185,7 +185,7 @@ check "yocto: layer.conf with series compatibility and meta-oe" sh -c \
 check "yocto: README and a licence file" test -f $META/README -a -f $META/COPYING.MIT
 check "yocto: recipe inherits cml1, pkgconfig, update-alternatives" \
 	grep -qx 'inherit cml1 pkgconfig update-alternatives' "$RECIPE"
-check "yocto: recipe depends on libbpf, elfutils, zlib" grep -qx 'DEPENDS = "libbpf elfutils zlib"' "$RECIPE"
+check "yocto: recipe depends on libbpf, elfutils, zlib, xz" grep -qx 'DEPENDS = "libbpf elfutils zlib xz"' "$RECIPE"
 check "yocto: recipe passes ARCH=TARGET_ARCH and CC with its flags" \
 	grep -q "^EXTRA_OEMAKE = \"CC='\${CC}' ARCH=\${TARGET_ARCH}" "$RECIPE"
 check "yocto: recipe merges the .cfg fragments and runs cml1's oldconfig" sh -c \
@@ -317,9 +317,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "br: make install DESTDIR=" [ $? = 0 ]
 		check "br: an ARM aarch64 binary" sh -c "file -L '$T/br/root/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "br: symlinks for the configured collectors, not memstack, report or check" \
-			links_ok "$T/br/root" sym iostack offcpu oncpu rastack
+			links_ok "$T/br/root" sym iostack offcpu oncpu rastack stackcount
 		check "br: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "check iostack offcpu oncpu rastack report " ]
+			[ "$(qemu_list "$T/br/root/usr/bin/stackbox")" = "check iostack offcpu oncpu rastack report stackcount " ]
 		tmake br -s "$@" DESTDIR="$T/br/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 		check "br: uninstall leaves nothing of what install made" [ -z "$(ls -A "$T/br/root")" ]
 	fi
@@ -344,9 +344,9 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/lib/aarch64-linux-gn
 		check "yo: make install LINKS=none" [ $? = 0 ]
 		check "yo: an ARM aarch64 binary" sh -c "file -L '$T/yo/image/usr/bin/stackbox' | grep -q 'ARM aarch64'"
 		check "yo: no links, stackbox.links lists the configured collectors" sh -c \
-			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack ' ]"
+			"[ \"\$(ls '$T/yo/image/usr/bin')\" = stackbox ] && [ \"\$(cat '$T/yo/src/stackbox.links' | tr '\n' ' ')\" = '/usr/bin/iostack /usr/bin/memstack /usr/bin/offcpu /usr/bin/oncpu /usr/bin/rastack /usr/bin/stackcount ' ]"
 		check "yo: stackbox --list under qemu-aarch64" \
-			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "check iostack memstack offcpu oncpu rastack " ]
+			[ "$(qemu_list "$T/yo/image/usr/bin/stackbox")" = "check iostack memstack offcpu oncpu rastack stackcount " ]
 	fi
 	unset CC CFLAGS LDFLAGS PKG_CONFIG_LIBDIR
 else
@@ -365,8 +365,8 @@ if built nat; then
 	snapshot "$T/nat/root" "$T/nat/before"
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin LINKS=hard install >/dev/null 2>&1
 	check "nat: hard links for the configured collectors" \
-		links_ok "$T/nat/root" hard iostack memstack offcpu oncpu
-	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "check iostack memstack offcpu oncpu report " ]
+		links_ok "$T/nat/root" hard iostack memstack offcpu oncpu stackcount
+	check "nat: stackbox --list" [ "$("$T/nat/root/usr/bin/stackbox" --list | tr '\n' ' ')" = "check iostack memstack offcpu oncpu report stackcount " ]
 	check "nat: --version names the commit the tarball was made from (VERSION)" \
 		[ "$("$T/nat/root/usr/bin/stackbox" --version | sed -n 2p)" = "git $(git -C "$SRCTREE" rev-parse --short HEAD)" ]
 	tmake nat -s DESTDIR="$T/nat/root" BINDIR=/usr/bin uninstall >/dev/null 2>&1
@@ -375,7 +375,7 @@ if built nat; then
 		cmp -s "$T/nat/before" "$T/nat/after"
 	tmake nat -s DESTDIR="$T/nat/root2" BINDIR=/usr/bin LINK_ALL=1 install >/dev/null 2>&1
 	check "nat: LINK_ALL=1 links report and check too" \
-		links_ok "$T/nat/root2" sym check iostack memstack offcpu oncpu report
+		links_ok "$T/nat/root2" sym check iostack memstack offcpu oncpu report stackcount
 	ln -s elsewhere "$T/nat/root2/usr/bin/rastack"
 	tmake nat -s DESTDIR="$T/nat/root2" BINDIR=/usr/bin uninstall >/dev/null 2>&1
 	check "nat: uninstall keeps a link that is not to stackbox" \

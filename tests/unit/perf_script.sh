@@ -71,3 +71,41 @@ sb_report -f folded "$T/junk" >"$T/junk.folded" 2>"$T/junk.err"
 check "a junk line: one line counting it, its sample left out ($(cat "$T/junk.err"))" \
 	sh -c "grep -q '1 lines are not perf script output (the first: line 12): 1 samples left out' '$T/junk.err' &&
 		grep -q 'burn_two_thirds;spin_until 1000' '$T/junk.folded'"
+
+# Four patterns of perf script output, each in a small input of ours
+# whose folded form is known: frame lines not indented (a JVM's perf map
+# agent), an empty symbol ("ADDR  (DSO)"), kernel frames resolved from a
+# vmlinux at small addresses with [unknown] amid them.
+for c in unindented nosym vmlinux; do
+	sb_report -f folded "$SRCTREE/tests/unit/fixtures/perf-$c.txt" >"$T/$c" 2>"$T/$c.err"
+	check "perf script $c: folded is the expected, line by line, nothing said ($(head -1 "$T/$c.err"))" \
+		sh -c "cmp -s '$T/$c' '$SRCTREE/tests/unit/fixtures/perf-$c.folded' && [ ! -s '$T/$c.err' ]"
+done
+check "perf script: unindented frames read, a comm that is hex (deadbeef) still a header" \
+	sh -c "grep -qx 'java;start_thread;Lcom/example/Worker:::spin;Interpreter 1000' '$T/unindented' &&
+		grep -qx 'deadbeef;beef_loop 1000' '$T/unindented'"
+check "perf script: an empty symbol is [libc-2.31.so+0xADDR], not the DSO in parentheses" \
+	sh -c "grep -q ';\[libc-2.31.so+0x7f1e2215d058\] 1000$' '$T/nosym' && ! grep -q '(' '$T/nosym'"
+check "perf script: vmlinux frames at small addresses are the kernel's, [unknown] amid them too, a JIT leaf not" \
+	sh -c "grep -qx 'cat;main;read;-;ksys_read;vfs_read;\[0x2f1a10\];ext4_file_read_iter 1000' '$T/vmlinux' &&
+		grep -qx 'node;main;uv_run;\[0x3e1f0000a000\] 1000' '$T/vmlinux'"
+sb_report -f pprof -o "$T/v.pb.gz" "$SRCTREE/tests/unit/fixtures/perf-vmlinux.txt"
+if command -v go >/dev/null; then
+	GOCACHE=$T/go-cache go tool pprof -raw "$T/v.pb.gz" >"$T/raw" 2>/dev/null
+	# Locations "N: 0xADDR M=MAPPING NAME", Mappings "N: START/END/OFF PATH"
+	set -- $(awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0; m = 1; next }
+		l && $2 == "0x4e85d9" && $4 == "ext4_file_read_iter" { vm = $3 }
+		l && $2 == "0x1150" && $4 == "main" { cat = $3 }
+		l && $2 == "0x1800" && $4 == "main" { node = $3 }
+		l && $2 == "0x0" { zero++ }
+		m { maps++; path["M=" $1 + 0] = $3 }
+		END { printf "%s %s %s %d %d %s %s\n", path[vm], path[cat], path[node], zero, maps, vm, cat }' "$T/raw")
+	check "perf script -f pprof: locations at perf's addresses, a mapping per DSO (main of cat is not node's; $5 mappings, $4 at 0)" \
+		[ "$1" = /lib/modules/6.1.0-test/build/vmlinux -a "$2" = /usr/bin/cat -a "$3" = /usr/bin/node -a "$4" = 0 -a "$5" = 6 ]
+else
+	skip "perf script -f pprof's addresses and mappings" "go not installed"
+fi
+# an address and blanks only (no symbol, no DSO; the fuzzer's find)
+printf 'app 100/101 [001]  10.000100:    1000000 cpu-clock: \n\t    12caba   \n\t    137b main+0xd8 (/usr/bin/app)\n\n' >"$T/blank"
+check "perf script: a frame of an address and blanks only is [0x12caba]" \
+	sh -c "[ \"\$('$STACKBOX' report -f folded '$T/blank')\" = 'app;main;[0x12caba] 1000' ]"

@@ -13,7 +13,7 @@ SAN_UNIT_OBJS := $(patsubst $(O)/obj/%,$(SAN_O)/obj/%,$(UNIT_OBJS))
 SAN_UNIT_BINS := $(patsubst $(TESTS_O)/unit/%,$(SAN_O)/unit/%,$(UNIT_BINS))
 UNIT_FIXTURES += $(SAN_O)/stackbox $(SAN_UNIT_BINS)
 
-$(SAN_O)/obj/%.o: $(srctree)/%.c $(GEN) $(SKELS)
+$(SAN_O)/obj/%.o: $(srctree)/%.c | $(GEN) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
 $(SAN_O)/obj/common/main.o: $(O)/gen/version.h
@@ -23,8 +23,8 @@ $(SAN_O)/stackbox: $(SAN_OBJS)
 	$(call quiet,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 # (the .mk files give a test the sources a configuration's core lacks
 # for both builds: $(TESTS_O)/unit/test_X $(SAN_O)/unit/test_X: FILE.c)
-$(SAN_O)/unit/%: $(srctree)/tests/unit/%.c $(SAN_UNIT_OBJS)
+$(SAN_O)/unit/%: $(srctree)/tests/unit/%.c
 	$(Q)mkdir -p $(@D)
-	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(srctree)/tests/unit \
+	$(call quiet,CC-SAN,$@)$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(srctree)/tests/unit -I$(srctree)/applets \
 		-o $@ $^ $(LDFLAGS) $(LIBS)
 -include $(SAN_OBJS:.o=.d)

@@ -25,6 +25,13 @@ $(SYMS_F)/libsymfix.so: $(SYMS_SRC)/symfix_lib.c \
 $(SYMS_F)/sym-pie: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
 	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fPIE -pie -o $@ $< $(SYMS_LINK)
 
+# Its functions exported (.dynsym), then stripped: .dynsym is all it has,
+# unsized fixture_asm included (test_syms: names only what sizes cover).
+UNIT_FIXTURES += $(SYMS_F)/sym-dynsym
+$(SYMS_F)/sym-dynsym: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
+	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fPIE -pie -rdynamic -o $@.full \
+		$< $(SYMS_LINK) && $(STRIP) -s -o $@ $@.full && rm -f $@.full
+
 $(SYMS_F)/sym-nopie: $(SYMS_SRC)/symfix.c $(SYMS_F)/libsymfix.so
 	$(call quiet,CC,$@)$(CC) $(SYMS_CFLAGS) -fno-pie -no-pie -o $@ $< \
 		$(SYMS_LINK)
@@ -44,8 +51,9 @@ $(SYMS_F)/sym-facts.txt: $(SYMS_F)/sym-nopie $(SYMS_F)/sym-pie \
 	done > $@.tmp && mv $@.tmp $@
 
 $(SYMS_F)/sym-debug.stamp: $(SYMS_SRC)/symfix-debug.sh $(SYMS_F)/sym-pie \
-		$(SYMS_F)/libsymfix.so
+		$(SYMS_F)/libsymfix.so $(srctree)/tests/workloads/image/package.sh
 	$(call quiet,GEN,$@)OBJCOPY=$(SYMS_OBJCOPY) STRIP=$(STRIP) \
+		PACKAGE=$(srctree)/tests/workloads/image/package.sh \
 		READELF=$(SYMS_READELF) sh $< $(SYMS_F) && touch $@
 
 # Cut short: inside the headers, and in the middle.
@@ -61,5 +69,6 @@ $(SYMS_F)/sym-garbage:
 # link it into the test itself, so the test still runs.
 ifneq ($(CONFIG_SYMBOLIZE),y)
 $(TESTS_O)/unit/test_syms $(SAN_O)/unit/test_syms: \
-	$(addprefix $(srctree)/common/,ksyms.c elfsyms.c gopclntab.c procsyms.c)
+	$(addprefix $(srctree)/common/sym/,ksyms.c elfsyms.c elfread.c \
+	gopclntab.c procsyms.c debugfile.c gosyms.c)
 endif

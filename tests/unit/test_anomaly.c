@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: lib
 /*
- * The streaming anomaly detector (common/anomaly.c): known changes in
+ * The streaming anomaly detector (common/lib/anomaly.c): known changes in
  * synthetic series are flagged where they happen, within a stated delay,
  * and stationary noise is not; the state fits in 2 KB; the same input
  * gives the same scores. Then a smoke test on three NAB files with known

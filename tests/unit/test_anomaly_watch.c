@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: trigger
 /*
- * The device side of anomaly detection alone (common/anomaly_watch.c),
+ * The device side of anomaly detection alone (common/trigger/anomaly_watch.c),
  * fed synthetic snapshots: a step fires once with its cause and clears,
  * a stack that appears fires, only the biggest series are watched and
  * the rest counted, the cool-down and the rate limit hold fires back,

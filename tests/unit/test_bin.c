@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: stream
 /*
  * The bin stream: what goes in comes out, from the start or from the
  * middle, and a stream damaged at random (bytes flipped, dropped,
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bin_read.h"
+#include "bin_read.h"
 #include "bin_dump.h"
 #include "binfmt.h"
 #include "check.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /* callsite_target: direct calls decode to their target, nothing else does. */
 #include <elf.h>
 

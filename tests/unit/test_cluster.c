@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: report
 /*
  * Clustering of changed stacks (common/report/cluster.c) on synthetic
  * stacks: a subtree that changed together is one cluster labelled by its
@@ -6,7 +7,7 @@
  * and the number of clusters is not preset.
  */
 #include "check.h"
-#include "report/cluster.h"
+#include "cluster.h"
 
 #define STACK(...) ((const char *const[]){__VA_ARGS__})
 #define ITEM(kind, ...)                                                    \

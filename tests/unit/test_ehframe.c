@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /*
  * ehframe_read against binutils: for every row readelf --debug-dump=
  * frames-interp prints, our table must give the same CFA rule, frame

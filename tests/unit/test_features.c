@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: kernel
 /*
- * The optional kernel features (common/kfeatures.c): the one line each
+ * The optional kernel features (common/kernel/kfeatures.c): the one line each
  * is refused with, and the probes' answers against the running kernel's
  * version, as root and as nobody (who must be told "needs root", never
  * a guess).

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: stream
 /* Text and folded output of a snapshot built by hand. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "output.h"
+#include "stackbox.h"
 
 static const struct metric samples[] = {{"samples", METRIC_COUNT}};
 static const char *u1[] = {"main", "outer", "burn_a"};

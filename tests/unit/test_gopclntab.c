@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /*
- * Go's function table (common/gopclntab.c) against answers known in
+ * Go's function table (common/sym/gopclntab.c) against answers known in
  * advance:
  *   - tables written here in each format (Go 1.2, 1.16, 1.18, 1.20;
  *     64- and 32-bit, little- and big-endian), two functions each, then

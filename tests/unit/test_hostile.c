@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: sym
 /*
  * Files a container plants for us, built here in a scratch directory:
  *   - a root with links that point out of it (absolute, "..", loops, a

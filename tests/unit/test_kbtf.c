@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: kernel
 /*
- * Kernel types without holding them (common/kbtf.c) against libbpf's
+ * Kernel types without holding them (common/kernel/kbtf.c) against libbpf's
  * parse of the same file: member offsets and sizes, function ids, enum
  * values and tracepoint prototypes from this kernel's BTF, a minimal
  * BTF and an ELF file's .BTF; and files cut short or of unknown kinds,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: core
 /* The option parser: values, defaults, and one clear error per bad value. */
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,15 @@ struct args {
 	struct collect_opts common;
 	long long hz;
 	int idle;
+	uint64_t period;
 };
 
 static const struct opt opts[] = {
 	OPT_INT('F', "freq", "HZ", struct args, hz, 1, 100000, "49"),
 	OPT_FLAG(0, "idle", struct args, idle),
+	/* as offcpu's -s: a unit required, 1 ns to 10 s */
+	OPT_DURATION('P', "period", "PERIOD", struct args, period, 1,
+		     10 * NS_PER_SEC, NULL, .flags = OPT_UNIT),
 	OPT_INCLUDE(collect_options, struct args, common),
 	OPT_END,
 };
@@ -76,7 +81,7 @@ static void test_values(void)
 	CHECK_INT("opts default -F", a.hz, 49);
 	CHECK_INT("opts default -i", a.common.interval, 5 * NS_PER_SEC);
 	CHECK_INT("opts default -d", a.common.duration, 0);
-	CHECK_INT("opts default -f", a.common.format, FORMAT_TEXT);
+	CHECK_INT("opts default -f", a.common.out.format, FORMAT_TEXT);
 
 	CHECK_INT("opts full exit",
 		  parse("-F 99 -d 1.5s -i 500ms -p 1,2 "
@@ -87,8 +92,8 @@ static void test_values(void)
 	CHECK_INT("opts -d 1.5s", a.common.duration, 1500 * NS_PER_MS);
 	CHECK_INT("opts -i 500ms", a.common.interval, 500 * NS_PER_MS);
 	CHECK_INT("opts -p count", a.common.pids.n, 2);
-	CHECK_INT("opts --top", a.common.top, 5);
-	CHECK_INT("opts -f folded", a.common.format, FORMAT_FOLDED);
+	CHECK_INT("opts --top", a.common.out.top, 5);
+	CHECK_INT("opts -f folded", a.common.out.format, FORMAT_FOLDED);
 	CHECK_INT("opts --idle", a.idle, 1);
 
 	CHECK_INT("opts bundled exit",
@@ -132,6 +137,9 @@ static void test_errors(void)
 		{"--idle=1", "test: --idle takes no value\n"},
 		{"--top 0",
 		 "test: --top 0: must be between 1 and 1099511627776\n"},
+		/* a range in units; 0 is 0 in every unit: no unit asked */
+		{"-P 11s", "test: -P 11s: must be between 1ns and 10s\n"},
+		{"-P 0", "test: -P 0: must be longer than 0\n"},
 	};
 	struct args a;
 	char err[4096], name[64];
@@ -195,6 +203,17 @@ static void test_durations(void)
 		snprintf(name, sizeof(name), "duration '%s' rejected", bad[i]);
 		CHECK(name, parse_duration(bad[i], &ns) != NULL, "accepted");
 	}
+	/* format_duration: the largest unit the value fills */
+	for (size_t i = 1; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char buf[32];
+
+		snprintf(name, sizeof(name), "format_duration %s", ok[i].s);
+		format_duration(buf, sizeof(buf), ok[i].ns);
+		CHECK(name, !parse_duration(buf, &ns) && ns == ok[i].ns,
+		      "got %s", buf);
+	}
+	CHECK_STR("format_duration 10 ms",
+		  format_duration(name, sizeof(name), 10 * NS_PER_MS), "10ms");
 }
 
 /* The parsers the collectors and report share. */

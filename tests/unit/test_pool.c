@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: lib
 /* A snapshot's pool: what it hands out stays intact until cleared. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// layer: stream
 /* The flight recorder's ring: its bound, its window, what it drops. */
 #include <stdlib.h>
 

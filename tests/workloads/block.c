@@ -13,16 +13,28 @@
  * included: on a loaded machine a thread starts late (a shorter pipe or
  * mutex wait) and waits for a CPU after each wake-up, which offcpu
  * rightly counts; this is the truth to hold it to.
+ *
+ * "block short MS" adds many short blocks, for offcpu -s (sampling), for
+ * MS milliseconds of wall time:
+ *   tick_thread  8 threads, 1 ms nanosleeps  about 8 x MS blocked
+ *   step_thread  6 threads, 4 ms nanosleeps  about 6 x MS blocked
+ * Each call is timed on its own, so "tick_thread US" is the time inside
+ * the calls, summed over the function's threads.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+enum { TICKS = 8, STEPS = 6 };
 
 static int fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double waited[3]; /* s: nap_thread, pipe_thread, lock_thread */
+static double short_waited[TICKS + STEPS]; /* s: each short thread's */
+static double short_end;		   /* when the short threads stop */
 
 static double now(void)
 {
@@ -87,6 +99,70 @@ static __attribute__((noinline)) void *lock_thread(void *arg)
 	return arg;
 }
 
+static __attribute__((noinline)) void do_tick(void)
+{
+	pause_ms(1);
+}
+
+static __attribute__((noinline)) void do_step(void)
+{
+	pause_ms(4);
+}
+
+/* Nap until short_end, each nap's time added to this thread's slot. */
+static double short_naps(void (*nap)(void))
+{
+	double sum = 0, t;
+
+	while ((t = now()) < short_end) {
+		nap();
+		sum += now() - t;
+	}
+	return sum;
+}
+
+static __attribute__((noinline)) void *tick_thread(void *arg)
+{
+	short_waited[(long)arg] = short_naps(do_tick);
+	return arg;
+}
+
+static __attribute__((noinline)) void *step_thread(void *arg)
+{
+	short_waited[(long)arg] = short_naps(do_step);
+	return arg;
+}
+
+/* block short MS: start the short threads; how many, 0 without */
+static int start_short(int argc, char **argv, pthread_t *t)
+{
+	if (argc < 3 || strcmp(argv[1], "short"))
+		return 0;
+	short_end = now() + atoi(argv[2]) / 1e3;
+	for (long i = 0; i < TICKS + STEPS; i++)
+		pthread_create(&t[i], NULL,
+			       i < TICKS ? tick_thread : step_thread,
+			       (void *)i);
+	return TICKS + STEPS;
+}
+
+static void write_waited(const char *path, int nshort)
+{
+	double tick = 0, step = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "w")))
+		return;
+	fprintf(f, "nap_thread %.0f\npipe_thread %.0f\nlock_thread %.0f\n",
+		waited[0] * 1e6, waited[1] * 1e6, waited[2] * 1e6);
+	for (int i = 0; i < nshort; i++)
+		*(i < TICKS ? &tick : &step) += short_waited[i];
+	if (nshort)
+		fprintf(f, "tick_thread %.0f\nstep_thread %.0f\n", tick * 1e6,
+			step * 1e6);
+	fclose(f);
+}
+
 static __attribute__((noinline)) void do_write(void)
 {
 	if (write(fds[1], "x", 1) != 1)
@@ -99,11 +175,10 @@ static __attribute__((noinline)) void fill_pipe(void)
 	do_write();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *path = getenv("BLOCK_WAITED");
-	pthread_t t[3];
-	FILE *f;
+	pthread_t t[3], st[TICKS + STEPS];
+	int nshort;
 
 	if (pipe(fds))
 		return 1;
@@ -111,17 +186,15 @@ int main(void)
 	pthread_create(&t[0], NULL, nap_thread, NULL);
 	pthread_create(&t[1], NULL, pipe_thread, NULL);
 	pthread_create(&t[2], NULL, lock_thread, NULL);
+	nshort = start_short(argc, argv, st);
 	pause_ms(600);
 	fill_pipe();
 	pause_ms(200);
 	pthread_mutex_unlock(&lock);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
-	if (path && (f = fopen(path, "w"))) {
-		fprintf(f,
-			"nap_thread %.0f\npipe_thread %.0f\nlock_thread %.0f\n",
-			waited[0] * 1e6, waited[1] * 1e6, waited[2] * 1e6);
-		fclose(f);
-	}
+	for (int i = 0; i < nshort; i++)
+		pthread_join(st[i], NULL);
+	write_waited(getenv("BLOCK_WAITED"), nshort);
 	return 0;
 }

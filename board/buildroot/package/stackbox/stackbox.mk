@@ -9,7 +9,7 @@ STACKBOX_SITE = $(call qstrip,$(BR2_PACKAGE_STACKBOX_SITE))
 STACKBOX_LICENSE = GPL-2.0
 # `make dist` writes stackbox.hash beside the tarball: it goes to
 # $(STACKBOX_PKGDIR)/$(STACKBOX_VERSION)/stackbox.hash (README).
-STACKBOX_DEPENDENCIES = host-pkgconf libbpf elfutils zlib
+STACKBOX_DEPENDENCIES = host-pkgconf libbpf elfutils zlib xz
 
 # As busybox.mk calls BusyBox's Makefile: the target compiler and its
 # flags, ARCH as Buildroot names it (aarch64, x86_64). The tarball's BPF

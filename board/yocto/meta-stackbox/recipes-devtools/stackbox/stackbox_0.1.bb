@@ -14,7 +14,7 @@ SRC_URI = "file://stackbox-${PV}.tar.gz \
 S = "${UNPACKDIR}/stackbox-${PV}"
 B = "${S}"
 
-DEPENDS = "libbpf elfutils zlib"
+DEPENDS = "libbpf elfutils zlib xz"
 
 inherit cml1 pkgconfig update-alternatives
 
