@@ -308,35 +308,58 @@ static __always_inline int sb_scan(struct sb_unwinder *u,
 #endif
 
 #if defined(__TARGET_ARCH_arm64)
-/*
- * The size of the frame whose record a return address came from, when
- * the function its bl called opens with "stp x29, x30, [sp, #-N]!" (a
- * hint such as paciasp or bti before it): N. Its caller's sp is the
- * record's address plus N, not plus 16, and a caller the table covers
- * needs that sp exactly (musl's code keeps frame records, -O2 code
- * finds its frame from sp). 16 when not known.
- */
-static __always_inline __u64 sb_record_frame(__u64 ra)
+#define SB_TAIL_SCAN 16 /* instructions of a callee searched for a tail b */
+
+/* N when the function at fn opens with "stp x29, x30, [sp, #-N]!" (a
+ * hint such as paciasp or bti before it), else 0. */
+static __always_inline __u64 sb_entry_frame(__u64 fn)
 {
 	__u32 insn[3] = {0};
-	__u64 callee;
 	int k;
 
-	ra &= 0x0000ffffffffffffULL;
-	if (ra < 4 || bpf_probe_read_user(insn, 4, (void *)(ra - 4)) ||
-	    (insn[0] & 0xfc000000) != 0x94000000) /* bl imm26 */
-		return 16;
-	callee = ra - 4 + ((__s64)((__s32)(insn[0] << 6) >> 6) << 2);
-	if (bpf_probe_read_user(insn, sizeof(insn), (void *)callee))
-		return 16;
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)fn))
+		return 0;
 	for (k = 0; k < 3; k++) {
 		if ((insn[k] & 0xfffff01f) == 0xd503201f) /* a hint */
 			continue;
 		if ((insn[k] & 0xffc07fff) != 0xa9807bfd) /* stp x29, x30 */
-			return 16;
+			return 0;
 		return -(__s64)((__s32)(insn[k] << 10) >> 25) * 8;
 	}
-	return 16;
+	return 0;
+}
+
+/*
+ * The size of the frame whose record a return address came from: N of
+ * the prologue above, of the function its bl called or, when that one
+ * has none, of a function it ends in a tail branch to (musl's
+ * pthread_mutex_lock: a fast path, then "b pthread_mutex_timedlock",
+ * whose record is the one found). Its caller's sp is the record's
+ * address plus N, not plus 16, and a caller the table covers needs that
+ * sp exactly (musl's code keeps frame records, -O2 code finds its frame
+ * from sp). 16 when not known.
+ */
+static __always_inline __u64 sb_record_frame(__u64 ra)
+{
+	__u64 callee, n, at;
+	__u32 insn = 0;
+	int k;
+
+	ra &= 0x0000ffffffffffffULL;
+	if (ra < 4 || bpf_probe_read_user(&insn, 4, (void *)(ra - 4)) ||
+	    (insn & 0xfc000000) != 0x94000000) /* bl imm26 */
+		return 16;
+	callee = ra - 4 + ((__s64)((__s32)(insn << 6) >> 6) << 2);
+	n = sb_entry_frame(callee);
+	for (k = 0; !n && k < SB_TAIL_SCAN; k++) {
+		at = callee + k * 4;
+		if (bpf_probe_read_user(&insn, 4, (void *)at))
+			break;
+		if ((insn & 0xfc000000) == 0x14000000) /* b imm26 */
+			n = sb_entry_frame(
+				at + ((__s64)((__s32)(insn << 6) >> 6) << 2));
+	}
+	return n ? n : 16;
 }
 #endif
 
