@@ -382,6 +382,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 	n = u->n;
 	if (n >= SB_MAX_DEPTH || !u->pc)
 		return 1;
+	/* the bound is checked on n as it is now, not on a copy the
+	 * compiler spilled before: 6.1 does not carry it to the spill
+	 * ("unbounded memory access") */
+	barrier_var(n);
+	st->ip[n] = u->pc;
 	/* a return address is after its call: look up the call itself */
 	at = n ? u->pc - 1 : u->pc;
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
@@ -392,7 +397,6 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		if (!m && n)
 			return 1;
 	}
-	st->ip[n] = u->pc;
 	u->n = n + 1;
 	if (m)
 		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
