@@ -93,4 +93,9 @@ for b in $(boards); do
 	set -- $(chain chainlock ';main;run;lock_a;queue_a;wait_a;' ';main;run;lock_b;queue_b;wait_b;')
 	check "$t: default, -O2 chain: offcpu mutex waits main..wait_a|wait_b in >= 95% of sleep ($(($1 + $2)) of $3 us)" \
 		fcmp "$3 > 0 && $1 + $2 >= 0.95 * $3"
+	# memstack: 200 x 5000 and 3000 bytes kept to the exit, seen at
+	# malloc's entry (musl's, no CFI): exact bytes under the whole chain
+	set -- $(chain chainalloc ';main;run;keep_a;store_a;alloc_a;malloc( |;)' ';main;run;keep_b;store_b;alloc_b;malloc( |;)')
+	check "$t: default, -O2 chain: memstack main..alloc_a|alloc_b holds $1 and $2 bytes (want 1000000 and 600000, of $3)" \
+		[ "$1" = 1000000 -a "$2" = 600000 ]
 done
