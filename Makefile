@@ -95,7 +95,7 @@ core-$(UPROBES) += kernel/kuprobe
 # sym: stacks and the names of their frames
 core-y += sym/stacks sym/frames
 core-$(CONFIG_SYMBOLIZE) += sym/ksyms sym/kernel_names sym/elfsyms sym/gopclntab sym/procsyms sym/callsite
-core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe
+core-$(CONFIG_UNWIND_EH_FRAME) += sym/ehframe sym/unwind_choice
 # (uprobes on user functions find them in ELF symbols)
 core-$(UPROBES) += $(if $(CONFIG_SYMBOLIZE),,sym/elfsyms sym/gopclntab sym/procsyms sym/callsite)
 # elfsyms' helpers: separate debug files, Go's table as symbols

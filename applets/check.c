@@ -425,19 +425,20 @@ static void unwind_words(const struct elf_facts *f, char *buf, size_t len)
 						     "(CONFIG_UNWIND_EH_FRAME)";
 
 	if (has_fp(f))
-		snprintf(buf, len, "--unwind fp (the default) walks it");
+		snprintf(buf, len, "frame pointers walk it (--unwind fp)");
 	else if (f->eh_frame && !fp_known(f))
 		snprintf(buf, len,
-			 "--unwind eh_frame walks it, with or "
-			 "without frame pointers");
+			 "its .eh_frame table walks it, with or "
+			 "without frame pointers (--unwind eh_frame)");
 	else if (f->eh_frame && !lacks)
 		snprintf(buf, len,
-			 "needs --unwind eh_frame: frame pointers "
-			 "lose its functions' callers");
+			 "its .eh_frame table (the default picks it, as "
+			 "--unwind eh_frame): frame pointers lose its "
+			 "functions' callers");
 	else if (f->eh_frame)
 		snprintf(buf, len,
-			 "needs --unwind eh_frame, which %s lacks: "
-			 "its functions' callers are lost",
+			 "needs its .eh_frame table walked, which %s "
+			 "lacks: its functions' callers are lost",
 			 lacks);
 	else
 		snprintf(buf, len,

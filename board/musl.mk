@@ -34,7 +34,8 @@ $(foreach a,$(MUSL_ARCHES),musl-$(a)): musl-%:
 		KCONFIG_CONFIG=$(MUSL_OUT)/musl-$*/.config DEFCONFIG=$*_defconfig \
 		CC=$(MUSL_CC_$*) STRIP=$(MUSL_STRIP_$*) ARCH=$* STATIC=1 DEPS=$$deps
 
-# Workloads keep frame pointers and symbols (not stripped): their named
+# Workloads keep frame pointers (but chain, built as images build:
+# tests/tests.mk) and symbols (not stripped): their named
 # functions are the ground truth the board tests look for.
 MUSL_WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,%,$(wildcard $(srctree)/tests/workloads/*.c))
 define musl_workload_rules
@@ -42,6 +43,9 @@ musl-workloads-$(1): $(patsubst %,$(MUSL_OUT)/musl-$(1)/workloads/%,$(MUSL_WORKL
 $(MUSL_OUT)/musl-$(1)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c
 	$(Q)mkdir -p $$(@D)
 	$$(call quiet,CC,$$@)$(MUSL_CC_$(1)) -static $$(NOFP_CFLAGS) $$(WARN) -o $$@ $$<
+$(MUSL_OUT)/musl-$(1)/workloads/chain: $(srctree)/tests/workloads/chain.c
+	$(Q)mkdir -p $$(@D)
+	$$(call quiet,CC,$$@)$(MUSL_CC_$(1)) -static $$(IMAGE_CFLAGS) $$(WARN) -o $$@ $$<
 $(MUSL_OUT)/musl-$(1)/workloads/%: $(srctree)/tests/workloads/%.c
 	$(Q)mkdir -p $$(@D)
 	$$(call quiet,CC,$$@)$(MUSL_CC_$(1)) -static -O1 -fno-omit-frame-pointer \

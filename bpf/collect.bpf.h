@@ -11,14 +11,127 @@
 #ifndef STACKBOX_COLLECT_BPF_H
 #define STACKBOX_COLLECT_BPF_H
 
+#include "base.bpf.h"
+#ifdef SB_WITH_UNWIND
+#include "unwind.bpf.h"
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* no walk but the kernel's in this build */
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return 0;
+}
+#endif
+
 #ifndef SB_NVALUES
 #error "define SB_NVALUES before including collect.bpf.h"
 #endif
 
-#include "base.bpf.h"
-#ifdef SB_WITH_UNWIND
-#include "unwind.bpf.h"
-#endif
+struct sb_values {
+	__u64 v[SB_NVALUES];
+};
+
+struct sb_ctl sb_ctl = {};
+
+#define SB_COUNTS_MAP(name)                      \
+	struct {                                 \
+		__uint(type, BPF_MAP_TYPE_HASH); \
+		__uint(max_entries, 10240);      \
+		__type(key, struct sb_key);      \
+		__type(value, struct sb_values); \
+	} name SEC(".maps")
+SB_COUNTS_MAP(sb_counts0);
+SB_COUNTS_MAP(sb_counts1);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct sb_stack);
+} sb_stacks SEC(".maps");
+
+/* The processes to profile (-p, -- CMD), when sb_cfg.filter_tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} sb_tgids SEC(".maps");
+
+/* Processes user space has been told about (SB_EV_NEW_TGID). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} sb_known SEC(".maps");
+
+/*
+ * Forks while we run, by the child's task (its first thread): who forked
+ * it and when. Until it execs, a child maps what its parent mapped, so
+ * user space copies the parent's mappings instead of reading
+ * /proc/PID/maps again (the 160 forks of one perf bench round cost offcpu
+ * 60 ms of reads). Keyed by task, not pid: the fork tracepoint gives the
+ * child as a task pointer, and this way needs no kernel types. An entry
+ * lives until the task execs or exits; one evicted only means a child is
+ * read, not copied. Preallocated, as the next one: allocating per entry
+ * failed for half of a burst of 80 forks (the per-CPU cache runs dry).
+ */
+struct sb_fork {
+	__u64 at; /* bpf_ktime_get_ns() */
+	__u32 parent;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct sb_fork);
+} sb_forks SEC(".maps");
+
+/* The last exec of every process that exec'd while we run and lives: a
+ * parent that exec'd after a fork no longer maps what its child does.
+ * Not LRU: a forgotten exec could pass a parent's new mappings to an old
+ * child, so a full map turns the copying off (sb_execs_full). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} sb_execs SEC(".maps");
+__u32 sb_execs_full = 0;
+
+static __always_inline void sb_event_from(__u32 type, __u32 tgid,
+					  const struct sb_fork *fork)
+{
+	sb_event_send(type, tgid, fork ? fork->parent : 0, fork ? fork->at : 0);
+}
+
+/* The current task's process makes its first row: user space reads its
+ * mappings while it lives, or copies its parent's if it is a fork that
+ * has not exec'd. */
+static __always_inline void sb_announce(__u32 tgid)
+{
+	__u64 task = bpf_get_current_task(), *exec;
+	struct sb_fork *f;
+	__u8 one = 1;
+
+	if (!sb_cfg.track_procs || !tgid ||
+	    bpf_map_lookup_elem(&sb_known, &tgid))
+		return;
+	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
+	f = bpf_map_lookup_elem(&sb_forks, &task);
+	if (f && (f->parent == tgid || sb_execs_full))
+		f = NULL;
+	exec = f ? bpf_map_lookup_elem(&sb_execs, &f->parent) : NULL;
+	if (exec && *exec >= f->at)
+		f = NULL; /* the parent exec'd since */
+	sb_event_from(SB_EV_NEW_TGID, tgid, f);
+}
 
 /* Filters run here, in BPF, before any work is done for an event. */
 static __always_inline int sb_wanted(__u32 tgid)
@@ -30,14 +143,6 @@ static __always_inline int sb_wanted(__u32 tgid)
 	if (sb_cfg.cgroup_id && bpf_get_current_cgroup_id() != sb_cfg.cgroup_id)
 		return 0;
 	return 1;
-}
-
-/* The per-CPU buffer stacks are captured in. */
-static __always_inline struct sb_stack *sb_stack_buf(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&sb_scratch, &zero);
 }
 
 /* Stack ids hash the frames, leaf first, from a seed per kind: */
@@ -70,11 +175,10 @@ static __always_inline __u64 sb_stack_keep(struct sb_stack *st, __u64 h)
 
 /*
  * The one place stacks are captured. Returns a stack id: a hash of the
- * frames, SB_STACK_NONE or SB_STACK_LOST. A better unwinder replaces
- * this function and nothing else (unwind.bpf.h does, for --unwind
- * eh_frame).
+ * frames, SB_STACK_NONE or SB_STACK_LOST. With tables, the user stack is
+ * walked by unwind.bpf.h, else by the kernel.
  */
-static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
+static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 {
 	struct sb_stack *st = sb_stack_buf();
 	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
@@ -83,14 +187,12 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 
 	if (!st)
 		return SB_STACK_LOST;
-		/* 0: no stack of this kind (kernel thread, a user-mode sample's
+	/* 0: no stack of this kind (kernel thread, a user-mode sample's
 	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
 	 * kernel had no callchain buffer free (nested capture): lost. */
-#if defined(SB_WITH_UNWIND) && SB_MODERN
-	if ((flags & BPF_F_USER_STACK) && sb_cfg.unwind == SB_UNWIND_EH_FRAME)
+	if (tables)
 		len = sb_unwind_user(st);
 	else
-#endif
 		len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
 	if (len == 0)
 		return SB_STACK_NONE;
@@ -102,6 +204,12 @@ static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
 		h = sb_stack_hash(h, st->ip[i]);
 	}
 	return sb_stack_keep(st, h);
+}
+
+static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
+{
+	return sb_stack_by(ctx, flags,
+			   (flags & BPF_F_USER_STACK) && sb_unwind_wanted());
 }
 
 /*
@@ -190,8 +298,11 @@ static __always_inline __u64 sb_user_stack(void *ctx)
 static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
 						__u64 fp)
 {
-	if (!sb_cfg.user_stacks || sb_cfg.unwind != SB_UNWIND_FP)
-		return sb_user_stack(ctx);
+	if (!sb_cfg.user_stacks)
+		return SB_STACK_NONE;
+	if (sb_unwind_wanted())
+		return sb_counted(sb_stack_by(ctx, BPF_F_USER_STACK, 1),
+				  SB_STAT_USTACK_LOST);
 	return sb_counted(sb_user_stack_fp(ip, sp, fp), SB_STAT_USTACK_LOST);
 }
 

@@ -39,6 +39,8 @@ struct sb_key {
 enum sb_unwind_mode {
 	SB_UNWIND_FP,	    /* frame pointers: bpf_get_stack() */
 	SB_UNWIND_EH_FRAME, /* .eh_frame rows, frame pointers where none */
+	SB_UNWIND_AUTO,	    /* per process: EH_FRAME where user space set
+			     * sb_unwind_proc.tables, else FP */
 };
 
 /* Knobs common to every applet, set in .rodata before load. */
@@ -100,6 +102,10 @@ struct sb_unwind_map {
 struct sb_unwind_proc {
 	__u32 n;
 	__u32 stale; /* BPF met an address outside them: read them again */
+	/* SB_UNWIND_AUTO: a file of the process has code without frame
+	 * pointers that a table covers: walk it by the tables */
+	__u32 tables;
+	__u32 pad;
 	struct sb_unwind_map maps[SB_UNWIND_MAPS];
 };
 

@@ -18,9 +18,15 @@
  * verifier then knows no frame count or address, so it checks each loop
  * body in a few passes instead of once per possible frame.
  *
- * Included by collect.bpf.h; needs Linux 5.17+ and BTF (bpf_loop,
- * bpf_task_pt_regs) when it runs, and 5.13+ to load at all (callbacks):
- * CONFIG_UNWIND_EH_FRAME. User space refuses it on older kernels.
+ * Under the default (--unwind auto) a process is walked so when user
+ * space found code without frame pointers in one of its files
+ * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
+ * otherwise: sb_unwind_wanted().
+ *
+ * Included by collect.bpf.h, uses only base.bpf.h; needs Linux 5.17+ and
+ * BTF (bpf_loop, bpf_task_pt_regs) when it runs, and 5.13+ to load at
+ * all (callbacks): CONFIG_UNWIND_EH_FRAME. User space refuses it on
+ * older kernels.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
@@ -52,10 +58,40 @@ struct {
 	__type(value, struct sb_unwind_proc);
 } sb_unwind_procs SEC(".maps");
 
+/* A scan for a return site (x86_64's code without CFI: sb_scan()). */
+struct sb_scan_state {
+	__u64 sp;
+	struct sb_unwind_map m; /* the frame's mapping and file, copied */
+	struct sb_unwind_file f;
+	__u64 below; /* a frame record's address: scan below it */
+	__u64 in;    /* the function whose frame record that is, or 0 */
+	__u64 slot, ra, record; /* what was found */
+	__u32 fp_row;		/* the caller finds its frame by fp */
+	__u32 pad;
+};
+
+/* A binary search for a file's row (sb_row_of()): in the unwinder, as
+ * its callback cannot be given a map value, so that no frame under the
+ * walk holds it. 6.12 x86_64 checks their stacks combined against 512
+ * bytes (6.1: each rounded up to 32). */
+struct sb_row_search {
+	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
+	__u64 key;
+};
+
 struct sb_unwinder {
+	struct sb_scan_state sc;
+	struct sb_row_search rows;
 	__u64 pc, sp, fp, lr;
 	__u32 n; /* frames written */
 	__u32 tgid;
+	/* pc may be in code without CFI, of a file that has a table, that
+	 * left no frame record: the leaf, or what called the vDSO (a frame
+	 * walked by frame pointer out of no file). A caller's return site
+	 * is looked for above sp there, nowhere else: above the outermost
+	 * such code (musl's thread start) lie words of calls that returned */
+	__u32 scan;
+	__u32 pad;
 };
 
 struct {
@@ -82,7 +118,7 @@ static __always_inline __u64 sb_uread(__u64 addr)
 struct sb_search {
 	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
 	__u64 key;
-	const struct sb_unwind_proc *in; /* for sb_map_step */
+	const struct sb_unwind_proc *in;
 };
 
 static long sb_map_step(__u32 i, void *ctx)
@@ -101,10 +137,16 @@ static long sb_map_step(__u32 i, void *ctx)
 
 static long sb_row_step(__u32 i, void *ctx)
 {
-	struct sb_search *s = ctx;
-	__u32 mid = s->lo + (s->hi - s->lo) / 2;
 	const struct sb_unwind_row *r;
+	struct sb_row_search *s;
+	struct sb_unwinder *u;
+	__u32 zero = 0, mid;
 
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	s = &u->rows;
+	mid = s->lo + (s->hi - s->lo) / 2;
 	if (s->lo >= s->hi)
 		return 1;
 	r = bpf_map_lookup_elem(&sb_unwind_rows, &mid);
@@ -137,61 +179,187 @@ sb_map_of(struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 
 /* The row covering off among a file's rows, or NULL. */
 static __always_inline const struct sb_unwind_row *
-sb_row_of(const struct sb_unwind_file *f, __u64 off)
+sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 {
-	struct sb_search s = {f->first, f->first + f->count, off};
-	__u32 i;
+	__u32 first = f->first, i;
 
-	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, &s, 0);
-	if (s.lo == f->first || s.lo < s.hi)
+	u->rows = (struct sb_row_search){first, first + f->count, off};
+	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, NULL, 0);
+	if (u->rows.lo == first || u->rows.lo < u->rows.hi)
 		return NULL;
-	i = s.lo - 1;
+	i = u->rows.lo - 1;
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
 #if defined(__TARGET_ARCH_x86)
-#define SB_SCAN_WORDS 64 /* how far above sp a return site is looked for */
+/* how far above sp a return site is looked for, in words */
+#define SB_SCAN_FAR 1024
 
-/*
- * A leaf in code without CFI, in a file that has a table (musl's libc
- * linked into a program: musl is built without unwind tables), may have
- * no frame record either. On x86_64 a call pushes its return address at
- * the caller's sp - 8, so the caller is found by looking above sp for a
- * return site that proves itself: a direct call just before it, from
- * code the table covers into code it does not.
- */
-struct sb_scan {
-	__u64 sp;
-	const struct sb_unwind_map *m;
-	const struct sb_unwind_file *f;
-	__u64 slot, ra;
-};
-
-static long sb_scan_step(__u32 i, void *ctx)
+/* The function a return site's direct call went to, or 0. */
+static __always_inline __u64 sb_callee(__u64 ra)
 {
-	struct sb_scan *s = ctx;
-	const struct sb_unwind_map *m = s->m;
-	const struct sb_unwind_row *r;
-	__u64 addr = s->sp + i * 8, w = sb_uread(addr), target;
 	__u8 call[5];
 
-	if (w < m->start + sizeof(call) || w >= m->end ||
-	    bpf_probe_read_user(call, sizeof(call), (void *)(w - 5)) ||
+	if (ra < sizeof(call) ||
+	    bpf_probe_read_user(call, sizeof(call), (void *)(ra - 5)) ||
 	    call[0] != 0xe8)
 		return 0;
-	target = w + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
-			     (__u32)call[4] << 24);
-	if (target < m->start || target >= m->end)
+	return ra + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
+			    (__u32)call[4] << 24);
+}
+
+/*
+ * Code without CFI, in a file that has a table (musl's libc linked into
+ * a program: musl is built without unwind tables), may have no frame
+ * record either: a leaf, or the caller of the vDSO (musl's
+ * clock_gettime, whose vDSO frame the frame pointer walked). On x86_64 a
+ * call pushes its return address at the caller's sp - 8, so the caller
+ * is found by looking above sp for a return site that proves itself: a
+ * direct call just before it, from code the table covers into code it
+ * does not. Words the code reserved and did not write may hold return
+ * sites of calls that returned: where a frame record lies near above sp
+ * (the caller keeps frame pointers), its return address names, by the
+ * call before it, the function the caller is in, and the return site
+ * taken is the one in it (the least above its entry, below the record);
+ * elsewhere, the first one above sp. The scan's state is the unwinder's
+ * (struct sb_scan_state), not on the stack: these callbacks run three
+ * calls deep under an applet's own subprograms.
+ */
+static long sb_scan_step(__u32 i, void *ctx)
+{
+	const struct sb_unwind_row *r;
+	struct sb_unwinder *u;
+	__u64 addr, w, target;
+	__u32 zero = 0;
+
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	addr = u->sc.sp + i * 8;
+	if (u->sc.below && addr >= u->sc.below)
+		return 1;
+	w = sb_uread(addr);
+	if (w < u->sc.m.start + 5 || w >= u->sc.m.end ||
+	    (u->sc.in && (w < u->sc.in || (u->sc.ra && w >= u->sc.ra))))
 		return 0;
-	r = sb_row_of(s->f, w - 1 - m->start + m->offset);
+	target = sb_callee(w);
+	if (target < u->sc.m.start || target >= u->sc.m.end)
+		return 0;
+	r = sb_row_of(u, &u->sc.f, w - 1 - u->sc.m.start + u->sc.m.offset);
 	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
 		return 0;
-	r = sb_row_of(s->f, target - m->start + m->offset);
+	u->sc.fp_row = r->cfa == SB_CFA_FP;
+	r = sb_row_of(u, &u->sc.f, target - u->sc.m.start + u->sc.m.offset);
 	if (r && r->cfa != SB_CFA_NONE)
 		return 0;
-	s->slot = addr;
-	s->ra = w;
+	u->sc.slot = addr;
+	u->sc.ra = w;
+	return !u->sc.below;
+}
+
+/*
+ * The caller a scan found finds its frame by frame pointer, but the code
+ * without CFI used that register for something else: its frame record
+ * is the first pair of words above the return site's slot that reads as
+ * one, a pointer up the stack and then a return site after a direct
+ * call in the same file.
+ */
+static long sb_record_step(__u32 i, void *ctx)
+{
+	struct sb_unwinder *u;
+	__u64 addr, up, w;
+	__u32 zero = 0;
+
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	addr = u->sc.slot + 8 + i * 8;
+	up = sb_uread(addr);
+	w = sb_uread(addr + 8);
+	if (up <= addr || up - addr > SB_STACK_SPAN || up & 7 ||
+	    w < u->sc.m.start + 5 || w >= u->sc.m.end || !sb_callee(w))
+		return 0;
+	u->sc.record = addr;
 	return 1;
+}
+
+/* The caller of a frame in code without CFI, by its return site: 1 and
+ * u->sc says where (slot, ra, record), 0 when none proves itself. Not
+ * through pointers to the caller's locals: they would take its stack. */
+static __always_inline int sb_scan(struct sb_unwinder *u,
+				   const struct sb_unwind_map *m,
+				   const struct sb_unwind_file *f)
+{
+	u->sc = (struct sb_scan_state){.sp = u->sp, .m = *m, .f = *f};
+	if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_FAR * 8 && !(u->fp & 7)) {
+		u->sc.below = u->fp;
+		u->sc.in = sb_callee(sb_uread(u->fp + 8));
+	}
+	/* without a record, the first return site (code that reserved
+	 * much, as musl's sendmsg, 1 KiB, has it far up) */
+	bpf_loop(u->sc.below ? (u->fp - u->sp) / 8 : SB_SCAN_FAR, sb_scan_step,
+		 NULL, 0);
+	if (!u->sc.ra)
+		return 0;
+	if (u->sc.fp_row && !u->sc.below)
+		bpf_loop(SB_SCAN_FAR, sb_record_step, NULL, 0);
+	return 1;
+}
+#endif
+
+#if defined(__TARGET_ARCH_arm64)
+#define SB_TAIL_SCAN 16 /* instructions of a callee searched for a tail b */
+
+/* N when the function at fn opens with "stp x29, x30, [sp, #-N]!" (a
+ * hint such as paciasp or bti before it), else 0. */
+static __always_inline __u64 sb_entry_frame(__u64 fn)
+{
+	__u32 insn[3] = {0};
+	int k;
+
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)fn))
+		return 0;
+	for (k = 0; k < 3; k++) {
+		if ((insn[k] & 0xfffff01f) == 0xd503201f) /* a hint */
+			continue;
+		if ((insn[k] & 0xffc07fff) != 0xa9807bfd) /* stp x29, x30 */
+			return 0;
+		return -(__s64)((__s32)(insn[k] << 10) >> 25) * 8;
+	}
+	return 0;
+}
+
+/*
+ * The size of the frame whose record a return address came from: N of
+ * the prologue above, of the function its bl called or, when that one
+ * has none, of a function it ends in a tail branch to (musl's
+ * pthread_mutex_lock: a fast path, then "b pthread_mutex_timedlock",
+ * whose record is the one found). Its caller's sp is the record's
+ * address plus N, not plus 16, and a caller the table covers needs that
+ * sp exactly (musl's code keeps frame records, -O2 code finds its frame
+ * from sp). 16 when not known.
+ */
+static __always_inline __u64 sb_record_frame(__u64 ra)
+{
+	__u64 callee, n, at;
+	__u32 insn = 0;
+	int k;
+
+	ra &= 0x0000ffffffffffffULL;
+	if (ra < 4 || bpf_probe_read_user(&insn, 4, (void *)(ra - 4)) ||
+	    (insn & 0xfc000000) != 0x94000000) /* bl imm26 */
+		return 16;
+	callee = ra - 4 + ((__s64)((__s32)(insn << 6) >> 6) << 2);
+	n = sb_entry_frame(callee);
+	for (k = 0; !n && k < SB_TAIL_SCAN; k++) {
+		at = callee + k * 4;
+		if (bpf_probe_read_user(&insn, 4, (void *)at))
+			break;
+		if ((insn & 0xfc000000) == 0x14000000) /* b imm26 */
+			n = sb_entry_frame(
+				at + ((__s64)((__s32)(insn << 6) >> 6) << 2));
+	}
+	return n ? n : 16;
 }
 #endif
 
@@ -214,6 +382,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 	n = u->n;
 	if (n >= SB_MAX_DEPTH || !u->pc)
 		return 1;
+	/* the bound is checked on n as it is now, not on a copy the
+	 * compiler spilled before: 6.1 does not carry it to the spill
+	 * ("unbounded memory access") */
+	barrier_var(n);
+	st->ip[n] = u->pc;
 	/* a return address is after its call: look up the call itself */
 	at = n ? u->pc - 1 : u->pc;
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
@@ -224,12 +397,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		if (!m && n)
 			return 1;
 	}
-	st->ip[n] = u->pc;
 	u->n = n + 1;
 	if (m)
 		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
 	if (f && f->count)
-		r = sb_row_of(f, at - m->start + m->offset);
+		r = sb_row_of(u, f, at - m->start + m->offset);
 	if (r && r->cfa == SB_CFA_END)
 		return 1;
 	if (r && (r->cfa == SB_CFA_SP || r->cfa == SB_CFA_FP)) {
@@ -247,13 +419,10 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #endif
 	} else {
 #if defined(__TARGET_ARCH_x86)
-		struct sb_scan sc = {u->sp, m, f};
-
-		if (!n && f && f->count && m &&
-		    (bpf_loop(SB_SCAN_WORDS, sb_scan_step, &sc, 0), sc.ra)) {
-			cfa = sc.slot + 8;
-			ra = sc.ra;
-			fp = u->fp;
+		if (u->scan && f && f->count && m && sb_scan(u, m, f)) {
+			cfa = u->sc.slot + 8;
+			ra = u->sc.ra;
+			fp = u->sc.record ? u->sc.record : u->fp;
 			goto step;
 		}
 #endif
@@ -263,6 +432,9 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		cfa = u->fp + 16;
 		fp = sb_uread(u->fp);
 		ra = sb_uread(u->fp + 8);
+#if defined(__TARGET_ARCH_arm64)
+		cfa = u->fp + sb_record_frame(ra);
+#endif
 	}
 #if defined(__TARGET_ARCH_x86)
 step:
@@ -277,6 +449,7 @@ step:
 	u->pc = ra;
 	u->sp = cfa;
 	u->fp = fp;
+	u->scan = !f;
 	return 0;
 }
 
@@ -312,6 +485,7 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		return 0;
 	u->tgid = bpf_get_current_pid_tgid() >> 32;
 	u->n = 0;
+	u->scan = 1;
 	u->pc = sb_kread(regs + SB_REG_PC);
 	u->sp = sb_kread(regs + SB_REG_SP);
 	u->fp = sb_kread(regs + SB_REG_FP);
@@ -323,8 +497,6 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		u->pc = u->lr & 0x0000ffffffffffffULL;
 	}
 #endif
-	if (!bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid))
-		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
 	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
 	n = u->n;
 	if (n < SB_MAX_DEPTH)
@@ -332,5 +504,35 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	return n * sizeof(__u64);
 }
 
+/*
+ * Whether the current task's user stack is walked with the tables:
+ * always under --unwind eh_frame, under the default where user space
+ * said so for its process. A process whose mappings are not known yet
+ * is walked by frame pointer and counted.
+ */
+static __always_inline int sb_unwind_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct sb_unwind_proc *p;
+
+	if (sb_cfg.unwind == SB_UNWIND_FP)
+		return 0;
+	p = bpf_map_lookup_elem(&sb_unwind_procs, &tgid);
+	if (!p)
+		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
+	if (sb_cfg.unwind == SB_UNWIND_EH_FRAME)
+		return 1;
+	return p && p->tables;
+}
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* the legacy programs have no walk */
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return 0;
+}
 #endif /* SB_MODERN */
 #endif

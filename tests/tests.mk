@@ -14,6 +14,10 @@ WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
 # preloaded into stackbox: the wall clock set mid-run (faults.sh)
 WORKLOADS += $(TESTS_O)/workloads/clockshift.so
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
+# chain is built as images build: -O2, no frame pointers (said, not left
+# to the compiler's defaults, which some distributions changed), inlining
+# left to the compiler (chain.c's functions say noinline), unstripped.
+IMAGE_CFLAGS := -O2 -fomit-frame-pointer -pthread
 # Fixtures the unit tests need (ELF files to symbolise, ...).
 UNIT_FIXTURES :=
 # The sanitized build of the unit tests and report (unit/sanitize.mk).
@@ -40,6 +44,9 @@ $(TESTS_O)/workloads/%: $(srctree)/tests/workloads/%.c | $(TESTS_O)/workloads
 
 $(TESTS_O)/workloads/libcall-nofp: $(srctree)/tests/workloads/libcall.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) $(NOFP_CFLAGS) $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/chain: $(srctree)/tests/workloads/chain.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) $(IMAGE_CFLAGS) $(WARN) -o $@ $<
 
 $(TESTS_O)/workloads/clockshift.so: $(srctree)/tests/workloads/lib/clockshift.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) -O2 -shared -fPIC $(WARN) -o $@ $< -ldl

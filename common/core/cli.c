@@ -43,12 +43,15 @@ static const char *opt_status(const struct opt *o, const char *arg, void *dst)
 
 static const char *opt_unwind(const struct opt *o, const char *arg, void *dst)
 {
-	if (!strcmp(arg, "fp"))
+	if (!strcmp(arg, "auto")) /* without the walk: frame pointers */
+		*(int *)dst =
+			ENABLE_UNWIND_EH_FRAME ? SB_UNWIND_AUTO : SB_UNWIND_FP;
+	else if (!strcmp(arg, "fp"))
 		*(int *)dst = SB_UNWIND_FP;
 	else if (!strcmp(arg, "eh_frame"))
 		*(int *)dst = SB_UNWIND_EH_FRAME;
 	else
-		return "unknown unwinder (fp, eh_frame)";
+		return "unknown unwinder (auto, fp, eh_frame)";
 	if (*(int *)dst == SB_UNWIND_EH_FRAME && !ENABLE_UNWIND_EH_FRAME)
 		return "not in this build (CONFIG_UNWIND_EH_FRAME)";
 	return NULL;
@@ -124,12 +127,15 @@ static const char collect_usage[] =
 	"counted as lost\n"
 	"  --rows N         count N rows per interval (10240); more are "
 	"counted as dropped\n"
-	"  --unwind HOW     user stacks by fp: frame pointers (default), or "
-	"eh_frame:\n"
-	"                   .eh_frame tables, for code without frame "
-	"pointers (5.17+)\n"
-	"  --unwind-rows N  eh_frame: table rows for all files (262144, 12 "
-	"bytes each)\n"
+	"  --unwind HOW     user stacks by auto (default): per process, "
+	".eh_frame tables\n"
+	"                   where a file has code without frame pointers "
+	"(5.17+), else\n"
+	"                   fp: frame pointers; or always fp, or always "
+	"eh_frame\n"
+	"  --unwind-rows N  auto, eh_frame: table rows for all files "
+	"(262144, 12 bytes\n"
+	"                   each)\n"
 	"                   --stacks, --rows, --unwind-rows and --record-bytes "
 	"together\n"
 	"                   take at most 1/8 of RAM, 256 MiB at most (check "
@@ -182,7 +188,7 @@ const struct opt collect_options[] = {
 	OPT_INT(0, "top", "N", C, out.top, 1, 1LL << 40, NULL),
 	OPT_INT(0, "stacks", "N", C, stacks, 1, 1 << 24, "8192"),
 	OPT_INT(0, "rows", "N", C, rows, 1, 1 << 24, "10240"),
-	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "fp"),
+	OPT_CUSTOM(0, "unwind", "HOW", opt_unwind, C, unwind, "auto"),
 	OPT_INT(0, "unwind-rows", "N", C, unwind_rows, 1024, 1 << 24, "262144"),
 	OPT_STRING(0, "btf", "FILE", C, btf, NULL),
 	OPT_FLAG('v', "verbose", C, verbose),

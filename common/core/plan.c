@@ -223,6 +223,12 @@ static bool choose_programs(struct collector *c)
 			  lacks);
 		c->o->unwind = SB_UNWIND_FP;
 	}
+	if (c->o->unwind == SB_UNWIND_AUTO && (lacks = unwind_missing())) {
+		verbose("user stacks: frame pointers: this kernel lacks %s, so "
+			"callers in code without frame pointers are lost",
+			lacks);
+		c->o->unwind = SB_UNWIND_FP;
+	}
 	if (legacy && !ENABLE_BPF_LEGACY)
 		error_exit("this kernel lacks BPF callbacks "
 			   "(bpf_for_each_map_elem, Linux 5.13) and this build "

@@ -15,6 +15,7 @@
 #include "stackbox.h"
 #include "syms.h"
 #include "unwind.h"
+#include "unwind_choice.h"
 
 #if defined(__x86_64__)
 #define UNWIND_MACHINE EM_X86_64
@@ -29,6 +30,9 @@ struct unwind {
 	int rows_fd, files_fd, procs_fd;
 	__u32 cap, used;	       /* rows */
 	unsigned files, full, without; /* loaded, no room, no table */
+	int mode;		       /* SB_UNWIND_EH_FRAME or _AUTO */
+	struct walk_cache *walks;      /* _AUTO: each file's walk */
+	unsigned by_fp, by_tables;     /* _AUTO: processes walked so */
 };
 
 const char *unwind_missing(void)
@@ -49,7 +53,7 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 					   "sb_unwind_procs"};
 	struct unwind *u;
 
-	if (mode != SB_UNWIND_EH_FRAME) {
+	if (mode != SB_UNWIND_EH_FRAME && mode != SB_UNWIND_AUTO) {
 		/* unused: one entry each, not a preallocated thousand */
 		for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
 			struct bpf_map *m =
@@ -69,7 +73,9 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 			   "(CONFIG_UNWIND_EH_FRAME)");
 	u->cap = rows;
 	bpf_map__set_max_entries(u->rows_map, u->cap);
-	cfg->unwind = SB_UNWIND_EH_FRAME;
+	cfg->unwind = u->mode = mode;
+	if (mode == SB_UNWIND_AUTO)
+		u->walks = walk_cache_new();
 	return u;
 }
 
@@ -200,8 +206,25 @@ static struct sb_unwind_file_key file_key(const struct proc_map *m)
 struct proc_maps {
 	struct unwind *u;
 	struct sb_unwind_proc p;
-	bool more; /* more than SB_UNWIND_MAPS */
+	bool more;    /* more than SB_UNWIND_MAPS */
+	bool load;    /* the tables' rows into BPF, not only the walks */
+	char why[64]; /* _AUTO: the file whose code needs the tables */
 };
+
+/* --unwind auto, before any row is loaded: whether m's file makes the
+ * process need the tables. */
+static void choose_walk(struct proc_maps *pm, const struct proc_map *m,
+			const struct sb_unwind_file_key *key)
+{
+	const char *base = strrchr(m->name, '/');
+
+	/* the C library's table is not even read: it decides nothing */
+	if (pm->p.tables || walk_c_library(m->name) ||
+	    walk_of_file(pm->u->walks, key, m, UNWIND_MACHINE) != WALK_TABLE)
+		return;
+	pm->p.tables = 1;
+	snprintf(pm->why, sizeof(pm->why), "%s", base ? base + 1 : m->name);
+}
 
 static void add_mapping(const struct proc_map *m, void *arg)
 {
@@ -217,6 +240,8 @@ static void add_mapping(const struct proc_map *m, void *arg)
 	 * frame pointer; a file seen before is not opened again */
 	if (!m->has_file)
 		key = (struct sb_unwind_file_key){0};
+	else if (!pm->load)
+		choose_walk(pm, m, &key);
 	else if (bpf_map_lookup_elem(pm->u->files_fd, &key, &f)) {
 		if (proc_map_path(m))
 			load_file(pm->u, &key, m);
@@ -244,18 +269,64 @@ static bool unchanged(struct unwind *u, pid_t tgid,
 	return same;
 }
 
+/*
+ * --unwind auto: the walks of tgid's files decide its own; the tables'
+ * rows are loaded (a second read of its mappings) only for a process
+ * that needs them. false: its mappings did not read.
+ */
+static bool choose_process(struct proc_maps *pm, pid_t tgid)
+{
+	if (proc_maps_each_exec("/proc", tgid, add_mapping, pm))
+		return false;
+	if (!pm->p.tables)
+		return true;
+	pm->p.n = 0;
+	pm->more = false;
+	pm->load = true;
+	return !proc_maps_each_exec("/proc", tgid, add_mapping, pm);
+}
+
+/* --unwind auto: the walk a process got and why, once a process */
+static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
+{
+	struct sb_unwind_proc *old = xmalloc(sizeof(*old));
+	bool again = !bpf_map_lookup_elem(u->procs_fd, &tgid, old);
+
+	free(old);
+	if (again)
+		return;
+	if (!pm->p.tables)
+		verbose("unwind: process %d: frame pointers (every file keeps "
+			"them, the C library aside)",
+			tgid);
+	else
+		verbose("unwind: process %d: eh_frame tables (%s has code "
+			"without frame pointers)",
+			tgid, pm->why);
+	if (pm->p.tables)
+		u->by_tables++;
+	else
+		u->by_fp++;
+}
+
 void unwind_process(struct unwind *u, pid_t tgid)
 {
 	struct proc_maps *pm;
+	bool read;
 
 	if (!u)
 		return;
 	pm = xzalloc(sizeof(*pm));
 	pm->u = u;
+	pm->load = u->mode == SB_UNWIND_EH_FRAME;
 	/* the kernel lists them sorted, as the BPF search needs */
-	if (!proc_maps_each_exec("/proc", tgid, add_mapping, pm) && pm->p.n &&
-	    !unchanged(u, tgid, &pm->p))
+	read = pm->load ? !proc_maps_each_exec("/proc", tgid, add_mapping, pm)
+			: choose_process(pm, tgid);
+	if (read && pm->p.n && !unchanged(u, tgid, &pm->p)) {
+		if (u->mode == SB_UNWIND_AUTO)
+			say_walk(u, tgid, pm);
 		bpf_map_update_elem(u->procs_fd, &tgid, &pm->p, BPF_ANY);
+	}
 	if (pm->more)
 		verbose("--unwind eh_frame: process %d has more than %d "
 			"executable mappings: frame pointers for the rest",
@@ -287,15 +358,24 @@ void unwind_exit(struct unwind *u, pid_t tgid)
 
 void unwind_describe(const struct unwind *u, char *buf, size_t len)
 {
+	int n = 0;
+
 	if (!u) {
 		snprintf(buf, len, "user stacks: frame pointers");
 		return;
 	}
-	snprintf(buf, len,
-		 "user stacks: eh_frame tables of %u files, %u of %u rows "
+	if (u->mode == SB_UNWIND_AUTO)
+		n = snprintf(buf, len,
+			     "user stacks: %u processes by frame pointers, %u "
+			     "by tables; ",
+			     u->by_fp, u->by_tables);
+	if (n < 0 || (size_t)n >= len)
+		n = 0;
+	snprintf(buf + n, len - n,
+		 "%seh_frame tables of %u files, %u of %u rows "
 		 "(%u KiB); frame pointers for %u files without a table, "
 		 "%u without room",
-		 u->files, u->used, u->cap,
+		 n ? "" : "user stacks: ", u->files, u->used, u->cap,
 		 (unsigned)((size_t)u->used * sizeof(struct sb_unwind_row) /
 			    1024),
 		 u->without, u->full);
@@ -303,5 +383,7 @@ void unwind_describe(const struct unwind *u, char *buf, size_t len)
 
 void unwind_free(struct unwind *u)
 {
+	if (u)
+		walk_cache_free(u->walks);
 	free(u);
 }

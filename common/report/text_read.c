@@ -657,6 +657,16 @@ static void body_line(struct text_read *t, const char *line)
 	bad_line(t);
 }
 
+/* The last "; " of line (the unwinder's words may hold some), or NULL. */
+static const char *last_semi(const char *line)
+{
+	const char *semi = NULL;
+
+	for (const char *p = line; (p = strstr(p, "; ")); p++)
+		semi = p;
+	return semi;
+}
+
 static void head_line(struct text_read *t, const char *line)
 {
 	static const char walked[] = " stacks walked by frame pointer "
@@ -674,7 +684,7 @@ static void head_line(struct text_read *t, const char *line)
 		else
 			t->at = AT_BODY;
 	} else if (len > wl && !strcmp(line + len - wl, walked) &&
-		   (semi = strstr(line, "; "))) {
+		   (semi = last_semi(line))) {
 		t->s.unwind = names_intern(&t->names, line, semi - line);
 		t->s.unwind_unknown = strtoull(semi + 2, NULL, 10);
 	} else if (!t->s.describe && !t->s.nmetrics) {

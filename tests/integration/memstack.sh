@@ -73,11 +73,15 @@ exact() {
 	# allocator stops the program at each (abort; musl: a fault); it
 	# jumps out of its signal handler and goes on, or with "crash" dies
 	# at the first, and the record must come out all the same.
+	# free's caller, guarded_free, calls it through a pointer: the
+	# frame-pointer walk (glibc's process, whose program keeps frame
+	# pointers) loses it and leaf repair cannot tell it; the tables'
+	# walk (the default's for the static musl build) keeps it
 	STACKBOX_BIN_TEE=$T/bf.bin ms "$T/bf" --value bad_frees -- "$w" badfree 3 2
 	check "$label: a program that survives its bad frees exits 0" [ $? = 0 ]
-	folded_is "$label: [bad free] double_free's 3 second frees" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;double_free;free ' 3
-	folded_is "$label: [bad free] stack_free's 2 frees of a stack address" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;stack_free;free ' 2
-	folded_is "$label: [bad free] realloc_bad's realloc of a freed pointer" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;realloc_bad;realloc ' 1
+	folded_is "$label: [bad free] double_free's 3 second frees" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;double_free;(guarded_free;)?free ' 3
+	folded_is "$label: [bad free] stack_free's 2 frees of a stack address" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;stack_free;(guarded_free;)?free ' 2
+	folded_is "$label: [bad free] realloc_bad's realloc of a freed pointer" "$T/bf" '^memstack;\[bad free\];.*;main;outer_badfree;realloc_bad;(guarded_realloc;)?realloc ' 1
 	folded_is "$label: no other bad free (the runtime's own frees are all known)" "$T/bf" '.' 6
 	sb_report "$T/bf.bin" >"$T/bf.text" 2>&1
 	check "$label: text (report of the bin): a bad free row of 3 bad_frees, double_free's" \
@@ -85,7 +89,7 @@ exact() {
 	ms "$T/bfc" --value bad_frees -- "$w" badfree 3 2 crash
 	rc=$?
 	check "$label: the same killed by its first bad free (status $rc, CMD's)" [ $rc -gt 128 ]
-	folded_is "$label: ... and its record still comes out: one [bad free]" "$T/bfc" '^memstack;\[bad free\];.*;double_free;free ' 1
+	folded_is "$label: ... and its record still comes out: one [bad free]" "$T/bfc" '^memstack;\[bad free\];.*;double_free;(guarded_free;)?free ' 1
 }
 
 exact glibc "$MS"

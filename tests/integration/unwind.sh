@@ -84,9 +84,10 @@ else
 	skip "user stacks musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
 fi
 
-# Without frame pointers the walk cannot know the callers: it must not
+# Without frame pointers the frame-pointer walk (--unwind fp: the
+# default picks the tables here) cannot know the callers: it must not
 # make one up (the leaf stays libc's, no named function appears).
-"$STACKBOX" offcpu -f folded -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/nofp" 2>"$T/err"
+"$STACKBOX" offcpu --unwind fp -f folded -- "$WORKLOADS/libcall-nofp" nap 4 100 >"$T/nofp" 2>"$T/err"
 check "offcpu no frame pointers: nothing invented" test -z "$(invented "$T/nofp")"
 check "offcpu no frame pointers: zeta_nap not guessed" test -z "$(grep zeta_nap "$T/nofp")"
 
