@@ -226,7 +226,9 @@ rm -f "$T/in"
 mkfifo "$T/in"
 # (started once memstack says it is attached, stopped with SIGINT once
 # it has exited: both seconds late on a loaded machine)
-"$STACKBOX" memstack -v -i 500ms -f folded >"$T/sw" 2>"$T/sw.err" &
+# (room for a busy machine's stacks: at load 16-30, with compilers
+# running, 8192 stacks filled and leak_keep's were among those lost)
+"$STACKBOX" memstack -v -i 500ms --stacks 65536 --rows 65536 -f folded >"$T/sw" 2>"$T/sw.err" &
 prof=$!
 wait_for 60 attached "$T/sw.err"
 "$MS" leak 2000 100 0 --wait <"$T/in" >/dev/null &
