@@ -98,6 +98,10 @@ static __always_inline int classify_raw(int preempt, unsigned int state)
 		return OFFCPU_R;
 	if (state & 0x400) /* TASK_NOLOAD: TASK_IDLE, an idle kthread's wait */
 		return OFFCPU_S;
+	/* TASK_FROZEN (6.1+): in the freezer until thawed (a suspend); the
+	 * tracepoint and /proc report it as D, as 5.10's freezer was */
+	if (state & 0x8000)
+		return OFFCPU_D;
 	return classify_sleep(state);
 }
 
