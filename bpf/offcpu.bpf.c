@@ -43,14 +43,6 @@ struct sched_switch_tp {
 	int next_prio;
 };
 
-struct offcpu_start {
-	__u64 ts;
-	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
-	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
-	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
-	struct sb_key key;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);

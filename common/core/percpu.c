@@ -142,10 +142,10 @@ static void still_enabled(struct percpu_events *p, int cpu, __u64 now)
 			p->event, strerror(errno));
 		return;
 	}
-	error_msg("CPU %d went offline and back between two looks (a suspend "
-		  "does that): sampled again",
-		  cpu);
-	status_say("CPU %d went offline and back unseen: sampled again", cpu);
+	error_msg("CPU %d: its %s event stopped (the CPU went offline and "
+		  "back unseen, as in a suspend to RAM): opened again",
+		  cpu, p->event);
+	status_say("CPU %d: its %s event stopped: opened again", cpu, p->event);
 }
 
 void percpu_poll(struct percpu_events *p, __u64 now)

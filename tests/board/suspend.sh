@@ -82,10 +82,15 @@ for b in $(boards); do
 	awake=$(awk -v l="$len" -v s="$sus" 'BEGIN { printf "%.3f", l - s / 1e6 }')
 	check "$t: the snapshot holding it is ${len}s: ${awake}s of -i 1 awake + the suspend" \
 		fcmp "$awake >= 0.5 && $awake <= 2.5"
-	check "$t: its nanosleep is charged ${held_nap} us, not the suspend (awake ${awake}s)" \
-		fcmp "$held_nap <= $awake * 1e6 + 20000"
-	check "$t: its pipe read is charged ${held_read} us, not the suspend (awake ${awake}s)" \
-		fcmp "$held_read <= $awake * 1e6 + 20000"
+	if grep -q 'counted when they wake' "$res"; then
+		skip "$t: what its snapshot charges the blocked threads" \
+			"before 5.13 a block is counted whole in the snapshot it ends in (offcpu -v: $(tag err | sed -n 's/.*threads blocked at a snapshot are //p'))"
+	else
+		check "$t: its nanosleep is charged ${held_nap} us, not the suspend (awake ${awake}s)" \
+			fcmp "$held_nap <= $awake * 1e6 + 20000"
+		check "$t: its pipe read is charged ${held_read} us, not the suspend (awake ${awake}s)" \
+			fcmp "$held_read <= $awake * 1e6 + 20000"
+	fi
 	set -- $(awk '{ n += $2; r += $3 } END { print n + 0, r + 0 }' "$OUT/board/$b.suspend.off")
 	within "$t: offcpu charges the nanosleep its monotonic time (boottime: $nap_boot)" "$1" "$nap"
 	within "$t: offcpu charges the pipe read its monotonic time (boottime: $rd_boot)" "$2" "$rd"
@@ -106,11 +111,16 @@ for b in $(boards); do
 	check "$t: oncpu's snapshot holding it (${olen}s) has ${oheld} spinner samples, <= ${oawake}s awake at 99 Hz" \
 		fcmp "$oheld <= $oawake * 99 + 3"
 	spin=$(awk '{ n += $4 } END { print n + 0 }' "$OUT/board/$b.suspend.on")
-	unsampled=$(tag on | sed -n 's/^lost: .*\b\([0-9][0-9]*\) ms of CPU time not sampled.*/\1/p' |
-		awk '{ n += $1 } END { print n + 0 }')
 	ms=$(awk -v n="$spin" 'BEGIN { printf "%d", n * 1000 / 99 }')
 	check "$t: oncpu's $spin spinner samples ($ms ms) are not inflated: <= its CPU time ($((cpu / 1000)) ms) + 10%" \
 		fcmp "$ms <= $cpu / 1000 * 1.1 + 30"
-	check "$t: and sampled after it: >= 80% of its CPU time less the $unsampled ms said not sampled" \
-		fcmp "$ms >= ($cpu / 1000 - $unsampled) * 0.8"
+	# its samples a second before and after the suspend's snapshot (a
+	# CPU the suspend took down was not sampled again: 0 after it)
+	set -- $(awk -v l="$olen" '$1 == l { after = 1; next }
+		after { at += $1; a += $4; next } { bt += $1; b += $4 }
+		END { printf "%.1f %.1f\n", bt ? b / bt : 0, at ? a / at : 0 }' "$OUT/board/$b.suspend.on")
+	unsampled=$(tag on | sed -n 's/^lost:.*[ ,]\([0-9][0-9]*\) ms of CPU time not sampled.*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }')
+	check "$t: oncpu samples the spinner after it as before ($2/s after, $1/s before; $unsampled ms said not sampled)" \
+		fcmp "$2 >= $1 / 2 && $1 > 0"
 done
