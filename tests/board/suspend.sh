@@ -72,16 +72,24 @@ for b in $(boards); do
 	sus=$((nap_boot - nap))
 	check "$t: parked and both collectors exit 0 ($(tag rc-parked) $(tag rc) $(tag rc-on))" \
 		[ "$(tag rc-parked)$(tag rc)$(tag rc-on)" = 000 ]
-	check "$t: ${slept}s to $mode, ${sus} us of it suspended (boottime - monotonic, >= 2 s)" \
-		[ "$sus" -ge 2000000 ]
 	spans off >"$OUT/board/$b.suspend.off"
 	spans on >"$OUT/board/$b.suspend.on"
 	# the snapshot holding the suspend: the longest
 	set -- $(sort -g -k1,1 "$OUT/board/$b.suspend.off" | tail -n 1)
 	len=$1 held_nap=$2 held_read=$3
 	awake=$(awk -v l="$len" -v s="$sus" 'BEGIN { printf "%.3f", l - s / 1e6 }')
-	check "$t: the snapshot holding it is ${len}s: ${awake}s of -i 1 awake + the suspend" \
-		fcmp "$awake >= 0.5 && $awake <= 2.5"
+	if [ "$sus" -lt 1000000 ]; then
+		# arm64 virt: no cpuidle driver, so s2idle never freezes the
+		# tick and timekeeping runs on
+		skip "$t: the suspend not charged" "the kernel counted ${sus} us of ${slept}s in $mode as suspended (CLOCK_MONOTONIC ran on: timekeeping was not suspended), so a block across it is charged it, as the threads' own clocks count it"
+		check "$t: the snapshot holding it is ${len}s: -i 1 and the ${slept}s in $mode" \
+			fcmp "$len >= $slept - 1 && $len <= $slept + 2.5"
+	else
+		check "$t: ${slept}s to $mode, ${sus} us of it suspended (boottime - monotonic)" \
+			[ "$sus" -ge 2000000 ]
+		check "$t: the snapshot holding it is ${len}s: ${awake}s of -i 1 awake + the suspend" \
+			fcmp "$awake >= 0.5 && $awake <= 2.5"
+	fi
 	if grep -q 'counted when they wake' "$res"; then
 		skip "$t: what its snapshot charges the blocked threads" \
 			"before 5.13 a block is counted whole in the snapshot it ends in (offcpu -v: $(tag err | sed -n 's/.*threads blocked at a snapshot are //p'))"
