@@ -11,10 +11,11 @@
  * A CPU can also go and come back between two polls: a suspend to RAM
  * takes every CPU but the boot one down and up while user space is
  * frozen. Its event is then dead though the CPU is online: its enabled
- * time (the perf clock, which stops in a suspend as CLOCK_MONOTONIC
- * does) stands still. An event whose enabled time grew by less than
- * half the poll's time is opened again, and the poll's time it was not
- * enabled counted as not sampled.
+ * time stands still. An event whose enabled time did not grow at all
+ * over a poll is opened again, and that poll's time, with what the
+ * poll before fell short of it, counted as not sampled. (Not less
+ * growth than the poll's time: the perf clock can stop where
+ * CLOCK_MONOTONIC runs on, as in 5.10 arm64's s2idle.)
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -37,6 +38,7 @@ struct percpu_events {
 	int *fd;		/* per CPU: the link's event */
 	__u64 *enabled;		/* per CPU: its enabled time, ns, at... */
 	__u64 *read_at;		/* ...this CLOCK_MONOTONIC time */
+	__u64 *shortfall;	/* per CPU: ns of the last poll not enabled */
 	__u64 *gone;		/* per CPU: counted as not sampled since */
 	__u64 unsampled;	/* ns, since percpu_unsampled */
 };
@@ -65,6 +67,7 @@ static struct bpf_link *attach_one(struct percpu_events *p, int cpu)
 	p->fd[cpu] = fd; /* the link owns it */
 	p->enabled[cpu] = enabled_ns(fd);
 	p->read_at[cpu] = now_ns();
+	p->shortfall[cpu] = 0;
 	return l;
 }
 
@@ -87,6 +90,7 @@ struct percpu_events *percpu_attach(struct bpf_program *prog,
 	p->fd = xzalloc(p->ncpus * sizeof(*p->fd));
 	p->enabled = xzalloc(p->ncpus * sizeof(*p->enabled));
 	p->read_at = xzalloc(p->ncpus * sizeof(*p->read_at));
+	p->shortfall = xzalloc(p->ncpus * sizeof(*p->shortfall));
 	p->gone = xzalloc(p->ncpus * sizeof(*p->gone));
 	for (int i = 0; i < n; i++) {
 		p->link[cpus[i]] = attach_one(p, cpus[i]);
@@ -126,16 +130,18 @@ static void still_enabled(struct percpu_events *p, int cpu, __u64 now)
 {
 	__u64 e = enabled_ns(p->fd[cpu]), dt = now - p->read_at[cpu];
 	__u64 ran = e > p->enabled[cpu] ? e - p->enabled[cpu] : 0;
+	__u64 before = p->shortfall[cpu];
 
-	if (!e) /* unreadable: nothing to judge by */
+	if (!e || !dt) /* unreadable, or no time: nothing to judge by */
 		return;
 	p->enabled[cpu] = e;
 	p->read_at[cpu] = now;
-	if (ran >= dt / 2)
+	p->shortfall[cpu] = ran < dt ? dt - ran : 0;
+	if (ran)
 		return;
 	bpf_link__destroy(p->link[cpu]);
 	p->link[cpu] = attach_one(p, cpu);
-	p->unsampled += dt - ran;
+	p->unsampled += dt + before;
 	if (!p->link[cpu]) { /* back() tries again at the next poll */
 		p->gone[cpu] = now;
 		verbose("CPU %d: its %s event died, a new one not yet: %s", cpu,
@@ -190,6 +196,7 @@ void percpu_free(struct percpu_events *p)
 	free(p->fd);
 	free(p->enabled);
 	free(p->read_at);
+	free(p->shortfall);
 	free(p->gone);
 	free(p);
 }
