@@ -118,7 +118,9 @@ static void back(struct percpu_events *p, int cpu, __u64 now)
 			p->event, strerror(errno));
 		return;
 	}
-	if (p->gone[cpu])
+	/* a snapshot may have counted up to a later time than this poll's
+	 * (the run loop's now): 5.10-x86_64 said 18446744073706 ms lost */
+	if (p->gone[cpu] && now > p->gone[cpu])
 		p->unsampled += now - p->gone[cpu];
 	p->gone[cpu] = 0;
 	error_msg("CPU %d is online again: sampled again", cpu);
@@ -128,7 +130,8 @@ static void back(struct percpu_events *p, int cpu, __u64 now)
 /* cpu is online and has an event: is it still enabled? */
 static void still_enabled(struct percpu_events *p, int cpu, __u64 now)
 {
-	__u64 e = enabled_ns(p->fd[cpu]), dt = now - p->read_at[cpu];
+	__u64 e = enabled_ns(p->fd[cpu]);
+	__u64 dt = now > p->read_at[cpu] ? now - p->read_at[cpu] : 0;
 	__u64 ran = e > p->enabled[cpu] ? e - p->enabled[cpu] : 0;
 	__u64 before = p->shortfall[cpu];
 
@@ -178,7 +181,7 @@ __u64 percpu_unsampled(struct percpu_events *p, __u64 now)
 	__u64 ns = p->unsampled;
 
 	for (int cpu = 0; cpu < p->ncpus; cpu++)
-		if (p->gone[cpu]) {
+		if (p->gone[cpu] && now > p->gone[cpu]) {
 			ns += now - p->gone[cpu];
 			p->gone[cpu] = now;
 		}

@@ -54,10 +54,6 @@ for b in $(boards); do
 	case $b in *-nobtf) continue ;; esac
 	t="board/$b suspend"
 	board_section "$t" "$b" suspend || continue
-	if [ -n "$(tag skip)" ]; then
-		skip "$t" "$(tag skip)"
-		continue
-	fi
 	if [ -n "$(tag none)" ]; then
 		skip "$t" "no way to suspend ($(tag none))"
 		continue
@@ -66,6 +62,16 @@ for b in $(boards); do
 	mode=${1:-?} rc=${2:-?} slept=${3:-0}
 	if [ "$rc" != 0 ] || [ "$slept" -lt 3 ]; then
 		skip "$t" "the board did not suspend ($mode: status $rc, ${slept}s)"
+		continue
+	fi
+	# a TCG guest whose TSC was mis-calibrated at boot ("tsc: PIT
+	# calibration deviates from HPET": 372 MHz for 2.6 GHz) runs its
+	# clocks several times too fast: no truth holds there
+	set -- $(tag rtc)
+	rate=$(awk -v r0="${1:-0}" -v b0="${2:-0}" -v r1="${3:-0}" -v b1="${4:-0}" \
+		'BEGIN { printf "%.2f", (r1 > r0 ? (b1 - b0) / (r1 - r0) : 0) }')
+	if ! fcmp "$rate >= 0.7 && $rate <= 1.4"; then
+		skip "$t" "the guest's CLOCK_BOOTTIME ran $rate times as fast as its RTC (the host's time): its clocks are no truth (a TSC mis-calibrated at boot?)"
 		continue
 	fi
 	set -- $(tag truth | awk '{ print $2, $3, $4 }' | tr '\n' ' ')
