@@ -43,14 +43,6 @@ struct sched_switch_tp {
 	int next_prio;
 };
 
-struct offcpu_start {
-	__u64 ts;
-	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
-	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
-	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
-	struct sb_key key;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -98,6 +90,10 @@ static __always_inline int classify_raw(int preempt, unsigned int state)
 		return OFFCPU_R;
 	if (state & 0x400) /* TASK_NOLOAD: TASK_IDLE, an idle kthread's wait */
 		return OFFCPU_S;
+	/* TASK_FROZEN (6.1+): in the freezer until thawed (a suspend); the
+	 * tracepoint and /proc report it as D, as 5.10's freezer was */
+	if (state & 0x8000)
+		return OFFCPU_D;
 	return classify_sleep(state);
 }
 

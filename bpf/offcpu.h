@@ -20,4 +20,13 @@ enum offcpu_stat {
 	OFFCPU_STAT_MISSED_LOST,  /* dropped: no end known */
 };
 
+/* A thread's block under way: the starts map's value, by thread id. */
+struct offcpu_start {
+	__u64 ts;
+	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
+	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
+	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
+	struct sb_key key;
+};
+
 #endif
