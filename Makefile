@@ -85,6 +85,7 @@ core-y := main
 # lib: no stackbox knowledge; every layer may use it
 core-y += lib/lib lib/opts lib/u64map lib/pool lib/sink lib/rootfs lib/nspid lib/cgroup
 core-y += lib/anomaly # one series' detector: report and the device
+core-y += lib/intern # distinct byte strings by index: pprof's tables
 # kernel: what the running kernel has, and BPF maps
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
 core-y += kernel/mapwalk kernel/mapmake kernel/mapmem

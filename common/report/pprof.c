@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "binfmt.h"
+#include "intern.h"
 #include "pprof.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
@@ -38,70 +39,6 @@ static void pb_msg(struct bbuf *b, unsigned field, struct bbuf *m)
 {
 	pb_bytes(b, field, m->p, m->len);
 	m->len = 0;
-}
-
-/* A table of distinct keys (strings, or byte strings of ids). */
-struct intern {
-	char **key;
-	size_t *len;
-	size_t n, cap;
-	size_t *slot; /* index + 1, 0: empty */
-	size_t nslots;
-};
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
-/* The key's index (0-based), adding it when new. */
-static size_t intern(struct intern *t, const void *k, size_t n)
-{
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->nslots) {
-		size_t ns = t->nslots ? t->nslots * 2 : 1024;
-		size_t *slot = xzalloc(ns * sizeof(*slot));
-
-		for (size_t j = 0; j < t->n; j++) {
-			i = hash_bytes(t->key[j], t->len[j]) & (ns - 1);
-			while (slot[i])
-				i = (i + 1) & (ns - 1);
-			slot[i] = j + 1;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->nslots = ns;
-	}
-	for (i = hash_bytes(k, n) & (t->nslots - 1); t->slot[i];
-	     i = (i + 1) & (t->nslots - 1)) {
-		size_t j = t->slot[i] - 1;
-
-		if (t->len[j] == n && !memcmp(t->key[j], k, n))
-			return j;
-	}
-	t->key = grow_array(t->key, &t->cap, t->n + 1, sizeof(*t->key));
-	t->len = xrealloc(t->len, t->cap * sizeof(*t->len));
-	t->key[t->n] = xmalloc(n + 1);
-	memcpy(t->key[t->n], k, n);
-	t->key[t->n][n] = 0;
-	t->len[t->n] = n;
-	t->slot[i] = t->n + 1;
-	return t->n++;
-}
-
-static void intern_free(struct intern *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->key[i]);
-	free(t->key);
-	free(t->len);
-	free(t->slot);
 }
 
 /* A Mapping met lately: frames in a row mostly share one. Its strings'
@@ -148,7 +85,7 @@ struct pprof {
 
 static int64_t str(struct pprof *p, const char *s)
 {
-	return intern(&p->strings, s, strlen(s));
+	return intern_add(&p->strings, s, strlen(s));
 }
 
 struct pprof *pprof_new(const char *const *types, const char *const *units,
@@ -191,7 +128,7 @@ static uint64_t function_id(struct pprof *p, const char *name)
 
 	if ((size_t)s < p->function_of_cap && p->function_of[s])
 		return p->function_of[s];
-	id = intern(&p->functions, &s, sizeof(s)) + 1;
+	id = intern_add(&p->functions, &s, sizeof(s)) + 1;
 	p->function_of = grow_array(p->function_of, &p->function_of_cap, s + 1,
 				    sizeof(*p->function_of));
 	memset(p->function_of + was, 0,
@@ -241,7 +178,7 @@ static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 	key[0] = str(p, pm->path);
 	key[1] = str(p, pm->build_id);
 	key[2] = (int64_t)pm->start;
-	id = intern(&p->mappings, key, sizeof(key)) + 1;
+	id = intern_add(&p->mappings, key, sizeof(key)) + 1;
 	*seen = (struct mapping_seen){pm->start, id, key[0], key[1]};
 	if (p->mappings.n != before) {
 		struct bbuf m = {0};
@@ -286,7 +223,7 @@ void pprof_weigh_main(struct pprof *p, const struct rec_map *exe,
 	id = mapping_id(p, exe);
 	key[0] = str(p, exe->path);
 	key[1] = str(p, exe->build_id);
-	i = intern(&p->exes, key, sizeof(key));
+	i = intern_add(&p->exes, key, sizeof(key));
 	if (p->exes.n != before) {
 		p->exe =
 			grow_array(p->exe, &p->exe_cap, i + 1, sizeof(*p->exe));
@@ -345,7 +282,7 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 	key[1] = at->addr;
 	for (unsigned i = 0; i < n; i++)
 		key[2 + i] = function_id(p, f[i].name);
-	id = intern(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
+	id = intern_add(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
 	if (p->locations.n != before) {
 		struct bbuf m = {0}, line = {0};
 
@@ -390,7 +327,7 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 		pb_int(label, 3, pid);
 		pb_msg(s, 3, label);
 	}
-	i = intern(&p->samples, s->p, s->len);
+	i = intern_add(&p->samples, s->p, s->len);
 	if (p->samples.n != before) {
 		p->values = grow_array(p->values, &p->values_cap, i + 1,
 				       sizeof(*p->values));
@@ -423,7 +360,7 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 			packed.len = 0;
 			continue;
 		}
-		bb_put(&s, p->samples.key[i], p->samples.len[i]);
+		bb_put(&s, p->samples.key[i], intern_len(&p->samples, i));
 		pb_msg(&s, 2, &packed);
 		pb_msg(&b, 2, &s);
 	}
@@ -431,7 +368,7 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 	bb_put(&b, p->location_msgs.p, p->location_msgs.len);
 	bb_put(&b, p->function_msgs.p, p->function_msgs.len);
 	for (size_t i = 0; i < p->strings.n; i++)
-		pb_bytes(&b, 6, p->strings.key[i], p->strings.len[i]);
+		pb_bytes(&b, 6, p->strings.key[i], intern_len(&p->strings, i));
 	pb_int(&b, 9, p->time_ns);
 	pb_int(&b, 10, p->duration_ns);
 	if (p->period && p->period_index >= 0) {
