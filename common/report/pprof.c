@@ -49,6 +49,16 @@ struct mapping_seen {
 	int64_t path, build_id;
 };
 
+/* A frame met before: its Location by mapping and address, checked by
+ * name. A compile's rows are mostly distinct stacks of frames met often:
+ * one probe here, where the name's string and the Location take two
+ * each, in tables too large for the cache. */
+#define FRAMES_SEEN_BITS 16
+struct frame_seen {
+	uint64_t mapping, addr, location; /* location 0: empty */
+	const char *name;		  /* the string table's copy */
+};
+
 /* A program some samples' processes ran (pprof_weigh_main) */
 struct exe {
 	int64_t weight;
@@ -77,6 +87,7 @@ struct pprof {
 	uint64_t *function_of;
 	size_t function_of_cap;
 	struct mapping_seen mapping_seen[MAPPINGS_SEEN];
+	struct frame_seen *frame_seen; /* 1 << FRAMES_SEEN_BITS */
 	int64_t types[8], units[8];
 	unsigned ntypes;
 	int period_index, default_index;
@@ -268,6 +279,26 @@ static void put_mappings(const struct pprof *p, struct bbuf *b)
 	bb_put(b, p->mapping_msgs.p + end, p->mapping_msgs.len - end);
 }
 
+static struct frame_seen *frame_slot(struct pprof *p, uint64_t mapping,
+				     uint64_t addr)
+{
+	uint64_t h = (mapping * 0x9e3779b97f4a7c15ULL ^ addr) *
+		     0xd6e8feb86659fd93ULL;
+
+	if (!p->frame_seen)
+		p->frame_seen =
+			xzalloc(sizeof(*p->frame_seen) << FRAMES_SEEN_BITS);
+	return &p->frame_seen[h >> (64 - FRAMES_SEEN_BITS)];
+}
+
+/* A Function's name: the string table's copy. */
+static const char *function_name(const struct pprof *p, uint64_t id)
+{
+	const int64_t *s = (const int64_t *)intern_key(&p->functions, id - 1);
+
+	return intern_key(&p->strings, *s);
+}
+
 /* The Location of n frames at one address: f[0 .. n - 2] inlined into
  * f[n - 1], which holds the address and mapping. */
 static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
@@ -277,12 +308,22 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 	uint64_t key[2 + PPROF_LINES_MAX];
 	size_t before = p->locations.n;
 	uint64_t id;
+	struct frame_seen *seen = NULL;
 
 	key[0] = at->map ? mapping_id(p, at->map) : 0;
 	key[1] = at->addr;
+	if (n == 1 && at->addr) {
+		seen = frame_slot(p, key[0], key[1]);
+		if (seen->location && seen->mapping == key[0] &&
+		    seen->addr == key[1] && !strcmp(seen->name, at->name))
+			return seen->location;
+	}
 	for (unsigned i = 0; i < n; i++)
 		key[2 + i] = function_id(p, f[i].name);
 	id = intern_add(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
+	if (seen)
+		*seen = (struct frame_seen){key[0], key[1], id,
+					    function_name(p, key[2])};
 	if (p->locations.n != before) {
 		struct bbuf m = {0}, line = {0};
 
@@ -421,6 +462,7 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->exes);
 	free(p->mapping_at);
 	free(p->function_of);
+	free(p->frame_seen);
 	free(p->exe);
 	free(p->values);
 	free(p->mapping_msgs.p);
