@@ -106,6 +106,8 @@ core-$(CONFIG_MINIDEBUGINFO) += sym/minidebuginfo
 core-y += stream/snapshot stream/output stream/recorder
 core-$(CONFIG_FORMAT_TEXT) += stream/format_text
 core-$(CONFIG_FORMAT_FOLDED) += stream/format_folded
+# folded rows: the folded format, and report's flame graph, HTML and --hotcold
+core-$(if $(CONFIG_FORMAT_FOLDED)$(CONFIG_REPORT),y) += stream/folded_rows
 core-$(CONFIG_FORMAT_BIN) += stream/format_bin
 # reading bin: report, and the flight recorder's dump as text or folded
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_read stream/bin_parity stream/bin_replay stream/bin_dict)

@@ -90,27 +90,27 @@ static struct node *child(struct flame *fl, struct node *n, const char *name,
 	return c;
 }
 
-void flame_add_folded(struct flame *fl, const char *line, bool base)
+void flame_add_stack(struct flame *fl, const char *stack, size_t len,
+		     uint64_t v, bool base)
 {
-	const char *sp = strrchr(line, ' '), *p = line;
-	uint64_t v;
+	const char *p = stack, *end = stack + len;
 	struct node *n = &fl->root;
 	unsigned depth = 0;
 
-	if (!sp || !(v = strtoull(sp + 1, NULL, 10)))
+	if (!v)
 		return;
 	fl->diff |= base;
 	for (;;) {
-		const char *semi = memchr(p, ';', sp - p);
-		size_t len = (semi ? semi : sp) - p;
+		const char *semi = memchr(p, ';', end - p);
+		size_t flen = (semi ? semi : end) - p;
 
 		if (base)
 			n->base += v;
 		else
 			n->v += v;
-		if (!len && !semi)
+		if (!flen && !semi)
 			break;
-		n = child(fl, n, p, len);
+		n = child(fl, n, p, flen);
 		depth++;
 		if (!semi) {
 			if (base)
@@ -123,6 +123,15 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 	}
 	if (depth > fl->depth)
 		fl->depth = depth;
+}
+
+void flame_add_folded(struct flame *fl, const char *line, bool base)
+{
+	const char *sp = strrchr(line, ' ');
+
+	if (sp)
+		flame_add_stack(fl, line, sp - line, strtoull(sp + 1, NULL, 10),
+				base);
 }
 
 uint64_t flame_total(const struct flame *fl, bool base)
