@@ -59,6 +59,15 @@ struct frame_seen {
 	const char *name;		  /* the string table's copy */
 };
 
+/* A label's key or value met lately (a comm, "comm", "pid"): few and
+ * short, found here without a probe of the strings, which are many. */
+#define LABELS_SEEN 256
+#define LABEL_MAX   24
+struct label_seen {
+	char s[LABEL_MAX]; /* NUL-terminated; "" with id 0: empty */
+	int64_t id;
+};
+
 /* A program some samples' processes ran (pprof_weigh_main) */
 struct exe {
 	int64_t weight;
@@ -88,6 +97,7 @@ struct pprof {
 	size_t function_of_cap;
 	struct mapping_seen mapping_seen[MAPPINGS_SEEN];
 	struct frame_seen *frame_seen; /* 1 << FRAMES_SEEN_BITS */
+	struct label_seen label_seen[LABELS_SEEN];
 	int64_t types[8], units[8];
 	unsigned ntypes;
 	int period_index, default_index;
@@ -97,6 +107,20 @@ struct pprof {
 static int64_t str(struct pprof *p, const char *s)
 {
 	return intern_add(&p->strings, s, strlen(s));
+}
+
+static int64_t label_str(struct pprof *p, const char *s)
+{
+	size_t n = strlen(s);
+	struct label_seen *l;
+
+	if (n >= LABEL_MAX)
+		return str(p, s);
+	l = &p->label_seen[hash_bytes(s, n) % LABELS_SEEN];
+	if (!memcmp(l->s, s, n + 1) && (l->id || !n))
+		return l->id;
+	memcpy(l->s, s, n + 1);
+	return l->id = str(p, s);
 }
 
 struct pprof *pprof_new(const char *const *types, const char *const *units,
@@ -359,12 +383,12 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	}
 	pb_msg(s, 1, packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
-		pb_int(label, 1, str(p, labels[i]));
-		pb_int(label, 2, str(p, labels[i + 1]));
+		pb_int(label, 1, label_str(p, labels[i]));
+		pb_int(label, 2, label_str(p, labels[i + 1]));
 		pb_msg(s, 3, label);
 	}
 	if (pid > 0) {
-		pb_int(label, 1, str(p, "pid"));
+		pb_int(label, 1, label_str(p, "pid"));
 		pb_int(label, 3, pid);
 		pb_msg(s, 3, label);
 	}
