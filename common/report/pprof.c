@@ -81,6 +81,8 @@ struct pprof {
 	size_t *mapping_at, mapping_at_cap;
 	/* the programs processes ran, by (path, build-id) */
 	struct intern exes;
+	/* each Mapping's program (by its path and build-id): index + 1 */
+	size_t *exe_of, exe_of_cap;
 	struct exe *exe;
 	size_t exe_cap;
 	/* Samples by their locations and labels (encoded, fields 1 and 3),
@@ -250,19 +252,29 @@ void pprof_weigh_main(struct pprof *p, const struct rec_map *exe,
 		      int64_t weight)
 {
 	int64_t key[2];
-	size_t before = p->exes.n, i;
+	size_t before = p->exes.n, i, was;
 	uint64_t id;
 
 	if (!exe || !real_file(exe->path))
 		return;
 	id = mapping_id(p, exe);
-	key[0] = str(p, exe->path);
-	key[1] = str(p, exe->build_id);
-	i = intern_add(&p->exes, key, sizeof(key));
-	if (p->exes.n != before) {
-		p->exe =
-			grow_array(p->exe, &p->exe_cap, i + 1, sizeof(*p->exe));
-		p->exe[i] = (struct exe){0, id};
+	if (id <= p->exe_of_cap && p->exe_of[id - 1]) {
+		i = p->exe_of[id - 1] - 1;
+	} else {
+		key[0] = str(p, exe->path);
+		key[1] = str(p, exe->build_id);
+		i = intern_add(&p->exes, key, sizeof(key));
+		if (p->exes.n != before) {
+			p->exe = grow_array(p->exe, &p->exe_cap, i + 1,
+					    sizeof(*p->exe));
+			p->exe[i] = (struct exe){0, id};
+		}
+		was = p->exe_of_cap;
+		p->exe_of = grow_array(p->exe_of, &p->exe_of_cap, id,
+				       sizeof(*p->exe_of));
+		memset(p->exe_of + was, 0,
+		       (p->exe_of_cap - was) * sizeof(*p->exe_of));
+		p->exe_of[id - 1] = i + 1;
 	}
 	p->exe[i].weight += weight < 0 ? -weight : weight;
 }
@@ -488,6 +500,7 @@ void pprof_free(struct pprof *p)
 	free(p->function_of);
 	free(p->frame_seen);
 	free(p->exe);
+	free(p->exe_of);
 	free(p->values);
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);
