@@ -49,8 +49,8 @@ struct mapping_seen {
 	int64_t path, build_id;
 };
 
-/* A frame met before: its Location by mapping and address, checked by
- * name. A compile's rows are mostly distinct stacks of frames met often:
+/* A frame met before: its Location by mapping and address (by name
+ * when it has none), checked by name. A compile's rows are mostly distinct stacks of frames met often:
  * one probe here, where the name's string and the Location take two
  * each, in tables too large for the cache. */
 #define FRAMES_SEEN_BITS 16
@@ -315,16 +315,22 @@ static void put_mappings(const struct pprof *p, struct bbuf *b)
 	bb_put(b, p->mapping_msgs.p + end, p->mapping_msgs.len - end);
 }
 
+/* Two ways: the pair of entries a frame may be in, one line of memory */
 static struct frame_seen *frame_slot(struct pprof *p, uint64_t mapping,
 				     uint64_t addr)
 {
 	uint64_t h = (mapping * 0x9e3779b97f4a7c15ULL ^ addr) *
 		     0xd6e8feb86659fd93ULL;
 
-	if (!p->frame_seen)
-		p->frame_seen =
-			xzalloc(sizeof(*p->frame_seen) << FRAMES_SEEN_BITS);
-	return &p->frame_seen[h >> (64 - FRAMES_SEEN_BITS)];
+	size_t size = sizeof(*p->frame_seen) << FRAMES_SEEN_BITS;
+
+	if (!p->frame_seen) {
+		p->frame_seen = aligned_alloc(2 * sizeof(*p->frame_seen), size);
+		if (!p->frame_seen)
+			error_exit("out of memory");
+		memset(p->frame_seen, 0, size);
+	}
+	return &p->frame_seen[h >> (64 - FRAMES_SEEN_BITS) & ~1ULL];
 }
 
 /* A Function's name: the string table's copy. */
@@ -348,18 +354,26 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 
 	key[0] = at->map ? mapping_id(p, at->map) : 0;
 	key[1] = at->addr;
-	if (n == 1 && at->addr) {
-		seen = frame_slot(p, key[0], key[1]);
-		if (seen->location && seen->mapping == key[0] &&
-		    seen->addr == key[1] && !strcmp(seen->name, at->name))
-			return seen->location;
+	if (n == 1) {
+		/* without an address, the name tells frames apart */
+		seen = frame_slot(
+			p, key[0],
+			key[1] ? key[1]
+			       : hash_bytes(at->name, strlen(at->name)));
+		for (unsigned w = 0; w < 2; w++)
+			if (seen[w].location && seen[w].mapping == key[0] &&
+			    seen[w].addr == key[1] &&
+			    !strcmp(seen[w].name, at->name))
+				return seen[w].location;
 	}
 	for (unsigned i = 0; i < n; i++)
 		key[2 + i] = function_id(p, f[i].name);
 	id = intern_add(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
-	if (seen)
-		*seen = (struct frame_seen){key[0], key[1], id,
-					    function_name(p, key[2])};
+	if (seen) { /* the older of the two goes */
+		seen[1] = seen[0];
+		seen[0] = (struct frame_seen){key[0], key[1], id,
+					      function_name(p, key[2])};
+	}
 	if (p->locations.n != before) {
 		struct bbuf m = {0}, line = {0};
 
