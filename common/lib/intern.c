@@ -3,12 +3,13 @@
  * Open addressing over slots that hold the key's address and 32 bits of
  * its hash: a probe rejects other keys without touching them, and a hit
  * reads the slot and the key, its length just before it. Keys are
- * copied into large chunks, not one allocation each.
+ * copied into a pool, not one allocation each.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "intern.h"
+#include "pool.h"
 #include "stackbox.h"
 
 struct intern_slot {
@@ -17,8 +18,7 @@ struct intern_slot {
 	uint32_t index;
 };
 
-#define CHUNK_SIZE (64 * 1024)
-#define MUL	   0x9e3779b97f4a7c15ULL
+#define MUL 0x9e3779b97f4a7c15ULL
 
 /* A word at a time: a multiply and a shift per 8 bytes, against a
  * multiply per byte for FNV, with the bits mixed at the end so the low
@@ -65,23 +65,11 @@ static void rehash(struct intern *t)
 	t->nslots = ns;
 }
 
-/* Room for n bytes, their length before them and a NUL after, 8-byte
- * aligned. */
+/* The key, its length before it and a NUL after. */
 static char *store(struct intern *t, const void *k, size_t n)
 {
-	size_t need = (sizeof(size_t) + n + 1 + 7) & ~(size_t)7;
-	char *at;
+	char *at = pool_alloc(&t->pool, sizeof(n) + n + 1);
 
-	if (t->chunk_used + need > t->chunk_size) {
-		t->chunk_size = need > CHUNK_SIZE ? need : CHUNK_SIZE;
-		t->chunk = xmalloc(t->chunk_size);
-		t->chunk_used = 0;
-		t->chunks = grow_array(t->chunks, &t->chunks_cap,
-				       t->nchunks + 1, sizeof(*t->chunks));
-		t->chunks[t->nchunks++] = t->chunk;
-	}
-	at = t->chunk + t->chunk_used;
-	t->chunk_used += need;
 	memcpy(at, &n, sizeof(n));
 	at += sizeof(n);
 	memcpy(at, k, n);
@@ -115,9 +103,7 @@ size_t intern_add(struct intern *t, const void *k, size_t n)
 
 void intern_free(struct intern *t)
 {
-	for (size_t i = 0; i < t->nchunks; i++)
-		free(t->chunks[i]);
-	free(t->chunks);
+	pool_clear(&t->pool);
 	free(t->key);
 	free(t->slot);
 	*t = (struct intern){0};

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pool.h"
+
 struct intern_slot;
 
 struct intern {
@@ -19,10 +21,7 @@ struct intern {
 	size_t n, cap;
 	struct intern_slot *slot;
 	size_t nslots;
-	char *chunk; /* where new keys are copied */
-	size_t chunk_used, chunk_size;
-	char **chunks; /* every chunk, to free them */
-	size_t nchunks, chunks_cap;
+	struct pool pool; /* the keys */
 };
 
 /* A 64-bit hash of n bytes, read a word at a time. */
