@@ -18,6 +18,13 @@ enum offcpu_stat {
 	OFFCPU_STAT_MISSED_WOKEN, /* ended at its wakeup (no CPU time) */
 	OFFCPU_STAT_MISSED_CPU,	  /* ended at its CPU's last switch (same) */
 	OFFCPU_STAT_MISSED_LOST,  /* dropped: no end known */
+	/* switch-in way: a counted block's user stack not kept for its
+	 * syscall's exit (the map of them full): counted without it */
+	OFFCPU_STAT_LATER_FULL,
 };
+
+/* The switch-in way's requires bit: chosen for blocks that -m, -M or -s
+ * may leave out, or when forced (STACKBOX_ATTACH=switch-in). */
+#define OFFCPU_REQ_SWITCH_IN 1u
 
 #endif
