@@ -85,7 +85,7 @@ static const struct metric offcpu_metrics[] = {
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
-	 OFFCPU_REQ_SWITCH_IN},
+	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
 	{"offcpu_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
