@@ -25,9 +25,10 @@
 //usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=switch-in|tp_btf|raw_tp|tracepoint forces the way to
-//usage:attach (switch-in: stacks walked only for blocks counted, once they
-//usage:end; chosen by itself with -m, -M or -s).
+//usage:STACKBOX_ATTACH=switch-in|switch-in-exit|raw_tp|tp_btf|tracepoint
+//usage:forces the way to attach (switch-in: stacks walked only for blocks
+//usage:counted, the kernel's once they end; -exit: the user's at the
+//usage:syscall's exit; chosen by itself with -m, -M or -s).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -85,6 +86,8 @@ static const struct metric offcpu_metrics[] = {
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
+	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
+	{"offcpu_switch_in_exit", "switch-in-exit", KF_BTF, NULL, NULL,
 	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
@@ -174,7 +177,8 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 
 	if (!(bits & OFFCPU_REQ_SWITCH_IN))
 		return true;
-	return attach_forced("switch-in") || a->min || a->max || a->sample;
+	return attach_forced("switch-in") || attach_forced("switch-in-exit") ||
+	       a->min || a->max || a->sample;
 }
 
 /* The switch-in way's own: the syscalls' exit, where a block that
@@ -182,20 +186,22 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
  * cuts (a blocked thread's stacks are not known until it wakes). */
 static void configure_switch_in(struct offcpu_bpf *s)
 {
-	bool on = bpf_program__autoload(s->progs.offcpu_switch_in);
-	bool user = on && s->rodata->sb_cfg.user_stacks;
+	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
+	bool ex = bpf_program__autoload(s->progs.offcpu_switch_in_exit);
+	bool user = s->rodata->sb_cfg.user_stacks;
 
-	bpf_program__set_autoload(s->progs.offcpu_sys_exit, user);
-	if (user)
+	bpf_program__set_autoload(s->progs.offcpu_sys_exit, ex && user);
+	if (ex && user)
 		bpf_map__set_max_entries(s->maps.later, LATER);
-	if (!on)
+	if (!in && !ex)
 		return;
 	s->rodata->cut_blocked = 0;
-	verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
-		"the blocks counted",
-		user ? "user stacks at the syscall's exit (else at "
-		       "switch-out)"
-		     : "no user stacks");
+	verbose("%s: kernel stacks walked at switch-in, %s, only for the "
+		"blocks counted",
+		ex ? "switch-in-exit" : "switch-in",
+		!user ? "no user stacks"
+		: ex  ? "user stacks at the syscall's exit (else at switch-out)"
+		      : "user stacks at switch-out");
 }
 
 static void offcpu_size(struct collector *c, void *skel, void *args)

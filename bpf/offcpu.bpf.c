@@ -232,7 +232,7 @@ static __always_inline __u64 cpu_switched_at(__u64 now)
 }
 
 static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
-				      void *next)
+				      void *next, int user_exit)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 cpu_last = cpu_switched_at(now);
@@ -242,7 +242,8 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 
 	if (pid && sb_wanted(id >> 32)) {
 		__u64 ran = current_runtime();
-		__u64 ustack = next ? flush_later(ctx, pid) : SB_STACK_NONE;
+		__u64 ustack =
+			user_exit ? flush_later(ctx, pid) : SB_STACK_NONE;
 
 		s = bpf_map_lookup_elem(&starts, &pid);
 		if (s)
@@ -251,7 +252,8 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
 			if (next)
-				key_at_switch_out(ctx, &st, id, ustack);
+				key_at_switch_out(ctx, &st, id, ustack,
+						  user_exit);
 			else
 				sb_key_init(ctx, &st.key, id);
 			st.key.aux = cls;
@@ -347,7 +349,7 @@ static __always_inline void on_switch_args(void *ctx, __u64 *args)
 		state_arg ? (unsigned int)args[3] : task_state((void *)args[1]);
 
 	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]),
-		  NULL);
+		  NULL, 0);
 }
 
 SEC("tp_btf/sched_switch")
@@ -357,16 +359,29 @@ int offcpu_tp_btf(__u64 *ctx)
 	return 0;
 }
 
-/* The switch-in way: tp_btf's next is a task pointer the verifier knows,
- * which bpf_get_task_stack() takes. */
-SEC("tp_btf/sched_switch")
-int offcpu_switch_in(__u64 *ctx)
+/* The switch-in ways: tp_btf's next is a task pointer the verifier
+ * knows, which bpf_get_task_stack() takes. User stacks at switch-out
+ * (from the saved registers), or at the syscall's exit (user_exit). */
+static __always_inline void on_switch_in(__u64 *ctx, int user_exit)
 {
 	unsigned int state =
 		state_arg ? (unsigned int)ctx[3] : task_state((void *)ctx[1]);
 
 	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
-		  (void *)ctx[2]);
+		  (void *)ctx[2], user_exit);
+}
+
+SEC("tp_btf/sched_switch")
+int offcpu_switch_in(__u64 *ctx)
+{
+	on_switch_in(ctx, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int offcpu_switch_in_exit(__u64 *ctx)
+{
+	on_switch_in(ctx, 1);
 	return 0;
 }
 
@@ -408,6 +423,7 @@ int offcpu_wakeup_tracepoint(struct sched_wakeup_tp *ctx)
 SEC("tracepoint/sched/sched_switch")
 int offcpu_tracepoint(struct sched_switch_tp *ctx)
 {
-	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL);
+	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL,
+		  0);
 	return 0;
 }

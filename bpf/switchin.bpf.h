@@ -7,13 +7,14 @@
  * - The kernel stack: the task being switched in (sched_switch's next)
  *   has not run since it blocked, so bpf_get_task_stack() on it walks
  *   the stack it blocked with, from __schedule down.
- * - The user stack: a task that blocked inside a system call is at the
- *   same user registers when that call returns, so it is walked at the
- *   syscall's exit (raw_syscalls:sys_exit runs in the task), the block
- *   counted there. A task that blocked elsewhere (preempted in user mode,
- *   a page fault) has its user stack walked at switch-out, as before.
- *   A task that blocks again before its syscall returns is still in it:
- *   the walk at that switch-out serves both blocks.
+ * - The user stack: walked at switch-out from the registers the task
+ *   entered the kernel with (offcpu_switch_in); or (offcpu_switch_in_exit)
+ *   for a task that blocked inside a system call, at that call's exit,
+ *   where its user registers are the same (raw_syscalls:sys_exit runs in
+ *   the task), the block counted there. A task that blocked elsewhere
+ *   (preempted in user mode, a page fault) has its user stack walked at
+ *   switch-out. A task that blocks again before its syscall returns is
+ *   still in it: the walk at that switch-out serves both blocks.
  *
  * Needs offcpu_start, starts and sb_count(); uses pt_regs' fixed layout
  * (SB_REG_*, base.bpf.h) through bpf_task_pt_regs() (5.15).
@@ -50,18 +51,34 @@ static __always_inline int in_syscall(void)
 	return nr >= 0;
 }
 
-/* A block's key at switch-out: its ids; its user stack unless it can
- * wait for the syscall's exit (or was walked already: ustack). */
-static __always_inline void
-key_at_switch_out(void *ctx, struct offcpu_start *st, __u64 id, __u64 ustack)
+/* The current task's user stack from the registers it entered the
+ * kernel with: frame pointers walked without the kernel's fault at the
+ * chain's end (sb_user_stack_fp), else as sb_user_stack(). */
+static __always_inline __u64 user_stack_now(void *ctx)
+{
+	__u64 regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 pc = regs ? sb_kread(regs + SB_REG_PC) : 0;
+
+	if (!pc)
+		return sb_user_stack(ctx); /* a kernel thread: none */
+	return sb_user_stack_regs(ctx, pc, sb_kread(regs + SB_REG_SP),
+				  sb_kread(regs + SB_REG_FP));
+}
+
+/* A block's key at switch-out: its ids; its user stack, unless it can
+ * wait for the syscall's exit (user_exit) or was walked already
+ * (ustack). */
+static __always_inline void key_at_switch_out(void *ctx,
+					      struct offcpu_start *st, __u64 id,
+					      __u64 ustack, int user_exit)
 {
 	sb_key_task(&st->key, id);
 	if (ustack != SB_STACK_NONE || !sb_cfg.user_stacks)
 		st->key.user_stack = ustack;
-	else if (in_syscall())
+	else if (user_exit && in_syscall())
 		st->user_later = 1;
 	else
-		st->key.user_stack = sb_user_stack(ctx);
+		st->key.user_stack = user_stack_now(ctx);
 }
 
 /* pid switches out with a counted block still waiting for its user

@@ -108,7 +108,7 @@ check "offcpu storm: per-thread blocked time <= wall time ($wall us)" [ $? = 0 ]
 # need 250 ms of run-queue wait each to pass 500 ms)
 # on every way, forced (-m alone makes the plan take switch-in; the
 # waking hook's way is tp_btf's)
-for p in switch-in,tp_btf raw_tp tp_btf tracepoint; do
+for p in switch-in,tp_btf switch-in-exit,tp_btf raw_tp tp_btf tracepoint; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -v -f folded -m 500ms -- "$BLOCK" \
 		>"$T/min" 2>"$T/min.err"
 	w=${p%%,*}
@@ -152,7 +152,7 @@ else
 fi
 
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
-for p in tp_btf raw_tp tracepoint switch-in,tp_btf; do
+for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in-exit,tp_btf; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
 	waker=$(grep pipe_thread "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
 	check "offcpu -w $p: the pipe wait names its waker's function" \
@@ -273,47 +273,51 @@ else
 	skip "offcpu -s blocked across snapshots" "$(grep 'counted when they wake' "$T/scut.err")"
 fi
 
-# 9. the switch-in way: stacks walked when a counted block ends (kernel:
-# bpf_get_task_stack on the task switched in; user: at its syscall's
-# exit). The same times and user stacks as tp_btf's switch-out walk; its
-# kernel stacks lack only the scheduler's own functions (__sched ones:
-# the kernel leaves them out of a sleeping task's stack).
-STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -v -f folded -- "$BLOCK" \
-	>"$T/in" 2>"$T/in.err"
-check "offcpu switch-in: exits 0" [ $? = 0 ]
-check "offcpu switch-in: used switch-in, user stacks at sys_exit" \
-	sh -c "grep -q 'sched_switch: attached with switch-in\$' '$T/in.err' &&
-		grep -q '^offcpu: sys_exit: attached with raw_tp' '$T/in.err'"
-accuracy switch-in "$T/in"
-# stacks FILE: "USER-PART KERNEL-PART" of the known blocks' rows
+# 9. the switch-in ways: stacks walked when a counted block ends (kernel:
+# bpf_get_task_stack on the task switched in; user: at switch-out, or
+# with switch-in-exit at its syscall's exit). The same times and user
+# stacks as tp_btf's switch-out walk; their kernel stacks lack only the
+# scheduler's own functions (__sched ones: the kernel leaves them out of
+# a sleeping task's stack).
+# stacks FILE: "USER-PART<tab>KERNEL-PART" of the known blocks' rows
 stacks() {
 	awk '/nap_thread/ && /nanosleep/ || /pipe_thread/ && /pipe_read/ ||
 		/lock_thread/ && /futex/ { sub(/ [0-9]+$/, ""); i = index($0, ";-;")
 		print substr($0, 1, i - 1) "\t" substr($0, i + 3) }' "$1" | sort -u
 }
 stacks "$T/tp_btf" >"$T/st.out"
-stacks "$T/in" >"$T/st.in"
-# every switch-in row: a user part tp_btf has, with a kernel part that is
-# one of that user part's kernel parts there, less frames, __schedule
-# among those left out
-awk -F '\t' 'NR == FNR { k[$1] = k[$1] " " $2; next }
-	function sub_of(a, b,   x, y, nx, ny, i, j) {
-		nx = split(a, x, ";"); ny = split(b, y, ";"); j = 1
-		for (i = 1; i <= ny && j <= nx; i++) if (y[i] == x[j]) j++
-		return j > nx && b ~ /;__schedule$/ && a !~ /__schedule/
-	}
-	{ n++; ok = 0; m = split(k[$1], c, " ")
-	  for (i = 1; i <= m; i++) if (sub_of($2, c[i])) ok = 1
-	  if (!ok) { print "no match: " $0; bad++ } }
-	END { if (!n) print "no rows"; exit (bad || !n) }' \
-	"$T/st.out" "$T/st.in" >"$T/st.why"
-check "offcpu switch-in: tp_btf's stacks, less the scheduler's frames ($(wc -l <"$T/st.in") rows)" \
-	[ $? = 0 ]
-STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -v -s 10ms -f folded -- \
-	"$BLOCK" short 4000 >"$T/s-in" 2>"$T/s-in.err"
-check "offcpu -s 10ms switch-in: used switch-in" \
-	grep -q "sched_switch: attached with switch-in\$" "$T/s-in.err"
-set -- $(short "$T/s-in")
-estimated "offcpu -s 10ms switch-in: 1 ms naps estimated" "$1" tick_thread
-estimated "offcpu -s 10ms switch-in: 4 ms naps estimated" "$2" step_thread
-accuracy "-s 10ms switch-in" "$T/s-in"
+for w in switch-in switch-in-exit; do
+	STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -v -f folded -- "$BLOCK" \
+		>"$T/in" 2>"$T/in.err"
+	check "offcpu $w: exits 0" [ $? = 0 ]
+	check "offcpu $w: used $w" \
+		grep -q "sched_switch: attached with $w\$" "$T/in.err"
+	accuracy $w "$T/in"
+	stacks "$T/in" >"$T/st.in"
+	# every row: a user part tp_btf has, with a kernel part that is one
+	# of that user part's kernel parts there, less frames, __schedule
+	# among those left out
+	awk -F '\t' 'NR == FNR { k[$1] = k[$1] " " $2; next }
+		function sub_of(a, b,   x, y, nx, ny, i, j) {
+			nx = split(a, x, ";"); ny = split(b, y, ";"); j = 1
+			for (i = 1; i <= ny && j <= nx; i++) if (y[i] == x[j]) j++
+			return j > nx && b ~ /;__schedule$/ && a !~ /__schedule/
+		}
+		{ n++; ok = 0; m = split(k[$1], c, " ")
+		  for (i = 1; i <= m; i++) if (sub_of($2, c[i])) ok = 1
+		  if (!ok) { print "no match: " $0; bad++ } }
+		END { if (!n) print "no rows"; exit (bad || !n) }' \
+		"$T/st.out" "$T/st.in" >"$T/st.why"
+	check "offcpu $w: tp_btf's stacks, less the scheduler's frames ($(wc -l <"$T/st.in") rows)" \
+		[ $? = 0 ]
+	STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -v -s 10ms -f folded -- \
+		"$BLOCK" short 4000 >"$T/s-in" 2>"$T/s-in.err"
+	check "offcpu -s 10ms $w: used $w" \
+		grep -q "sched_switch: attached with $w\$" "$T/s-in.err"
+	set -- $(short "$T/s-in")
+	estimated "offcpu -s 10ms $w: 1 ms naps estimated" "$1" tick_thread
+	estimated "offcpu -s 10ms $w: 4 ms naps estimated" "$2" step_thread
+	accuracy "-s 10ms $w" "$T/s-in"
+done
+grep -q '^offcpu: sys_exit: attached with raw_tp' "$T/s-in.err"
+check "offcpu switch-in-exit: user stacks at sys_exit" [ $? = 0 ]
