@@ -25,10 +25,10 @@
 //usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=switch-in|switch-in-exit|raw_tp|tp_btf|tracepoint
-//usage:forces the way to attach (switch-in: stacks walked only for blocks
-//usage:counted, the kernel's once they end; -exit: the user's at the
-//usage:syscall's exit; chosen by itself with -m, -M or -s).
+//usage:STACKBOX_ATTACH=switch-in|raw_tp|tp_btf|tracepoint forces the way to
+//usage:attach (switch-in: stacks walked only for blocks counted, the
+//usage:kernel's once they end; chosen by itself with -m, -M or -s; with
+//usage:switch-in,sys_exit the user's at the syscall's exit).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -86,8 +86,6 @@ static const struct metric offcpu_metrics[] = {
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
-	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
-	{"offcpu_switch_in_exit", "switch-in-exit", KF_BTF, NULL, NULL,
 	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
@@ -177,28 +175,29 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 
 	if (!(bits & OFFCPU_REQ_SWITCH_IN))
 		return true;
-	return attach_forced("switch-in") || attach_forced("switch-in-exit") ||
-	       a->min || a->max || a->sample;
+	return attach_forced("switch-in") || a->min || a->max || a->sample;
 }
 
-/* The switch-in way's own: the syscalls' exit, where a block that
- * ended inside one is counted with its user stack; and no snapshot
- * cuts (a blocked thread's stacks are not known until it wakes). */
+/* The switch-in way's own: no snapshot cuts (a blocked thread's stacks
+ * are not known until it wakes); with STACKBOX_ATTACH=...,sys_exit the
+ * user stacks of blocks in syscalls at the syscall's exit. That puts
+ * every syscall of the machine on its slow path, which cost more than
+ * it saved on perf bench sched messaging: only when asked. */
 static void configure_switch_in(struct offcpu_bpf *s)
 {
 	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
-	bool ex = bpf_program__autoload(s->progs.offcpu_switch_in_exit);
 	bool user = s->rodata->sb_cfg.user_stacks;
+	bool ex = in && user && attach_forced("sys_exit");
 
-	bpf_program__set_autoload(s->progs.offcpu_sys_exit, ex && user);
-	if (ex && user)
+	s->rodata->user_at_exit = ex;
+	bpf_program__set_autoload(s->progs.offcpu_sys_exit, ex);
+	if (ex)
 		bpf_map__set_max_entries(s->maps.later, LATER);
-	if (!in && !ex)
+	if (!in)
 		return;
 	s->rodata->cut_blocked = 0;
-	verbose("%s: kernel stacks walked at switch-in, %s, only for the "
-		"blocks counted",
-		ex ? "switch-in-exit" : "switch-in",
+	verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
+		"the blocks counted",
 		!user ? "no user stacks"
 		: ex  ? "user stacks at the syscall's exit (else at switch-out)"
 		      : "user stacks at switch-out");

@@ -28,6 +28,8 @@ const volatile __u32 task_runtime_off = 0;
 const volatile __u8 cut_blocked = 0;
 const volatile __u8 wakers_on = 0;  /* -w */
 const volatile __u64 sample_ns = 0; /* -s PERIOD; 0: every block counted */
+/* switch-in: user stacks of blocks in syscalls at the syscall's exit */
+const volatile __u8 user_at_exit = 0;
 __u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
@@ -359,29 +361,21 @@ int offcpu_tp_btf(__u64 *ctx)
 	return 0;
 }
 
-/* The switch-in ways: tp_btf's next is a task pointer the verifier
+/* The switch-in way: tp_btf's next is a task pointer the verifier
  * knows, which bpf_get_task_stack() takes. User stacks at switch-out
- * (from the saved registers), or at the syscall's exit (user_exit). */
-static __always_inline void on_switch_in(__u64 *ctx, int user_exit)
+ * (from the saved registers), or with user_at_exit at the syscall's
+ * exit. Never loaded by the kernels the legacy programs are for (it
+ * needs bpf_task_pt_regs, 5.15): there an empty program of that name. */
+SEC("tp_btf/sched_switch")
+int offcpu_switch_in(__u64 *ctx)
 {
+#if SB_MODERN
 	unsigned int state =
 		state_arg ? (unsigned int)ctx[3] : task_state((void *)ctx[1]);
 
 	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
-		  (void *)ctx[2], user_exit);
-}
-
-SEC("tp_btf/sched_switch")
-int offcpu_switch_in(__u64 *ctx)
-{
-	on_switch_in(ctx, 0);
-	return 0;
-}
-
-SEC("tp_btf/sched_switch")
-int offcpu_switch_in_exit(__u64 *ctx)
-{
-	on_switch_in(ctx, 1);
+		  (void *)ctx[2], user_at_exit);
+#endif
 	return 0;
 }
 

@@ -8,8 +8,7 @@
  *   has not run since it blocked, so bpf_get_task_stack() on it walks
  *   the stack it blocked with, from __schedule down.
  * - The user stack: walked at switch-out from the registers the task
- *   entered the kernel with (offcpu_switch_in); or (offcpu_switch_in_exit)
- *   for a task that blocked inside a system call, at that call's exit,
+ *   entered the kernel with; or (user_at_exit) for a task that blocked inside a system call, at that call's exit,
  *   where its user registers are the same (raw_syscalls:sys_exit runs in
  *   the task), the block counted there. A task that blocked elsewhere
  *   (preempted in user mode, a page fault) has its user stack walked at
@@ -156,6 +155,7 @@ static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
 SEC("raw_tp/sys_exit")
 int offcpu_sys_exit(void *ctx)
 {
+#if SB_MODERN
 	__u32 pid = bpf_get_current_pid_tgid();
 	struct offcpu_later *l = bpf_map_lookup_elem(&later, &pid);
 
@@ -164,6 +164,7 @@ int offcpu_sys_exit(void *ctx)
 	l->key.user_stack = sb_user_stack(ctx);
 	sb_count(&l->key, &(struct sb_values){{l->value}});
 	bpf_map_delete_elem(&later, &pid);
+#endif
 	return 0;
 }
 

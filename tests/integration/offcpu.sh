@@ -108,12 +108,12 @@ check "offcpu storm: per-thread blocked time <= wall time ($wall us)" [ $? = 0 ]
 # need 250 ms of run-queue wait each to pass 500 ms)
 # on every way, forced (-m alone makes the plan take switch-in; the
 # waking hook's way is tp_btf's)
-for p in switch-in,tp_btf switch-in-exit,tp_btf raw_tp tp_btf tracepoint; do
+for p in switch-in,tp_btf switch-in,sys_exit,tp_btf raw_tp tp_btf tracepoint; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -v -f folded -m 500ms -- "$BLOCK" \
 		>"$T/min" 2>"$T/min.err"
-	w=${p%%,*}
-	check "offcpu -m 500ms $w: used $w" \
-		grep -q "sched_switch: attached with $w\$" "$T/min.err"
+	w=${p%,tp_btf}
+	check "offcpu -m 500ms $w: used ${p%%,*}" \
+		grep -q "sched_switch: attached with ${p%%,*}\$" "$T/min.err"
 	set -- $(known "$T/min")
 	check "offcpu -m 500ms $w keeps the 600 and 800 ms blocks" fcmp "$2 > 500000 && $3 > 700000"
 	check "offcpu -m 500ms $w drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
@@ -152,7 +152,7 @@ else
 fi
 
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
-for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in-exit,tp_btf; do
+for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,sys_exit,tp_btf; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
 	waker=$(grep pipe_thread "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
 	check "offcpu -w $p: the pipe wait names its waker's function" \
@@ -273,9 +273,9 @@ else
 	skip "offcpu -s blocked across snapshots" "$(grep 'counted when they wake' "$T/scut.err")"
 fi
 
-# 9. the switch-in ways: stacks walked when a counted block ends (kernel:
+# 9. the switch-in way: stacks walked when a counted block ends (kernel:
 # bpf_get_task_stack on the task switched in; user: at switch-out, or
-# with switch-in-exit at its syscall's exit). The same times and user
+# with STACKBOX_ATTACH=switch-in,sys_exit at its syscall's exit). The same times and user
 # stacks as tp_btf's switch-out walk; their kernel stacks lack only the
 # scheduler's own functions (__sched ones: the kernel leaves them out of
 # a sleeping task's stack).
@@ -286,12 +286,12 @@ stacks() {
 		print substr($0, 1, i - 1) "\t" substr($0, i + 3) }' "$1" | sort -u
 }
 stacks "$T/tp_btf" >"$T/st.out"
-for w in switch-in switch-in-exit; do
+for w in switch-in switch-in,sys_exit; do
 	STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -v -f folded -- "$BLOCK" \
 		>"$T/in" 2>"$T/in.err"
 	check "offcpu $w: exits 0" [ $? = 0 ]
-	check "offcpu $w: used $w" \
-		grep -q "sched_switch: attached with $w\$" "$T/in.err"
+	check "offcpu $w: used switch-in" \
+		grep -q "sched_switch: attached with switch-in\$" "$T/in.err"
 	accuracy $w "$T/in"
 	stacks "$T/in" >"$T/st.in"
 	# every row: a user part tp_btf has, with a kernel part that is one
@@ -312,12 +312,12 @@ for w in switch-in switch-in-exit; do
 		[ $? = 0 ]
 	STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -v -s 10ms -f folded -- \
 		"$BLOCK" short 4000 >"$T/s-in" 2>"$T/s-in.err"
-	check "offcpu -s 10ms $w: used $w" \
-		grep -q "sched_switch: attached with $w\$" "$T/s-in.err"
+	check "offcpu -s 10ms $w: used switch-in" \
+		grep -q "sched_switch: attached with switch-in\$" "$T/s-in.err"
 	set -- $(short "$T/s-in")
 	estimated "offcpu -s 10ms $w: 1 ms naps estimated" "$1" tick_thread
 	estimated "offcpu -s 10ms $w: 4 ms naps estimated" "$2" step_thread
 	accuracy "-s 10ms $w" "$T/s-in"
 done
 grep -q '^offcpu: sys_exit: attached with raw_tp' "$T/s-in.err"
-check "offcpu switch-in-exit: user stacks at sys_exit" [ $? = 0 ]
+check "offcpu switch-in,sys_exit: user stacks at sys_exit" [ $? = 0 ]
