@@ -179,11 +179,13 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 	return attach_forced("switch-in") || a->min || a->max || a->sample;
 }
 
-/* The switch-in way's own: no snapshot cuts (a blocked thread's stacks
- * are not known until it wakes); with STACKBOX_ATTACH=...,sys_exit the
- * user stacks of blocks in syscalls at the syscall's exit. That puts
- * every syscall of the machine on its slow path, which cost more than
- * it saved on perf bench sched messaging: only when asked. */
+/* The switch-in way's own: a block under way at a snapshot is cut into
+ * it under its user stack, its kernel stack counted lost (walked only
+ * when the block ends: a thread hung for minutes still shows). With
+ * STACKBOX_ATTACH=...,sys_exit the user stacks of blocks in syscalls at
+ * the syscall's exit, and no cut (the user stack is not known yet).
+ * That puts every syscall of the machine on its slow path, which cost
+ * more than it saved on perf bench sched messaging: only when asked. */
 static void configure_switch_in(struct offcpu_bpf *s)
 {
 	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
@@ -196,7 +198,9 @@ static void configure_switch_in(struct offcpu_bpf *s)
 		bpf_map__set_max_entries(s->maps.later, LATER);
 	if (!in)
 		return;
-	s->rodata->cut_blocked = 0;
+	s->rodata->kstack_at_switch_in = 1;
+	if (ex)
+		s->rodata->cut_blocked = 0;
 	verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
 		"the blocks counted",
 		!user ? "no user stacks"
@@ -229,10 +233,13 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	configure_switch_in(s);
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
 	verbose("threads blocked at a snapshot are counted %s",
-		s->rodata->cut_blocked ? "in it"
-		: feature_usable(SB_F_FOR_EACH_MAP_ELEM)
-			? "when they wake (switch-in way)"
-			: "when they wake (no bpf_for_each_map_elem)");
+		!s->rodata->cut_blocked
+			? (feature_usable(SB_F_FOR_EACH_MAP_ELEM)
+				   ? "when they wake (switch-in way, sys_exit)"
+				   : "when they wake (no bpf_for_each_map_elem)")
+		: s->rodata->kstack_at_switch_in
+			? "in it, their kernel stack lost until they wake (switch-in way)"
+			: "in it");
 	return 0;
 }
 
@@ -343,6 +350,8 @@ static const char *const offcpu_stat_names[] = {
 	"switch-ins not reported (block ended at its CPU's last switch)",
 	"switch-ins not reported (block lost, no end known)",
 	"blocks without their user stack (switch-in: map of them full)",
+	"parts of blocks under way at a snapshot, without their kernel stack "
+	"(switch-in: walked when they end)",
 	NULL,
 };
 

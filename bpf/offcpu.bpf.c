@@ -30,6 +30,9 @@ const volatile __u8 wakers_on = 0;  /* -w */
 const volatile __u64 sample_ns = 0; /* -s PERIOD; 0: every block counted */
 /* switch-in: user stacks of blocks in syscalls at the syscall's exit */
 const volatile __u8 user_at_exit = 0;
+/* switch-in: a block's kernel stack is walked when it ends, so the part
+ * a snapshot cuts from a block under way is counted without it */
+const volatile __u8 kstack_at_switch_in = 0;
 __u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
@@ -301,8 +304,13 @@ static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 	from = old > s->ts ? old : s->ts;
 	if (t > from) {
 		struct sb_values v = {{t - from}};
+		struct sb_key key = s->key;
 
-		sb_count_closing(&s->key, &v);
+		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
+			key.kern_stack = SB_STACK_LOST;
+			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
+		}
+		sb_count_closing(&key, &v);
 	}
 	return 0;
 }

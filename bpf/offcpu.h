@@ -21,6 +21,9 @@ enum offcpu_stat {
 	/* switch-in way: a counted block's user stack not kept for its
 	 * syscall's exit (the map of them full): counted without it */
 	OFFCPU_STAT_LATER_FULL,
+	/* switch-in way: a snapshot's part of a block under way, counted
+	 * before its kernel stack is walked (at the block's end) */
+	OFFCPU_STAT_CUT_NO_KSTACK,
 };
 
 /* A thread's block under way: the starts map's value, by thread id. */

@@ -322,5 +322,20 @@ for w in switch-in switch-in,sys_exit; do
 	estimated "offcpu -s 10ms $w: 4 ms naps estimated" "$2" step_thread
 	accuracy "-s 10ms $w" "$T/s-in"
 done
+# a block under way at a snapshot is cut into it on the switch-in way
+# too, its kernel stack counted lost until the block ends: long_nap's one
+# 2 s sleep at -i 300ms, its parts adding up to what it timed
+BLOCK_WAITED=$T/in-cut.w STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -m 1ms -f folded -i 300ms \
+	-- "$BLOCK" sleep 2000 >"$T/in-cut" 2>&1
+set -- $(awk '/;long_nap;/ { n++; t += $NF; if (/;-;\[kernel stack lost\] /) c++ }
+	END { print n + 0, t + 0, c + 0 }' "$T/in-cut")
+check "offcpu switch-in -i 300ms: a 2 s sleep shows in $1 snapshots (>= 3), $3 of them cut without the kernel stack" \
+	[ "$1" -ge 3 -a "$3" -ge 2 -a "$3" -lt "$1" ]
+within "offcpu switch-in -i 300ms: its parts add up to the 2 s sleep" "$2" \
+	"$(awk '$1 == "long_nap" { print $2 }' "$T/in-cut.w")"
+STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -m 1ms -i 300ms -- "$BLOCK" sleep 2000 >"$T/in-cut.txt" 2>&1
+set -- "$(sed -n 's/^lost: \(.*, \)\{0,1\}\([0-9]*\) parts of blocks under way at a snapshot, without their kernel stack.*/\2/p' "$T/in-cut.txt" | awk '{ s += $1 } END { print s + 0 }')"
+check "offcpu switch-in: the lost: lines count those parts ($1, >= 2)" [ "$1" -ge 2 ]
+
 grep -q '^offcpu: sys_exit: attached with raw_tp' "$T/s-in.err"
 check "offcpu switch-in,sys_exit: user stacks at sys_exit" [ $? = 0 ]
