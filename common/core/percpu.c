@@ -137,7 +137,7 @@ static void still_enabled(struct percpu_events *p, int cpu, __u64 now)
 {
 	__u64 e = enabled_ns(p->fd[cpu]);
 	__u64 dt = since(now, p->read_at[cpu]);
-	__u64 ran = e > p->enabled[cpu] ? e - p->enabled[cpu] : 0;
+	__u64 ran = since(e, p->enabled[cpu]);
 	__u64 before = p->shortfall[cpu];
 
 	if (!e || !dt) /* unreadable, or no time: nothing to judge by */
