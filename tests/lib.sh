@@ -53,6 +53,16 @@ folded_is() {
 	fi
 }
 
+# musl_workload NAME [LABEL]: sets MUSL_W to the x86_64 musl-static build of
+# workload NAME (make check builds them under $OUT/musl-x86_64/workloads);
+# false when there is none, with a SKIP for LABEL when one is given.
+musl_workload() {
+	MUSL_W=${OUT:+$OUT/musl-x86_64/workloads/$1}
+	[ "$(uname -m)" = x86_64 ] && [ -x "$MUSL_W" ] && return 0
+	[ -z "$2" ] || skip "$2" "no x86_64 musl workload $1 (make check builds out/musl-x86_64/workloads)"
+	return 1
+}
+
 # Floating point comparison: fcmp "$a >= 0.6"
 fcmp() { awk "BEGIN { exit !($1) }"; }
 

@@ -95,11 +95,8 @@ memstack() {
 oncpu glibc "$WORKLOADS/chain"
 offcpu glibc "$WORKLOADS/chain"
 memstack glibc "$WORKLOADS/chain"
-MUSL=${OUT:+$OUT/musl-x86_64/workloads/chain}
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
-	oncpu musl-static "$MUSL"
-	offcpu musl-static "$MUSL"
-	memstack musl-static "$MUSL"
-else
-	skip "image-built stacks musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+if musl_workload chain "image-built stacks musl-static"; then
+	oncpu musl-static "$MUSL_W"
+	offcpu musl-static "$MUSL_W"
+	memstack musl-static "$MUSL_W"
 fi

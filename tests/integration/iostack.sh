@@ -113,11 +113,8 @@ libcall() { # LABEL WORKLOAD
 	check "iostack $1: outer_read;kappa_read;read read the pipe's byte ($3)" [ "$3" = 1 ]
 }
 libcall glibc "$WORKLOADS/libcall"
-MUSL=${OUT:+$OUT/musl-x86_64/workloads/libcall}
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
-	libcall musl-static "$MUSL"
-else
-	skip "iostack musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+if musl_workload libcall "iostack musl-static"; then
+	libcall musl-static "$MUSL_W"
 fi
 "$STACKBOX" iostack --unwind eh_frame -f folded -- "$WORKLOADS/libcall-nofp" write 50 1000 >"$T/ehw" 2>&1
 exact "iostack eh_frame, no frame pointers: main;outer_write;sigma_write;write" "$T/ehw" 'write other' ';main;outer_write;sigma_write;write' 50000

@@ -8,7 +8,6 @@
 . "$SRCTREE/tests/lib.sh"
 need_bpf "memstack --mode alloc integration"
 MS=$WORKLOADS/memstack
-MUSL=${OUT:+$OUT/musl-x86_64/workloads}
 PAGE=$(getconf PAGESIZE)
 
 # ma OUT ARGS...: memstack --mode alloc ARGS, bytes folded to OUT and
@@ -64,11 +63,9 @@ exact() {
 
 exact glibc "$MS"
 exact "glibc -s 1" "$MS" "-s 1"
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL/memstack" ]; then
-	exact musl-static "$MUSL/memstack"
-	exact "musl-static -s 1" "$MUSL/memstack" "-s 1"
-else
-	skip "memstack --mode alloc musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+if musl_workload memstack "memstack --mode alloc musl-static"; then
+	exact musl-static "$MUSL_W"
+	exact "musl-static -s 1" "$MUSL_W" "-s 1"
 fi
 
 # the user mode probes free, so the check above can fail
@@ -128,8 +125,8 @@ else
 fi
 sampled "-s 64k, entry and return probes" "$MS" uprobe_multi
 check "-s 64k, entry and return probes: -v says so" grep -q -- '-s: entry and return probes (STACKBOX_ATTACH)' "$T/s.err"
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL/memstack" ]; then
-	sampled "-s 64k, musl-static" "$MUSL/memstack"
+if musl_workload memstack; then
+	sampled "-s 64k, musl-static" "$MUSL_W"
 fi
 
 # Allocations near the mean in size: 5000 x 100 KiB per stack, each

@@ -184,12 +184,9 @@ leaf() { # LABEL FOLDED
 }
 "$STACKBOX" rastack -i 0 -f folded --value total -- "$RA" seq "$D" 4 rand "$D" 8 4 map "$D" 4 >"$T/glibc" 2>&1
 leaf glibc "$T/glibc"
-MUSL=${OUT:+$OUT/musl-x86_64/workloads/ra}
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
-	"$STACKBOX" rastack -i 0 -f folded --value total -- "$MUSL" seq "$D" 4 rand "$D" 8 4 map "$D" 4 >"$T/musl" 2>&1
+if musl_workload ra "rastack musl-static"; then
+	"$STACKBOX" rastack -i 0 -f folded --value total -- "$MUSL_W" seq "$D" 4 rand "$D" 8 4 map "$D" 4 >"$T/musl" 2>&1
 	leaf musl-static "$T/musl"
-else
-	skip "rastack musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
 fi
 "$STACKBOX" rastack -i 0 -f folded --value total --unwind eh_frame -- "$RA" seq "$D" 4 >"$T/eh" 2>&1
 check "rastack --unwind eh_frame: main;outer_seq;alpha_seq;read" grep -qE ';main;outer_seq;alpha_seq;[^;]*read' "$T/eh"

@@ -9,7 +9,6 @@
 need_bpf "stackcount integration"
 CT=$WORKLOADS/counted
 USER_PROBES=
-MUSL=${OUT:+$OUT/musl-x86_64/workloads}
 
 # sc OUT ARGS...: stackcount ARGS, folded to OUT, errors to OUT.err
 sc() {
@@ -42,10 +41,8 @@ calls() {
 	folded_is "$label --filter 'ret == 1' on a return probe: call_b's odd 500" "$T/ut" ';main;call_b ' 500
 }
 calls glibc "$CT"
-if [ -x "$MUSL/counted" ]; then
-	calls musl-static "$MUSL/counted"
-else
-	skip "stackcount musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+if musl_workload counted "stackcount musl-static"; then
+	calls musl-static "$MUSL_W"
 fi
 
 # ---- -p PID: waits for SIGUSR1 once stackcount -p has attached ----

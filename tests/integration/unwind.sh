@@ -76,12 +76,9 @@ oncpu() {
 
 blocked glibc "$WORKLOADS/libcall"
 oncpu glibc "$WORKLOADS/libcall"
-MUSL=${OUT:+$OUT/musl-x86_64/workloads/libcall}
-if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
-	blocked musl-static "$MUSL"
-	oncpu musl-static "$MUSL"
-else
-	skip "user stacks musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
+if musl_workload libcall "user stacks musl-static"; then
+	blocked musl-static "$MUSL_W"
+	oncpu musl-static "$MUSL_W"
 fi
 
 # Without frame pointers the frame-pointer walk (--unwind fp: the
@@ -113,18 +110,16 @@ burn_share() {
 set -- $(burn_share "$WORKLOADS/libcall-nofp" eh_frame)
 check "eh_frame, no frame pointers: oncpu main;outer_burn;mu_work;nu_leaf ($1 of $2 samples)" \
 	fcmp "$2 >= 60 && $1 >= 0.9 * $2"
-if [ -n "$MUSL" ] && [ -x "$MUSL-nofp" ]; then
+if musl_workload libcall-nofp "eh_frame, musl-static without frame pointers"; then
 	# musl has no CFI: the leaf's caller is found by its return site
-	"$STACKBOX" offcpu --unwind eh_frame -f folded -- "$MUSL-nofp" nap 4 100 >"$T/eh.mnap" 2>"$T/err"
+	"$STACKBOX" offcpu --unwind eh_frame -f folded -- "$MUSL_W" nap 4 100 >"$T/eh.mnap" 2>"$T/err"
 	set -- "$(sum_us "$T/eh.mnap" ';main;outer_nap;zeta_nap;')"
 	check "eh_frame, musl-static without frame pointers: offcpu main..zeta_nap ($1 us of $(cat "$T/napped") napped)" \
 		nap_within "$1"
 	check "eh_frame, musl-static without frame pointers: nothing invented" test -z "$(invented "$T/eh.mnap")"
-	set -- $(burn_share "$MUSL-nofp" eh_frame)
+	set -- $(burn_share "$MUSL_W" eh_frame)
 	check "eh_frame, musl-static without frame pointers: oncpu whole chain ($1 of $2 samples)" \
 		fcmp "$2 >= 60 && $1 >= 0.9 * $2"
-else
-	skip "eh_frame, musl-static without frame pointers" "no $MUSL-nofp (make check builds out/musl-x86_64/workloads)"
 fi
 # the frame-pointer walk of the same code: the leaf, and nothing made up
 set -- $(burn_share "$WORKLOADS/libcall-nofp" fp)
