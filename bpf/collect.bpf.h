@@ -411,6 +411,7 @@ int sb_on_exec(void *ctx)
 	__u64 task = bpf_get_current_task(), now = bpf_ktime_get_ns();
 
 	bpf_map_delete_elem(&sb_forks, &task); /* its own mappings now */
+	sb_unwind_forget(tgid);
 	if (bpf_map_update_elem(&sb_execs, &tgid, &now, BPF_ANY))
 		sb_execs_full = 1;
 	if (bpf_map_lookup_elem(&sb_known, &tgid))

@@ -524,10 +524,23 @@ static __always_inline int sb_unwind_wanted(void)
 		return 1;
 	return p && p->tables;
 }
+
+/* A process exec'd: its mappings are gone. Until user space has read the
+ * new ones (SB_EV_EXEC, late on a busy machine), walk it as unknown: by
+ * frame pointer, counted, not by the old image's tables, which stop the
+ * walk at the leaf. */
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&sb_unwind_procs, &tgid);
+}
 #else
 static __always_inline int sb_unwind_wanted(void)
 {
 	return 0; /* the legacy programs have no walk */
+}
+
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
 }
 
 static __always_inline long sb_unwind_user(struct sb_stack *st)
