@@ -14,7 +14,9 @@ CHANGE_AT=6.5
 # record NAME CHANGE: oncpu runs the workload, offcpu joins it by pid
 record() {
 	rm -f "$T/$1.pid"
-	"$STACKBOX" oncpu -F 999 -f bin -i 500ms -o "$T/$1-on.bin" -- \
+	# (real-time threads: a loaded machine's run queue moved the naps'
+	# blocked time and starved the CPU loop of samples)
+	PHASES_REALTIME=1 "$STACKBOX" oncpu -F 999 -f bin -i 500ms -o "$T/$1-on.bin" -- \
 		"$PHASES" run $SECONDS_RUN "$2" "$T/$1.pid" >"$T/$1.out" 2>"$T/$1-on.err" &
 	on=$!
 	wait_for 60 test -s "$T/$1.pid"
