@@ -216,6 +216,23 @@ static void offcpu_size(struct collector *c, void *skel, void *args)
 		bpf_map__set_max_entries(s->maps.wakers, WAKERS);
 }
 
+/* When a thread still blocked at a snapshot is counted, and why. */
+static const char *cut_note(const struct offcpu_bpf *s,
+			    const struct offcpu_args *a)
+{
+	if (!feature_usable(SB_F_FOR_EACH_MAP_ELEM))
+		return "when they wake (no bpf_for_each_map_elem)";
+	/* a part cut now may belong to a block that passes -M later */
+	if (a->max)
+		return "when they wake (-M: a block's length is known then)";
+	if (!s->rodata->cut_blocked)
+		return "when they wake (switch-in way, sys_exit)";
+	if (s->rodata->kstack_at_switch_in)
+		return "in it, their kernel stack lost until they wake "
+		       "(switch-in way)";
+	return "in it";
+}
+
 static int offcpu_configure(struct collector *c, void *skel, void *args)
 {
 	struct offcpu_bpf *s = skel;
@@ -229,17 +246,11 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->sample_ns = a->sample;
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
-	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);
+	s->rodata->cut_blocked =
+		feature_usable(SB_F_FOR_EACH_MAP_ELEM) && !a->max;
 	configure_switch_in(s);
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
-	verbose("threads blocked at a snapshot are counted %s",
-		!s->rodata->cut_blocked
-			? (feature_usable(SB_F_FOR_EACH_MAP_ELEM)
-				   ? "when they wake (switch-in way, sys_exit)"
-				   : "when they wake (no bpf_for_each_map_elem)")
-		: s->rodata->kstack_at_switch_in
-			? "in it, their kernel stack lost until they wake (switch-in way)"
-			: "in it");
+	verbose("threads blocked at a snapshot are counted %s", cut_note(s, a));
 	return 0;
 }
 

@@ -296,9 +296,11 @@ static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 {
 	__u64 t = cut_time, old = s->cut, from;
 
+	/* -m, -s: judged on the time known so far, which only grows (no
+	 * cut under -M: a block may pass it after its part was counted) */
 	if (old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
-	    t - s->ts > max_ns || t - s->ts < sample_ns)
-		return 0; /* -m, -M, -s: judged on the time known so far */
+	    t - s->ts < sample_ns)
+		return 0;
 	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
 		return 0; /* woken meanwhile: switch-in counts it all */
 	from = old > s->ts ? old : s->ts;
