@@ -116,7 +116,15 @@ for p in switch-in,tp_btf switch-in,sys_exit,tp_btf raw_tp tp_btf tracepoint; do
 		grep -q "sched_switch: attached with ${p%%,*}\$" "$T/min.err"
 	set -- $(known "$T/min")
 	check "offcpu -m 500ms $w keeps the 600 and 800 ms blocks" fcmp "$2 > 500000 && $3 > 700000"
-	check "offcpu -m 500ms $w drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
+	# (at load 20 a nap waited 276 ms for a CPU: a block of 526 ms,
+	# rightly counted; then no more than the naps took is)
+	longest=$(waited nap_longest)
+	if fcmp "${longest:-0} > 0 && $longest < 500000"; then
+		check "offcpu -m 500ms $w drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
+	else
+		check "offcpu -m 500ms $w: a nap took ${longest:-?} us here: no more than the naps took ($1 us)" \
+			fcmp "$1 <= $(waited nap_thread)"
+	fi
 done
 "$STACKBOX" offcpu -v -f folded -m 500ms -- true >/dev/null 2>"$T/min.err"
 check "offcpu -m 500ms: the plan takes switch-in" \
@@ -153,6 +161,14 @@ else
 	skip "offcpu blocked across snapshots" "$(grep 'counted when they wake' "$T/cut.err")"
 fi
 
+# -M: no part of a block longer than it is counted, though snapshots
+# fell while it was shorter (long_nap's 2 s sleep; the cut counted
+# about 1 s of it under -M 1s)
+"$STACKBOX" offcpu -v -M 1s -f folded -i 300ms -- "$BLOCK" sleep 2000 >"$T/cutM" 2>"$T/cutM.err"
+check "offcpu -M 1s -i 300ms: -v says a block is counted when it ends" \
+	grep -q 'counted when they wake (-M' "$T/cutM.err"
+folded_is "offcpu -M 1s -i 300ms: nothing of a 2 s sleep" "$T/cutM" ';long_nap;' 0
+
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
 for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,sys_exit,tp_btf; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
@@ -172,14 +188,17 @@ check "offcpu without -w shows no wakers" test -z "$(grep ';--;' "$T/tp_btf")"
 "$STACKBOX" offcpu -v -f folded -o "$T/forks" 2>"$T/forks.err" &
 prof=$!
 if wait_for 60 attached "$T/forks.err"; then
-	FORKS_WAITED="$T/forks.waited" "$WORKLOADS/forks"
+	# (a name of its own: system-wide, another run of this test on the
+	# machine added its children's naps to ours, 2.1 s for 0.9 s)
+	cp "$WORKLOADS/forks" "$T/forks$$"
+	FORKS_WAITED="$T/forks.waited" "$T/forks$$"
 	check "forks workload: exits 0" [ $? = 0 ]
 	kill -INT $prof
 	wait $prof
 	copied=$(sed -n "s/.* \([0-9]*\) forks not exec'd were given their parent's.*/\1/p" "$T/forks.err")
 	check "offcpu: forks given their parent's mappings: ${copied:-none} (>= 3)" \
 		[ "${copied:-0}" -ge 3 ]
-	got=$(awk '/^forks;/ && /;child_nap;/ { t += $NF } END { print t + 0 }' "$T/forks")
+	got=$(awk -v c="^forks$$;" '$0 ~ c && /;child_nap;/ { t += $NF } END { print t + 0 }' "$T/forks")
 	want=$(awk '$1 == "child" { t += $2 } END { print t + 0 }' "$T/forks.waited")
 	# 3 naps: each inside its measured wait + 2 ms, covering 5 % + 5 ms
 	if fcmp "$want > 0 && $got >= $want * 0.95 - 15000 && $got <= $want + 6000"; then

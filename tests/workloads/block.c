@@ -9,7 +9,8 @@
  * the libc function's direct caller (see DESIGN.md).
  *
  * With BLOCK_WAITED=FILE, it writes there how long each thread's waits
- * took, in us ("nap_thread US" and so on), wake-up and run-queue wait
+ * took, in us ("nap_thread US" and so on; "nap_longest US" the longest
+ * of its naps), wake-up and run-queue wait
  * included: on a loaded machine a thread starts late (a shorter pipe or
  * mutex wait) and waits for a CPU after each wake-up, which offcpu
  * rightly counts; this is the truth to hold it to.
@@ -35,7 +36,8 @@ enum { TICKS = 8, STEPS = 6 };
 
 static int fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static double waited[3]; /* s: nap_thread, pipe_thread, lock_thread */
+static double waited[3];   /* s: nap_thread, pipe_thread, lock_thread */
+static double nap_longest; /* s: nap_thread's longest nap */
 static double short_waited[TICKS + STEPS]; /* s: each short thread's */
 static double short_end;		   /* when the short threads stop */
 
@@ -62,10 +64,14 @@ static __attribute__((noinline)) void do_nap(void)
 
 static __attribute__((noinline)) void *nap_thread(void *arg)
 {
-	double t = now();
+	double t = now(), n;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
+		n = now();
 		do_nap();
+		n = now() - n;
+		nap_longest = n > nap_longest ? n : nap_longest;
+	}
 	waited[0] = now() - t;
 	return arg;
 }
@@ -156,8 +162,11 @@ static void write_waited(const char *path, int nshort)
 
 	if (!path || !(f = fopen(path, "w")))
 		return;
-	fprintf(f, "nap_thread %.0f\npipe_thread %.0f\nlock_thread %.0f\n",
-		waited[0] * 1e6, waited[1] * 1e6, waited[2] * 1e6);
+	fprintf(f,
+		"nap_thread %.0f\npipe_thread %.0f\nlock_thread %.0f\n"
+		"nap_longest %.0f\n",
+		waited[0] * 1e6, waited[1] * 1e6, waited[2] * 1e6,
+		nap_longest * 1e6);
 	for (int i = 0; i < nshort; i++)
 		*(i < TICKS ? &tick : &step) += short_waited[i];
 	if (nshort)
