@@ -144,6 +144,20 @@ watch_stat() {
 first_above() { awk -v n="$2" -v f="$3" 'BEGIN { s = f } $2 > n && $1 < f { s = $1; exit } END { print s }' "$1"; }
 last_above() { awk -v n="$2" -v f="$3" -v t="$4" 'BEGIN { s = f } $2 > n && $1 > f && $1 < t { s = $1 } END { print s }' "$1"; }
 
+# fire_clear NAME N SEEN TEXT BS BE: TEXT's trigger fired in the burst
+# BS..BE (or once other work passed N, as SEEN watched) and cleared 1 s
+# after the machine was last above N, with 2 s of margin
+fire_clear() {
+	fired=$(marks "$4" fired | head -1)
+	cleared=$(marks "$4" cleared | tail -1)
+	_from=$(first_above "$3" "$2" "$5")
+	check "$1: fires in the burst (or when other work passed $2, at $_from)" \
+		fcmp "${fired:-0} >= $_from - 0.05 && ${fired:-0} <= $6"
+	_quiet=$(last_above "$3" "$2" "$6" "${cleared:-0}")
+	check "$1: clears after it (the burst ended at $6; the machine was last above $2 at $_quiet)" \
+		fcmp "${cleared:-0} >= $6 && ${cleared:-0} <= $_quiet + 3"
+}
+
 # ---- load:N: N above what else runs here, a burst well above N ----
 # (twice the most; and the fire and clear are held to what the machine
 # did, watched: at load 20 other work passed any N for seconds)
@@ -156,15 +170,7 @@ set -- $("$STALL" cpu $((N + 16)) 3)
 bs=$2 be=$3
 wait $pid
 kill $watcher
-fired=$(marks "$T/load.txt" fired | head -1)
-cleared=$(marks "$T/load.txt" cleared | tail -1)
-from=$(first_above "$T/load.seen" $N "$bs")
-check "load:$N: fires in the burst of $((N + 16)) threads (or when other work passed N, at $from)" \
-	fcmp "${fired:-0} >= $from - 0.05 && ${fired:-0} <= $be"
-# clears after 1 s at or below N: by then + 1 s + 2 s margin
-quiet=$(last_above "$T/load.seen" $N "$be" "${cleared:-0}")
-check "load:$N: clears after it (the burst ended at $be; the machine was last above N at $quiet)" \
-	fcmp "${cleared:-0} >= $be && ${cleared:-0} <= $quiet + 3"
+fire_clear "load:$N ($((N + 16)) threads)" $N "$T/load.seen" "$T/load.txt" "$bs" "$be"
 check "load:$N: snapshots only from the firing to the clear + hold" \
 	all_within "$T/load.txt" "$(calc "${fired:-0} - 0.05")" "$(calc "${cleared:-0} + 3")"
 
@@ -193,15 +199,7 @@ else
 	wait $pid
 	kill $watcher
 	rmdir "$blk"
-	fired=$(marks "$T/dstate.txt" fired | head -1)
-	cleared=$(marks "$T/dstate.txt" cleared | tail -1)
-	from=$(first_above "$T/dstate.seen" $D "$bs")
-	check "dstate:$D: fires while $((D + 4)) threads wait on I/O (or when other work passed $D, at $from)" \
-		fcmp "${fired:-0} >= $from - 0.05 && ${fired:-0} <= $be"
-	# 1 s to settle after the machine was last above D; 2 s margin
-	quiet=$(last_above "$T/dstate.seen" $D "$be" "${cleared:-0}")
-	check "dstate:$D: clears after it (the burst ended at $be; the machine was last above $D at $quiet)" \
-		fcmp "${cleared:-0} >= $be && ${cleared:-0} <= $quiet + 3"
+	fire_clear "dstate:$D ($((D + 4)) threads wait on I/O)" $D "$T/dstate.seen" "$T/dstate.txt" "$bs" "$be"
 	# (their function, read_direct, may be the caller libc's pread
 	# hides from a frame-pointer walk: DESIGN.md)
 	check "dstate:$D: offcpu shows the readers blocked" \
