@@ -7,17 +7,18 @@
 #include "flame.h"
 #include "folded_rows.h"
 #include "hotcold.h"
+#include "intern.h"
 #include "output.h"
 #include "stackbox.h"
 
-struct line {
-	char *stack; /* with its root frame */
-	uint64_t us;
-};
-
+/* One row per stack over all snapshots, added to as they come: memory
+ * grows with the distinct stacks, not with the recording's length. */
 struct hotcold {
-	struct line *l;
-	size_t n, cap;
+	struct intern stacks; /* with their root frame */
+	uint64_t *us;	      /* by stack index */
+	size_t cap;
+	char *buf; /* the stack being added */
+	size_t buf_cap;
 };
 
 bool hotcold_side(const struct snapshot *s, bool *on_cpu, uint64_t *ns_per_unit,
@@ -52,12 +53,21 @@ static void add_row(void *ctx, const char *stack, size_t len, uint64_t v)
 {
 	struct side *sd = ctx;
 	struct hotcold *hc = sd->hc;
+	const char *root = sd->on ? FLAME_ON_CPU : FLAME_OFF_CPU;
+	size_t rl = strlen(root), i;
 
-	hc->l = grow_array(hc->l, &hc->cap, hc->n + 1, sizeof(*hc->l));
-	hc->l[hc->n].stack =
-		xasprintf("%s;%.*s", sd->on ? FLAME_ON_CPU : FLAME_OFF_CPU,
-			  (int)len, stack);
-	hc->l[hc->n++].us = sd->on ? v * sd->ns / 1000 : v;
+	hc->buf = grow_array(hc->buf, &hc->buf_cap, rl + 1 + len, 1);
+	memcpy(hc->buf, root, rl);
+	hc->buf[rl] = ';';
+	memcpy(hc->buf + rl + 1, stack, len);
+	i = intern_add(&hc->stacks, hc->buf, rl + 1 + len);
+	if (i >= hc->cap) {
+		size_t old = hc->cap;
+
+		hc->us = grow_array(hc->us, &hc->cap, i + 1, sizeof(*hc->us));
+		memset(hc->us + old, 0, (hc->cap - old) * sizeof(*hc->us));
+	}
+	hc->us[i] += sd->on ? v * sd->ns / 1000 : v;
 }
 
 /*
@@ -73,37 +83,33 @@ void hotcold_add(struct hotcold *hc, const struct snapshot *s)
 	folded_rows(s, add_row, &sd);
 }
 
+static const struct intern *sorting; /* for qsort's comparison */
+
 static int by_stack(const void *a, const void *b)
 {
-	return strcmp(((const struct line *)a)->stack,
-		      ((const struct line *)b)->stack);
+	return strcmp(intern_key(sorting, *(const size_t *)a),
+		      intern_key(sorting, *(const size_t *)b));
 }
 
 int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
 {
 	struct flame *fl = svg ? flame_new() : NULL;
-	size_t n = 0;
+	size_t n = hc->stacks.n, *order = xmalloc(n * sizeof(*order) + 1);
 
-	/* one line per stack over all snapshots */
-	qsort(hc->l, hc->n, sizeof(*hc->l), by_stack);
-	for (size_t i = 0; i < hc->n; i++) {
-		if (n && !strcmp(hc->l[n - 1].stack, hc->l[i].stack)) {
-			hc->l[n - 1].us += hc->l[i].us;
-			free(hc->l[i].stack);
-		} else {
-			hc->l[n++] = hc->l[i];
-		}
-	}
-	hc->n = n;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sorting = &hc->stacks;
+	qsort(order, n, sizeof(*order), by_stack);
 	for (size_t i = 0; i < n; i++) {
-		if (!svg) {
-			fprintf(f, "%s %" PRIu64 "\n", hc->l[i].stack,
-				hc->l[i].us);
-			continue;
-		}
-		flame_add_stack(fl, hc->l[i].stack, strlen(hc->l[i].stack),
-				hc->l[i].us, false);
+		const char *stack = intern_key(&hc->stacks, order[i]);
+		uint64_t us = hc->us[order[i]];
+
+		if (svg)
+			flame_add_stack(fl, stack, strlen(stack), us, false);
+		else
+			fprintf(f, "%s %" PRIu64 "\n", stack, us);
 	}
+	free(order);
 	if (svg)
 		flame_write_svg(fl, f, title, PALETTE_HOTCOLD, "us");
 	flame_free(fl);
@@ -114,8 +120,8 @@ void hotcold_free(struct hotcold *hc)
 {
 	if (!hc)
 		return;
-	for (size_t i = 0; i < hc->n; i++)
-		free(hc->l[i].stack);
-	free(hc->l);
+	intern_free(&hc->stacks);
+	free(hc->us);
+	free(hc->buf);
 	free(hc);
 }
