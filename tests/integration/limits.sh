@@ -53,20 +53,25 @@ check "check: memory ceiling ${ceiling:-?} MiB = min(RAM/8, 256) = $want MiB" \
 check "offcpu -v: the maps' memory under the ceiling it names" \
 	grep -qE "memory: maps [0-9.]+ MiB, ceiling $ceiling MiB" "$T/v"
 
-# The highest accepted rate with both CPUs busy: -d 1 ends in 2 s (BPF
-# load and attach included), with the samples the rate promises.
+# The highest accepted rate with both CPUs busy: -d 1 ends within 1 s
+# of the same run at -F 99 beside it (BPF load and attach included; a
+# fixed 2 s was 3.7 s at load 25, for the machine, not the rate), with
+# the samples the rate promises.
 if command -v stress-ng >/dev/null; then
 	stress-ng --cpu 2 --timeout 20 >/dev/null 2>&1 &
 	load=$!
 	sleep 1
+	start=$(date +%s%N)
+	"$STACKBOX" oncpu -F 99 -d 1 -f folded >/dev/null 2>&1
+	base=$((($(date +%s%N) - start) / 1000000))
 	start=$(date +%s%N)
 	"$STACKBOX" oncpu -F 10000 -d 1 -f folded >"$T/max" 2>"$T/max.err"
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	kill $load 2>/dev/null
 	wait $load 2>/dev/null
-	check "oncpu -F 10000 -d 1 on 2 busy CPUs: rc $rc, ended in $ms ms (<= 2000)" \
-		[ "$rc" = 0 -a "$ms" -le 2000 ]
+	check "oncpu -F 10000 -d 1 on 2 busy CPUs: rc $rc, ended in $ms ms (-F 99: $base ms, + 1000 at most)" \
+		[ "$rc" = 0 -a "$ms" -le $((base + 1000)) ]
 	# 1 s at 10 kHz on each CPU: the hrtimer fires whatever the load
 	n=$(awk '{ s += $NF } END { print s + 0 }' "$T/max")
 	cpus=$(nproc)

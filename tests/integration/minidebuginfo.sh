@@ -35,13 +35,16 @@ cpu_split() {
 	fi
 }
 
-# off_split LABEL FILE: the two sleeps' chains, split 2:1 in time
+# off_split LABEL FILE: the two sleeps' chains, split as the naps took
+# (CHAIN_TRUTH: 2:1 asked, the run-queue waits of a loaded machine on
+# top, 1.64:1 at load 25), within 15 %
 off_split() {
-	set -- "$1" "$2" "$(folded_sum "$2" "$OFF_A")" "$(folded_sum "$2" "$OFF_B")"
-	if fcmp "$4 > 0 && $3 / $4 >= 1.7 && $3 / $4 <= 2.3"; then
-		pass "$1: ${OFF_A}.. $3 us, ${OFF_B}.. $4 us (2:1)"
+	set -- "$1" "$2" "$(folded_sum "$2" "$OFF_A")" "$(folded_sum "$2" "$OFF_B")" \
+		"$(awk '{ if ($2 > 0) print $1 / $2 }' "$T/truth")"
+	if fcmp "$4 > 0 && ${5:-0} > 0 && $3 / $4 >= 0.85 * $5 && $3 / $4 <= 1.15 * $5"; then
+		pass "$1: ${OFF_A}.. $3 us, ${OFF_B}.. $4 us ($5:1, as the naps took)"
 	else
-		fail "$1: chains named, split 2:1" "$3 and $4 us: $(sort -k2 -nr -t' ' "$2" | head -4 | tr '\n' '|')"
+		fail "$1: chains named, split as the naps took (${5:-?}:1)" "$3 and $4 us: $(sort -k2 -nr -t' ' "$2" | head -4 | tr '\n' '|')"
 	fi
 }
 
@@ -51,7 +54,7 @@ device() { # LIBC BINARY
 	cpu_split "oncpu $1, .gnu_debugdata" "$T/on"
 	# naps of 200 and 100 ms: a preemption as it goes to sleep (R, a
 	# few ms on a loaded machine) is small beside them
-	"$STACKBOX" offcpu -U -f folded --unwind eh_frame -- \
+	CHAIN_TRUTH=$T/truth "$STACKBOX" offcpu -U -f folded --unwind eh_frame -- \
 		"$I/minidebuginfo/$2" 2 100 >"$T/off" 2>"$T/err"
 	off_split "offcpu $1, .gnu_debugdata" "$T/off"
 	"$STACKBOX" oncpu -F 199 -U -f folded --unwind eh_frame -- \
