@@ -2,7 +2,8 @@
 # Board checker: offcpu on every board (tests/boards.sh; the guest's
 # offcpu section of tests/board/guest): the default attach path and the
 # classic tracepoint, with -w, against tests/workloads/block.c's known
-# blocked times and waker.
+# blocked times and waker; -m 500ms and -s 10ms on the way the plan
+# takes on each kernel.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
@@ -30,15 +31,34 @@ within() {
 	fi
 }
 
+# ran NAME: the run NAME exited 0, else one FAIL with why
+ran() {
+	if grep -qx "@rc-$1 0" "$res"; then
+		return 0
+	fi
+	fail "$t $1: exits 0" "$(sed -n "s/^@err-$1 //p" "$res" | grep -v capabilities | head -n 2 | tr '\n' '|')"
+	return 1
+}
+
+# -s 10ms: the 1 and 4 ms naps of "block short", estimated within 15 %
+# of what they took (over 6 standard deviations: offcpu.sh's figures for
+# 2 s; TCG's slower calls leave more time on a CPU inside them)
+sampled() {
+	set -- "$(sed -n "s/^@s10 //p" "$res" | awk -v f="$1" '$0 ~ f && /nanosleep/ { s += $NF } END { print s + 0 }')" \
+		"$(waited s10 "$1")" "$1"
+	if fcmp "${2:-0} > 0 && $1 >= $2 * 0.85 && $1 <= $2 * 1.15"; then
+		pass "$t -s 10ms ($used): $3's naps estimated $1 us (they took $2)"
+	else
+		fail "$t -s 10ms ($used): $3's naps" "estimated $1 us, they took ${2:-?} us (want +- 15 %)"
+	fi
+}
+
 for b in $(boards); do
 	t="board/$b offcpu"
 	board_section "$t" "$b" offcpu || continue
 	for p in default tracepoint; do
 		# a run that failed has no numbers to check: one FAIL, with why
-		if ! grep -qx "@rc-$p 0" "$res"; then
-			fail "$t $p: exits 0" "$(sed -n "s/^@err-$p //p" "$res" | grep -v capabilities | head -n 2 | tr '\n' '|')"
-			continue
-		fi
+		ran $p || continue
 		pass "$t $p: exits 0"
 		used=$(sed -n "s/^@err-$p offcpu: sched_switch: attached with //p" "$res")
 		check "$t $p: attached ($used)" test -n "$used"
@@ -60,4 +80,20 @@ for b in $(boards); do
 			within "$t $p ($used): mutex held 800 ms" "$3" "${6:-800000}"
 		fi
 	done
+	if ran min; then
+		used=$(sed -n "s/^@err-min offcpu: sched_switch: attached with //p" "$res")
+		set -- $(known min) "$(waited min nap_longest)"
+		check "$t -m 500ms ($used): keeps the pipe's 600 ms block ($2 us)" fcmp "$2 > 500000"
+		if fcmp "${4:-0} > 0 && $4 < 500000"; then
+			check "$t -m 500ms ($used): drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
+		else
+			check "$t -m 500ms ($used): a nap took ${4:-?} us here: no more than the naps took ($1 us)" \
+				fcmp "$1 <= $(waited min nap_thread)"
+		fi
+	fi
+	if ran s10; then
+		used=$(sed -n "s/^@err-s10 offcpu: sched_switch: attached with //p" "$res")
+		sampled tick_thread
+		sampled step_thread
+	fi
 done
