@@ -32,6 +32,8 @@
  * right): centred, it keeps 90 px clear each side. */
 #define TITLE_PX     16
 #define TITLE_MARGIN 90
+/* Distinct stacks summed before they go into the tree */
+#define FLUSH_STACKS 65536
 
 struct node {
 	char *name;
@@ -194,6 +196,25 @@ static void tree_add(struct flame *fl, const char *stack, size_t len,
 		fl->depth = depth;
 }
 
+/* The stacks added since the last draw (or since FLUSH_STACKS were
+ * held: a long recording's new stacks keep memory bounded) into the
+ * tree, then forgotten */
+static void tree_flush(struct flame *fl)
+{
+	for (size_t i = 0; i < fl->stacks.n; i++) {
+		const char *k = intern_key(&fl->stacks, i);
+		size_t len = intern_len(&fl->stacks, i);
+
+		tree_add(fl, k, len, fl->sum[i].v[0], false);
+		if (fl->sum[i].v[1])
+			tree_add(fl, k, len, fl->sum[i].v[1], true);
+	}
+	intern_free(&fl->stacks);
+	free(fl->sum);
+	fl->sum = NULL;
+	fl->sum_cap = 0;
+}
+
 void flame_add_stack(struct flame *fl, const char *stack, size_t len,
 		     uint64_t v, bool base)
 {
@@ -213,23 +234,8 @@ void flame_add_stack(struct flame *fl, const char *stack, size_t len,
 		       (fl->sum_cap - old) * sizeof(*fl->sum));
 	}
 	fl->sum[i].v[base] += v;
-}
-
-/* The stacks added since the last draw into the tree, then forgotten */
-static void tree_flush(struct flame *fl)
-{
-	for (size_t i = 0; i < fl->stacks.n; i++) {
-		const char *k = intern_key(&fl->stacks, i);
-		size_t len = intern_len(&fl->stacks, i);
-
-		tree_add(fl, k, len, fl->sum[i].v[0], false);
-		if (fl->sum[i].v[1])
-			tree_add(fl, k, len, fl->sum[i].v[1], true);
-	}
-	intern_free(&fl->stacks);
-	free(fl->sum);
-	fl->sum = NULL;
-	fl->sum_cap = 0;
+	if (fl->stacks.n == FLUSH_STACKS)
+		tree_flush(fl);
 }
 
 void flame_add_folded(struct flame *fl, const char *line, bool base)
