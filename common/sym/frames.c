@@ -198,7 +198,7 @@ const char **frames_of(struct frames *fr, __u64 id, __u32 tgid, bool kernel,
 
 void frames_clear(struct frames *fr)
 {
-	pool_clear(&fr->names);
+	pool_reset(&fr->names);
 }
 
 void frames_free(struct frames *fr)
