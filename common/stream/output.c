@@ -192,7 +192,8 @@ void output_swap_sources(struct output *out, struct output_sources *src)
 static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
 {
 	for (unsigned i = 0; i < nx && i < ny; i++) {
-		int c = strcmp(x[i], y[i]);
+		/* kernel frames' names are the symbol table's: one pointer */
+		int c = x[i] == y[i] ? 0 : strcmp(x[i], y[i]);
 
 		if (c)
 			return c;
