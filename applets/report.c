@@ -572,6 +572,10 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 	struct pprof_frame *f = xmalloc((SB_MAX_DEPTH + 2) *
 					(2 + USYM_INLINE_MAX) * sizeof(*f));
 	struct proc_syms *ps = output_procs(rp->out);
+	/* rows of equal value come by process: its maps copied once */
+	struct rec_map *maps = NULL;
+	size_t nmaps = 0;
+	__u32 maps_of = 0;
 	uint64_t ns = 0;
 	unsigned hm = 0;
 	bool on = false;
@@ -583,15 +587,16 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 	pprof_snapshot(rp->pp, rp->levels);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
-		struct rec_map *maps = NULL;
-		size_t nmaps = ENABLE_SYMBOLIZE && ps
-				       ? proc_syms_maps(ps, r->key.tgid, &maps)
-				       : 0;
 		int64_t v[SB_MAX_VALUES + 1];
 		const char *labels[11] = {"comm", r->key.comm};
 		unsigned n = 0, nl = 2, nv = 0;
 		char tid[16], nspid[16];
 
+		if (ENABLE_SYMBOLIZE && ps && (!i || r->key.tgid != maps_of)) {
+			free(maps);
+			nmaps = proc_syms_maps(ps, r->key.tgid, &maps);
+			maps_of = r->key.tgid;
+		}
 		n += add_frames(rp, f, r->kstack, NULL, r->nk,
 				r->key.kern_stack, NULL, 0);
 		n += add_frames(rp, f + n, r->ustack, r->uinlined, r->nu,
@@ -633,8 +638,8 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 		}
 		pprof_add(rp->pp, f, n, v, labels, r->key.tgid);
 		pprof_weigh_main(rp->pp, exe_of(maps, nmaps), v[rp->weigh]);
-		free(maps);
 	}
+	free(maps);
 	free(f);
 }
 

@@ -77,3 +77,23 @@ void pool_clear(struct pool *p)
 		free(c);
 	}
 }
+
+void pool_reset(struct pool *p)
+{
+	struct pool_chunk *keep = NULL;
+
+	while (p->chunks) {
+		struct pool_chunk *c = p->chunks;
+
+		p->chunks = c->next;
+		if (!keep && c->size == CHUNK - sizeof(*c))
+			keep = c;
+		else
+			free(c);
+	}
+	if (keep) {
+		keep->used = 0;
+		keep->next = NULL;
+		p->chunks = keep;
+	}
+}

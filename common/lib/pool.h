@@ -24,5 +24,8 @@ char *pool_printf(struct pool *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Give back everything taken: what it handed out is invalid after. */
 void pool_clear(struct pool *p);
+/* The same, but one chunk is kept for what is taken next: a pool
+ * emptied every snapshot would map, fault in and unmap it each time. */
+void pool_reset(struct pool *p);
 
 #endif

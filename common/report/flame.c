@@ -32,6 +32,8 @@
  * right): centred, it keeps 90 px clear each side. */
 #define TITLE_PX     16
 #define TITLE_MARGIN 90
+/* Distinct stacks summed before they go into the tree */
+#define FLUSH_STACKS 65536
 
 struct node {
 	char *name;
@@ -62,6 +64,16 @@ struct flame {
 		size_t at, len; /* the name in last */
 	} * path;
 	size_t npath, path_cap;
+	/* Stacks as added, each once with its sums: a row costs one probe
+	 * of the whole stack instead of a probe per frame, and the tree is
+	 * made from the distinct stacks when it is drawn (sums in any order
+	 * are the same sums). */
+	struct intern stacks;
+	struct stack_sum {
+		uint64_t v[2]; /* [base] */
+	} * sum;
+	size_t sum_cap;
+	uint64_t total[2]; /* [base]: what was added, drawn or not */
 };
 
 struct flame *flame_new(void)
@@ -144,7 +156,9 @@ static struct node *frame_node(struct flame *fl, struct node *n, unsigned j,
 	return *same ? sf->n : child(fl, n, name, len);
 }
 
-void flame_add_stack(struct flame *fl, const char *stack, size_t len,
+/* The stack's frames' nodes, made when new (also for a value of 0: a
+ * level forgotten still has its frames), and v added along them. */
+static void tree_add(struct flame *fl, const char *stack, size_t len,
 		     uint64_t v, bool base)
 {
 	const char *p = stack, *end = stack + len;
@@ -152,9 +166,6 @@ void flame_add_stack(struct flame *fl, const char *stack, size_t len,
 	unsigned depth = 0;
 	bool same = true;
 
-	if (!v)
-		return;
-	fl->diff |= base;
 	for (;;) {
 		const char *semi = memchr(p, ';', end - p);
 		size_t flen = (semi ? semi : end) - p;
@@ -185,6 +196,48 @@ void flame_add_stack(struct flame *fl, const char *stack, size_t len,
 		fl->depth = depth;
 }
 
+/* The stacks added since the last draw (or since FLUSH_STACKS were
+ * held: a long recording's new stacks keep memory bounded) into the
+ * tree, then forgotten */
+static void tree_flush(struct flame *fl)
+{
+	for (size_t i = 0; i < fl->stacks.n; i++) {
+		const char *k = intern_key(&fl->stacks, i);
+		size_t len = intern_len(&fl->stacks, i);
+
+		tree_add(fl, k, len, fl->sum[i].v[0], false);
+		if (fl->sum[i].v[1])
+			tree_add(fl, k, len, fl->sum[i].v[1], true);
+	}
+	intern_free(&fl->stacks);
+	free(fl->sum);
+	fl->sum = NULL;
+	fl->sum_cap = 0;
+}
+
+void flame_add_stack(struct flame *fl, const char *stack, size_t len,
+		     uint64_t v, bool base)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	fl->diff |= base;
+	fl->total[base] += v;
+	i = intern_add(&fl->stacks, stack, len);
+	if (i >= fl->sum_cap) {
+		size_t old = fl->sum_cap;
+
+		fl->sum = grow_array(fl->sum, &fl->sum_cap, i + 1,
+				     sizeof(*fl->sum));
+		memset(fl->sum + old, 0,
+		       (fl->sum_cap - old) * sizeof(*fl->sum));
+	}
+	fl->sum[i].v[base] += v;
+	if (fl->stacks.n == FLUSH_STACKS)
+		tree_flush(fl);
+}
+
 void flame_add_folded(struct flame *fl, const char *line, bool base)
 {
 	const char *sp = strrchr(line, ' ');
@@ -196,7 +249,7 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 
 uint64_t flame_total(const struct flame *fl, bool base)
 {
-	return base ? fl->root.base : fl->root.v;
+	return fl->total[base];
 }
 
 static void forget(struct node *n, bool base)
@@ -213,6 +266,9 @@ static void forget(struct node *n, bool base)
 void flame_snapshot(struct flame *fl, bool base)
 {
 	forget(&fl->root, base);
+	for (size_t i = 0; i < fl->stacks.n; i++)
+		fl->sum[i].v[base] = 0;
+	fl->total[base] = 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -450,6 +506,7 @@ void flame_write_svg(struct flame *fl, FILE *f, const char *title,
 {
 	struct draw d = {.f = f, .fl = fl, .unit = unit};
 
+	tree_flush(fl);
 	d.total = fl->root.v;
 	d.scale = fl->root.base ? (double)fl->root.v / fl->root.base : 1;
 	d.max = max_delta(&fl->root, d.scale);
@@ -502,5 +559,7 @@ void flame_free(struct flame *fl)
 	free(fl->kids);
 	free(fl->last);
 	free(fl->path);
+	intern_free(&fl->stacks);
+	free(fl->sum);
 	free(fl);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "html.h"
-#include "lines.h"
+#include "intern.h"
 #include "folded_rows.h"
 #include "output.h"
 #include "stackbox.h"
@@ -25,14 +25,9 @@ struct stream {
 };
 
 struct html {
-	struct names names;	/* frame names, each once */
-	struct u64map frame_id; /* interned name -> id + 1 */
-	const char **frame;	/* by id */
-	size_t nframes, frames_cap;
-	struct u64map stack_id; /* hash of frame ids -> id + 1 */
-	uint32_t **stack;	/* by id: [n, frame ids root first] */
-	size_t nstacks, stacks_cap;
-	struct stream **st; /* each apart: its memstreams point into it */
+	struct intern frames; /* frame names: an id is the index */
+	struct intern stacks; /* frame ids root first, as bytes */
+	struct stream **st;   /* each apart: its memstreams point into it */
 	size_t nst;
 	double t0; /* the first snapshot's start, seconds */
 	bool have_t0;
@@ -77,39 +72,12 @@ static void json_str(FILE *f, const char *s)
 
 static uint32_t frame_of(struct html *h, const char *s, size_t len)
 {
-	const char *name = names_intern(&h->names, s, len);
-	uint64_t *id = u64map_add(&h->frame_id, (uintptr_t)name);
-
-	if (!*id) {
-		h->frame = grow_array(h->frame, &h->frames_cap, h->nframes + 1,
-				      sizeof(*h->frame));
-		h->frame[h->nframes] = name;
-		*id = ++h->nframes;
-	}
-	return *id - 1;
+	return intern_add(&h->frames, s, len);
 }
 
 static uint32_t stack_of(struct html *h, const uint32_t *ids, uint32_t n)
 {
-	uint64_t hash = fnv1a(FNV_START, ids, n * sizeof(*ids)), *id;
-
-	for (;; hash++) {
-		const uint32_t *s;
-
-		id = u64map_add(&h->stack_id, hash);
-		if (!*id)
-			break;
-		s = h->stack[*id - 1];
-		if (s[0] == n && !memcmp(s + 1, ids, n * sizeof(*ids)))
-			return *id - 1;
-	}
-	h->stack = grow_array(h->stack, &h->stacks_cap, h->nstacks + 1,
-			      sizeof(*h->stack));
-	h->stack[h->nstacks] = xmalloc((n + 1) * sizeof(**h->stack));
-	h->stack[h->nstacks][0] = n;
-	memcpy(h->stack[h->nstacks] + 1, ids, n * sizeof(*ids));
-	*id = ++h->nstacks;
-	return *id - 1;
+	return intern_add(&h->stacks, ids, n * sizeof(*ids));
 }
 
 /* A folded row into the snapshot's pairs */
@@ -225,17 +193,20 @@ void html_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
 static void put_dictionaries(const struct html *h, FILE *f)
 {
 	fputs(",\"frames\":[", f);
-	for (size_t i = 0; i < h->nframes; i++) {
+	for (size_t i = 0; i < h->frames.n; i++) {
 		if (i)
 			fputc(',', f);
-		json_str(f, h->frame[i]);
+		json_str(f, intern_key(&h->frames, i));
 	}
 	fputs("],\"stacks\":[", f);
-	for (size_t i = 0; i < h->nstacks; i++) {
+	for (size_t i = 0; i < h->stacks.n; i++) {
+		const uint32_t *id =
+			(const uint32_t *)intern_key(&h->stacks, i);
+		size_t n = intern_len(&h->stacks, i) / sizeof(*id);
+
 		fputs(i ? ",[" : "[", f);
-		for (uint32_t k = 1; k <= h->stack[i][0]; k++)
-			fprintf(f, "%s%" PRIu32, k > 1 ? "," : "",
-				h->stack[i][k]);
+		for (size_t k = 0; k < n; k++)
+			fprintf(f, "%s%" PRIu32, k ? "," : "", id[k]);
 		fputc(']', f);
 	}
 	fputc(']', f);
@@ -329,13 +300,8 @@ void html_free(struct html *h)
 		free(h->st[i]);
 	}
 	free(h->st);
-	for (size_t i = 0; i < h->nstacks; i++)
-		free(h->stack[i]);
-	free(h->stack);
-	u64map_free(&h->stack_id);
-	u64map_free(&h->frame_id);
-	free(h->frame);
-	names_free(&h->names);
+	intern_free(&h->stacks);
+	intern_free(&h->frames);
 	fclose(h->mf);
 	free(h->marks);
 	free(h->ids);

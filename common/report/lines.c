@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "lines.h"
 #include "stackbox.h"
 
@@ -19,31 +20,12 @@ uint64_t fnv1a(uint64_t h, const void *p, size_t len)
 
 const char *names_intern(struct names *t, const char *s, size_t len)
 {
-	uint64_t h = fnv1a(FNV_START, s, len), *v;
-
-	/* a collision takes the next hash: probe until s or a free one */
-	for (;; h++) {
-		v = u64map_add(&t->map, h);
-		if (!*v)
-			break;
-		if (!strncmp(t->name[*v - 1], s, len) && !t->name[*v - 1][len])
-			return t->name[*v - 1];
-	}
-	t->name = grow_array(t->name, &t->cap, t->n + 1, sizeof(*t->name));
-	t->name[t->n] = strndup(s, len);
-	if (!t->name[t->n])
-		error_exit("out of memory");
-	*v = ++t->n;
-	return t->name[*v - 1];
+	return intern_key(&t->t, intern_add(&t->t, s, len));
 }
 
 void names_free(struct names *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->name[i]);
-	free(t->name);
-	u64map_free(&t->map);
-	memset(t, 0, sizeof(*t));
+	intern_free(&t->t);
 }
 
 void lines_feed(struct lines *l, const void *data, size_t len,

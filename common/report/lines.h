@@ -11,16 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "u64map.h"
+#include "intern.h"
 
 /* FNV-1a over len bytes, from h (start with FNV_START). */
 #define FNV_START 14695981039346656037ULL
 uint64_t fnv1a(uint64_t h, const void *p, size_t len);
 
+/* lib's intern table: one hash and one probe scheme for every table of
+ * names, the keys in its pool (NUL-ended, so they read as C strings) */
 struct names {
-	struct u64map map; /* hash -> index + 1 in name */
-	char **name;
-	size_t n, cap;
+	struct intern t;
 };
 
 /* The one copy of s[0..len), kept until names_free. */

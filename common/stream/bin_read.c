@@ -577,13 +577,23 @@ static __u64 stack_ref(const struct bin_state *st, struct bcur *c, bool *gap)
 static void comm_at(const struct bin_state *st, struct bcur *c,
 		    char comm[SB_COMM_LEN])
 {
-	char *s = st->version == BIN_VERSION_1 ? NULL : bc_str(c);
-	const char *name = s ? s : str_at(st, c);
+	const char *name;
+	size_t n;
 
 	memset(comm, 0, SB_COMM_LEN);
-	if (name)
-		strncpy(comm, name, SB_COMM_LEN - 1);
-	free(s);
+	if (st->version == BIN_VERSION_1) {
+		name = str_at(st, c);
+		if (name)
+			strncpy(comm, name, SB_COMM_LEN - 1);
+		return;
+	}
+	/* read in place, up to a NUL as strncpy: a copy on the heap for
+	 * every row was a twentieth of report's time */
+	n = bc_count(c);
+	name = (const char *)c->p;
+	c->p += n;
+	memcpy(comm, name,
+	       strnlen(name, n < SB_COMM_LEN ? n : SB_COMM_LEN - 1));
 }
 
 /* After the rows (added within version 1): the triggers' marks. */

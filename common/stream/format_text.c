@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text: a header per snapshot, then rows biggest first, frames root to leaf. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -139,59 +140,180 @@ static void print_header(FILE *f, const struct snapshot *s)
 	print_lost(f, s);
 }
 
-/* indent spaces, s and a newline: printf's padding of each frame was
- * a tenth of report -f text */
-static void put_line(FILE *f, unsigned indent, const char *s)
+/*
+ * A row's lines are put together here and written with one unlocked
+ * fwrite a few KiB at a time: stdio's locked call for every piece and
+ * printf's parsing for every row were a quarter of report -f text.
+ */
+struct text_buf {
+	FILE *f;
+	size_t n;
+	char b[4096];
+};
+
+static void tb_flush(struct text_buf *t)
+{
+	fwrite_unlocked(t->b, 1, t->n, t->f);
+	t->n = 0;
+}
+
+static void tb_put(struct text_buf *t, const char *s, size_t n)
+{
+	if (t->n + n > sizeof(t->b)) {
+		tb_flush(t);
+		if (n > sizeof(t->b)) {
+			fwrite_unlocked(s, 1, n, t->f);
+			return;
+		}
+	}
+	memcpy(t->b + t->n, s, n);
+	t->n += n;
+}
+
+static void tb_str(struct text_buf *t, const char *s)
+{
+	tb_put(t, s, strlen(s));
+}
+
+static void tb_spaces(struct text_buf *t, size_t n)
 {
 	static const char spaces[] = "                                ";
 
-	for (unsigned n; indent; indent -= n) {
-		n = indent < sizeof(spaces) - 1 ? indent : sizeof(spaces) - 1;
-		fwrite(spaces, 1, n, f);
+	for (size_t k; n; n -= k) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		tb_put(t, spaces, k);
 	}
-	fputs(s, f);
-	fputc('\n', f);
 }
 
-static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
+/* "%u" */
+static void tb_u64(struct text_buf *t, uint64_t v)
 {
-	const unsigned indent = 14 * s->nmetrics + 8;
+	char d[20];
+	size_t i = sizeof(d);
+
+	do
+		d[--i] = '0' + v % 10;
+	while (v /= 10);
+	tb_put(t, d + i, sizeof(d) - i);
+}
+
+/* "%5.1f%%" of a share from 0 to 100 (or more: a level's), by hand
+ * where the tenths round the same way for certain; printf when the
+ * value is within rounding error of a half tenth */
+static void tb_share(struct text_buf *t, double x)
+{
+	double y = x * 10;
+	uint64_t k;
 	char buf[32];
 
+	if (!(y >= 0 && y < 1e15)) {
+		tb_put(t, buf, snprintf(buf, sizeof(buf), "%5.1f%%", x));
+		return;
+	}
+	k = y;
+	if (y - k > 0.5 - 1e-6 && y - k < 0.5 + 1e-6) {
+		tb_put(t, buf, snprintf(buf, sizeof(buf), "%5.1f%%", x));
+		return;
+	}
+	k += y - k > 0.5;
+	if (k < 1000) /* "x.y" or "xy.z" in 5 */
+		tb_spaces(t, k < 100 ? 2 : 1);
+	tb_u64(t, k / 10);
+	buf[0] = '.';
+	buf[1] = '0' + k % 10;
+	buf[2] = '%';
+	tb_put(t, buf, 3);
+}
+
+/* indent spaces, s and a newline */
+static void put_line(struct text_buf *t, unsigned indent, const char *s)
+{
+	tb_spaces(t, indent);
+	tb_str(t, s);
+	tb_put(t, "\n", 1);
+}
+
+/* "%13s " of metric m */
+static void put_metric(struct text_buf *t, const struct snapshot *s,
+		       const struct row *r, unsigned m)
+{
+	char buf[32];
+	const char *v;
+	size_t n;
+
+	if (s->metrics[m].kind == METRIC_COUNT) {
+		uint64_t x = r->v[m];
+
+		for (n = 1; x >= 10; x /= 10)
+			n++;
+		if (n < 13)
+			tb_spaces(t, 13 - n);
+		tb_u64(t, r->v[m]);
+		tb_put(t, " ", 1);
+		return;
+	}
+	v = format_metric(buf, sizeof(buf), &s->metrics[m], r->v, m);
+	n = strlen(v);
+	if (n < 13)
+		tb_spaces(t, 13 - n);
+	tb_put(t, v, n);
+	tb_put(t, " ", 1);
+}
+
+static void put_frames(struct text_buf *t, unsigned indent,
+		       const char *const *u, unsigned nu, const char *const *k,
+		       unsigned nk)
+{
+	for (unsigned i = 0; i < nu; i++)
+		put_line(t, indent, u[i]);
+	if (nu && nk)
+		put_line(t, indent, "--");
+	for (unsigned i = 0; i < nk; i++)
+		put_line(t, indent, k[i]);
+}
+
+static void print_row(struct text_buf *t, const struct snapshot *s,
+		      const struct row *r)
+{
+	const unsigned indent = 14 * s->nmetrics + 8;
+
 	for (unsigned m = 0; m < s->nmetrics; m++)
-		fprintf(f, "%13s ",
-			format_metric(buf, sizeof(buf), &s->metrics[m], r->v,
-				      m));
-	fprintf(f, "%5.1f%%  %s pid %u",
-		s->total[s->primary]
-			? 100.0 * r->v[s->primary] / s->total[s->primary]
-			: 0.0,
-		r->key.comm, r->key.tgid);
-	if (r->nspid) /* in a container: the pid its own logs use */
-		fprintf(f, " nspid %u", r->nspid);
-	if (s->per_thread)
-		fprintf(f, " tid %u", r->key.pid);
-	if (s->aux_name && *s->aux_name(r->key.aux))
-		fprintf(f, " %s", s->aux_name(r->key.aux));
-	if (r->cgroup)
-		fprintf(f, " cgroup %s", r->cgroup);
-	fputc('\n', f);
-	for (unsigned i = 0; i < r->nu; i++)
-		put_line(f, indent, r->ustack[i]);
-	if (r->nu && r->nk)
-		put_line(f, indent, "--");
-	for (unsigned i = 0; i < r->nk; i++)
-		put_line(f, indent, r->kstack[i]);
+		put_metric(t, s, r, m);
+	tb_share(t, s->total[s->primary]
+			    ? 100.0 * r->v[s->primary] / s->total[s->primary]
+			    : 0.0);
+	tb_put(t, "  ", 2);
+	tb_str(t, r->key.comm);
+	tb_put(t, " pid ", 5);
+	tb_u64(t, r->key.tgid);
+	if (r->nspid) { /* in a container: the pid its own logs use */
+		tb_put(t, " nspid ", 7);
+		tb_u64(t, r->nspid);
+	}
+	if (s->per_thread) {
+		tb_put(t, " tid ", 5);
+		tb_u64(t, r->key.pid);
+	}
+	if (s->aux_name && *s->aux_name(r->key.aux)) {
+		tb_put(t, " ", 1);
+		tb_str(t, s->aux_name(r->key.aux));
+	}
+	if (r->cgroup) {
+		tb_put(t, " cgroup ", 8);
+		tb_str(t, r->cgroup);
+	}
+	tb_put(t, "\n", 1);
+	put_frames(t, indent, r->ustack, r->nu, r->kstack, r->nk);
 	if (!r->other_nu && !r->other_nk)
 		return;
-	fprintf(f, "%*swoken by %s pid %u:\n", indent, "", r->key.other_comm,
-		r->key.other_tgid);
-	for (unsigned i = 0; i < r->other_nu; i++)
-		put_line(f, indent + 2, r->other_ustack[i]);
-	if (r->other_nu && r->other_nk)
-		put_line(f, indent + 2, "--");
-	for (unsigned i = 0; i < r->other_nk; i++)
-		put_line(f, indent + 2, r->other_kstack[i]);
+	tb_spaces(t, indent);
+	tb_put(t, "woken by ", 9);
+	tb_str(t, r->key.other_comm);
+	tb_put(t, " pid ", 5);
+	tb_u64(t, r->key.other_tgid);
+	tb_put(t, ":\n", 2);
+	put_frames(t, indent + 2, r->other_ustack, r->other_nu, r->other_kstack,
+		   r->other_nk);
 }
 
 /*
@@ -231,8 +353,16 @@ void format_text(FILE *f, const struct snapshot *s, long long top)
 		shown = top;
 	if (s->nrows)
 		print_columns(f, s);
-	for (size_t i = 0; i < shown; i++)
-		print_row(f, s, &s->rows[i]);
+	if (shown) {
+		struct text_buf *t = xmalloc(sizeof(*t));
+
+		t->f = f;
+		t->n = 0;
+		for (size_t i = 0; i < shown; i++)
+			print_row(t, s, &s->rows[i]);
+		tb_flush(t);
+		free(t);
+	}
 	for (size_t i = shown; i < s->nrows; i++)
 		rest += s->rows[i].v[s->primary];
 	if (shown < s->nrows)

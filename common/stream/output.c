@@ -192,7 +192,8 @@ void output_swap_sources(struct output *out, struct output_sources *src)
 static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
 {
 	for (unsigned i = 0; i < nx && i < ny; i++) {
-		int c = strcmp(x[i], y[i]);
+		/* kernel frames' names are the symbol table's: one pointer */
+		int c = x[i] == y[i] ? 0 : strcmp(x[i], y[i]);
 
 		if (c)
 			return c;
@@ -253,6 +254,41 @@ static int by_value(const void *a, const void *b, void *primary)
 	return 0;
 }
 
+struct value_at {
+	__u64 v;
+	size_t at;
+};
+
+static int by_value_at(const void *a, const void *b)
+{
+	const struct value_at *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Rows in by_shown's order, none equal by it, into by_value's: its ties
+ * in the primary value go by by_shown, which is their order now, so
+ * sorting by (value, place) gives the same order comparing integers
+ * where by_value compared names.
+ */
+static void by_value_of_shown(struct snapshot *s)
+{
+	struct value_at *o = xmalloc((s->nrows + 1) * sizeof(*o));
+	struct row *rows = xmalloc((s->nrows + 1) * sizeof(*rows));
+
+	for (size_t i = 0; i < s->nrows; i++)
+		o[i] = (struct value_at){s->rows[i].v[s->primary], i};
+	qsort(o, s->nrows, sizeof(*o), by_value_at);
+	for (size_t i = 0; i < s->nrows; i++)
+		rows[i] = s->rows[o[i].at];
+	free(s->rows);
+	s->rows = rows;
+	free(o);
+}
+
 /*
  * Text shows names, so rows whose stacks differ only in addresses
  * (two call sites in one function, a leaf sampled at two instructions)
@@ -278,7 +314,7 @@ static void write_text(struct output *out, const struct snapshot *s)
 			shown.rows[n++] = *r;
 	}
 	shown.nrows = n;
-	qsort_r(shown.rows, n, sizeof(*s->rows), by_value, &shown.primary);
+	by_value_of_shown(&shown);
 	format_text(out->f, &shown, out->top);
 	free(shown.rows);
 }

@@ -26,10 +26,36 @@ static bool own_frame(const char *sym)
 		"get_perf_callchain", "bpf_overflow_handler", "perf_syscall_",
 	};
 
+	/* every kernel frame comes here: the first byte rules out most */
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(sym, prefixes[i], strlen(prefixes[i])))
+		if (sym[0] == prefixes[i][0] &&
+		    !strncmp(sym, prefixes[i], strlen(prefixes[i])))
 			return true;
 	return false;
+}
+
+/* "[" a b "0x" v in hex "]" in the pool: what "[%s%s0x%llx]" prints,
+ * without printf's two passes for every frame that has no name. */
+static const char *hex_name(struct pool *p, const char *a, const char *b,
+			    uint64_t v)
+{
+	size_t na = strlen(a), nb = strlen(b), nd = 1;
+	char *s, *at;
+
+	for (uint64_t x = v >> 4; x; x >>= 4)
+		nd++;
+	s = pool_alloc(p, na + nb + nd + 5);
+	s[0] = '[';
+	memcpy(s + 1, a, na);
+	memcpy(s + 1 + na, b, nb);
+	at = s + 1 + na + nb;
+	*at++ = '0';
+	*at++ = 'x';
+	for (size_t i = nd; i--; v >>= 4)
+		at[i] = "0123456789abcdef"[v & 15];
+	at[nd] = ']';
+	at[nd + 1] = 0;
+	return s;
 }
 
 const char *frames_kernel_sym(struct frames *fr, __u64 ip)
@@ -56,9 +82,7 @@ static const char *kernel_frame(struct frames *fr, __u64 ip)
 {
 	const char *sym = frames_kernel_sym(fr, ip);
 
-	return sym ? sym
-		   : pool_printf(&fr->names, "[kernel 0x%llx]",
-				 (unsigned long long)ip);
+	return sym ? sym : hex_name(&fr->names, "kernel ", "", ip);
 }
 
 /*
@@ -87,14 +111,13 @@ static unsigned user_frame(struct frames *fr, __u32 tgid, __u64 ip, bool ret,
 		}
 		fr->unnamed++;
 		if (u.module) {
-			f[0] = pool_printf(
-				&fr->names, "[%s+0x%llx]", u.module,
-				(unsigned long long)(u.module_off + ret));
+			f[0] = hex_name(&fr->names, u.module, "+",
+					u.module_off + ret);
 			inlined[0] = false;
 			return 1;
 		}
 	}
-	f[0] = pool_printf(&fr->names, "[0x%llx]", (unsigned long long)ip);
+	f[0] = hex_name(&fr->names, "", "", ip);
 	inlined[0] = false;
 	return 1;
 }
@@ -175,7 +198,7 @@ const char **frames_of(struct frames *fr, __u64 id, __u32 tgid, bool kernel,
 
 void frames_clear(struct frames *fr)
 {
-	pool_clear(&fr->names);
+	pool_reset(&fr->names);
 }
 
 void frames_free(struct frames *fr)

@@ -72,9 +72,21 @@ struct sym_seen {
 	const char *sym; /* NULL: none covers vaddr */
 };
 
+/* The bytes before a return address, read lately: a leaf's repair
+ * reads them for every stack, the same few hundred call sites again and
+ * again. Cleared with sym_seen. */
+#define CODE_SEEN_BITS 12
+struct code_seen {
+	const struct elf_symtab *t; /* NULL: empty */
+	uint64_t off;		    /* of the byte after code */
+	uint8_t code[8];
+	bool read; /* false: the file has no bytes there */
+};
+
 struct proc_syms {
 	char *procfs;
-	struct sym_seen *sym_seen; /* 1 << SYMS_SEEN_BITS */
+	struct sym_seen *sym_seen;   /* 1 << SYMS_SEEN_BITS */
+	struct code_seen *code_seen; /* 1 << CODE_SEEN_BITS */
 	proc_syms_finder find;
 	void *find_ctx;
 	struct sproc *procs[NBUCKETS];
@@ -129,6 +141,9 @@ static void file_free(struct proc_syms *ps, struct sfile *f)
 	if (f->t && ps->sym_seen)
 		memset(ps->sym_seen, 0,
 		       sizeof(*ps->sym_seen) << SYMS_SEEN_BITS);
+	if (f->t && ps->code_seen)
+		memset(ps->code_seen, 0,
+		       sizeof(*ps->code_seen) << CODE_SEEN_BITS);
 	elf_symtab_free(f->t);
 	if (f->fd >= 0)
 		close(f->fd);
@@ -877,6 +892,28 @@ void proc_syms_record(struct proc_syms *ps, uint32_t tgid,
 		qsort(pr->maps, pr->nmaps, sizeof(*pr->maps), smap_cmp);
 }
 
+/* The 8 bytes of f before file offset off, through code_seen. */
+static bool code_before(struct proc_syms *ps, const struct sfile *f,
+			uint64_t off, uint8_t code[8])
+{
+	uint64_t h = ((uintptr_t)f->t * 0x9e3779b97f4a7c15ULL ^ off) *
+		     0xd6e8feb86659fd93ULL;
+	struct code_seen *c;
+
+	if (!ps->code_seen)
+		ps->code_seen =
+			xzalloc(sizeof(*ps->code_seen) << CODE_SEEN_BITS);
+	c = &ps->code_seen[h >> (64 - CODE_SEEN_BITS)];
+	if (c->t != f->t || c->off != off) {
+		c->t = f->t;
+		c->off = off;
+		c->read = pread(f->fd, c->code, sizeof(c->code),
+				off - sizeof(c->code)) == sizeof(c->code);
+	}
+	memcpy(code, c->code, sizeof(c->code));
+	return c->read;
+}
+
 int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
 			  uint64_t ret, uint64_t *entry)
 {
@@ -891,9 +928,7 @@ int proc_syms_lost_caller(struct proc_syms *ps, uint32_t tgid, uint64_t leaf,
 	if (!m || !m->file || !m->file->t || m->file->fd < 0)
 		return -1;
 	off = ret - m->start + m->pgoff;
-	if (off < sizeof(code) ||
-	    pread(m->file->fd, code, sizeof(code), off - sizeof(code)) !=
-		    sizeof(code) ||
+	if (off < sizeof(code) || !code_before(ps, m->file, off, code) ||
 	    !callsite_target(elf_symtab_machine(m->file->t), code, sizeof(code),
 			     ret, &target))
 		return -1;
@@ -922,6 +957,7 @@ void proc_syms_free(struct proc_syms *ps)
 	while (ps->nidle)
 		file_free(ps, ps->idle[--ps->nidle]);
 	free(ps->sym_seen);
+	free(ps->code_seen);
 	free(ps->procfs);
 	free(ps);
 }

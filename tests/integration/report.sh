@@ -21,7 +21,7 @@ size() { wc -c <"$1" | tr -d ' '; }
 # same NAME A B: identical files, else the first difference
 same() {
 	if cmp -s "$2" "$3"; then pass "$1"; else
-		fail "$1" "$(diff "$2" "$3" | head -6 | tr '\n' '|')"
+		fail "$1" "$(diff "$2" "$3" | head -14 | tr '\n' '|')"
 	fi
 }
 

@@ -34,10 +34,12 @@ $(TESTS_O)/fuzz/fuzz_gopclntab: $(srctree)/common/sym/gopclntab.c
 FUZZ_LDFLAGS_opts := -Wl,--wrap=help_exit -Wl,--wrap=xmalloc
 $(TESTS_O)/fuzz/fuzz_perf_script: $(srctree)/common/report/perf_script.c \
 	$(srctree)/common/report/lines.c \
-	$(srctree)/common/lib/u64map.c
+	$(srctree)/common/lib/u64map.c $(srctree)/common/lib/intern.c \
+	$(srctree)/common/lib/pool.c
 $(TESTS_O)/fuzz/fuzz_folded_read: $(srctree)/common/report/folded_read.c \
 	$(srctree)/common/report/lines.c \
-	$(srctree)/common/lib/u64map.c
+	$(srctree)/common/lib/u64map.c $(srctree)/common/lib/intern.c \
+	$(srctree)/common/lib/pool.c
 
 $(FUZZ_TARGETS): $(TESTS_O)/fuzz/fuzz_%: $(srctree)/tests/unit/fuzz_%.c \
 		$(FUZZ_LIB) $(FUZZ_DEPS)

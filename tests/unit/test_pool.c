@@ -39,6 +39,23 @@ int main(void)
 	CHECK("pool: empty after clear", !p.chunks, "chunks left");
 	CHECK_STR("pool: usable after clear", pool_strdup(&p, "again"),
 		  "again");
+	for (size_t i = 0; i < N; i++)
+		name[i] = pool_printf(&p, "name %zu", i);
+	pool_alloc(&p, 1 << 20);
+	pool_reset(&p);
+	/* (a chunk's first member is its next) */
+	CHECK("pool: one chunk kept after reset",
+	      p.chunks && !*(void **)p.chunks, "none, or several");
+	name[0] = pool_strdup(&p, "kept");
+	for (size_t i = 1; i < N; i++)
+		name[i] = pool_printf(&p, "name %zu", i);
+	bad = 0;
+	for (size_t i = 1; i < N; i++) {
+		snprintf(want, sizeof(want), "name %zu", i);
+		bad += strcmp(name[i], want) != 0;
+	}
+	CHECK_INT("pool: every name intact after a reset", bad, 0);
+	CHECK_STR("pool: the kept chunk's first block", name[0], "kept");
 	pool_clear(&p);
 	free(name);
 	return 0;
