@@ -24,6 +24,10 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
 	return 0;
 }
+
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
+}
 #endif
 
 #ifndef SB_NVALUES
