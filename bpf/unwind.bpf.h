@@ -23,15 +23,16 @@
  * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
  * otherwise: sb_unwind_wanted().
  *
- * Included by collect.bpf.h, uses only base.bpf.h; needs Linux 5.17+ and
- * BTF (bpf_loop, bpf_task_pt_regs) when it runs, and 5.13+ to load at
- * all (callbacks): CONFIG_UNWIND_EH_FRAME. User space refuses it on
- * older kernels.
+ * Included by collect.bpf.h, uses base.bpf.h, unwind_regs.bpf.h (where
+ * the user's registers are) and unwind_bounded.bpf.h (the walk without
+ * bpf_loop: before 5.17, and in the legacy programs); this walk needs
+ * Linux 5.17+ (bpf_loop) when it runs: CONFIG_UNWIND_EH_FRAME.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
 
 #include "base.bpf.h"
+#include "unwind_regs.bpf.h"
 
 #define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
 #define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
@@ -91,9 +92,8 @@ struct {
 	__type(value, struct sb_unwinder);
 } sb_unwind_state SEC(".maps");
 
-/* The legacy programs (SB_LEGACY) keep the maps, which the skeleton
- * names, and none of the walk. */
-#if SB_MODERN
+/* What is below holds no callback nor atomic the legacy programs
+ * (SB_LEGACY) would call: they walk with unwind_bounded.bpf.h. */
 static __always_inline __u64 sb_uread(__u64 addr)
 {
 	__u64 v = 0;
@@ -328,6 +328,7 @@ static __always_inline __u64 sb_record_frame(__u64 ra)
 }
 #endif
 
+#if SB_MODERN
 /* One frame: record pc, then find the caller's pc, sp and fp. */
 static long sb_unwind_step(__u32 i, void *ctx)
 {
@@ -410,6 +411,7 @@ step:
 	u->scan = !f;
 	return 0;
 }
+#endif
 
 #if defined(__TARGET_ARCH_arm64)
 /*
@@ -431,13 +433,19 @@ static __always_inline int sb_at_entry(__u64 pc, __u64 lr)
 }
 #endif
 
+#include "unwind_bounded.bpf.h"
+
+#if SB_MODERN
 /* The user stack of the current task into st; its length in bytes. */
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
-	__u64 regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 regs;
 	struct sb_unwinder *u;
 	__u32 zero = 0, n;
 
+	if (sb_cfg.unwind_walk == SB_WALK_BOUNDED)
+		return sb_unwind_bounded(st);
+	regs = sb_user_regs();
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	if (!regs || !u)
 		return 0;
@@ -461,6 +469,12 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		st->ip[n] = 0; /* readers stop at the first zero */
 	return n * sizeof(__u64);
 }
+#else
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return sb_unwind_bounded(st); /* no bpf_loop before 5.17 */
+}
+#endif
 
 /*
  * Whether the current task's user stack is walked with the tables:
@@ -482,15 +496,4 @@ static __always_inline int sb_unwind_wanted(void)
 		return 1;
 	return p && p->tables;
 }
-#else
-static __always_inline int sb_unwind_wanted(void)
-{
-	return 0; /* the legacy programs have no walk */
-}
-
-static __always_inline long sb_unwind_user(struct sb_stack *st)
-{
-	return 0;
-}
-#endif /* SB_MODERN */
 #endif
