@@ -444,7 +444,7 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	__u32 zero = 0, n;
 
 	if (sb_cfg.unwind_walk == SB_WALK_BOUNDED)
-		return sb_unwind_bounded(st);
+		return sb_unwind_bounded();
 	regs = sb_user_regs();
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	if (!regs || !u)
@@ -472,7 +472,7 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 #else
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
-	return sb_unwind_bounded(st); /* no bpf_loop before 5.17 */
+	return sb_unwind_bounded(); /* no bpf_loop before 5.17 */
 }
 #endif
 

@@ -9,12 +9,17 @@
  * - the tables walk the first SB_BOUNDED_FRAMES frames; the callers
  *   above them are walked by frame pointer, as the kernel's walk goes;
  * - x86_64's scan for the return site above code without CFI (see
- *   sb_scan in unwind.bpf.h) runs for the first two frames only (the
- *   leaf, or what called the vDSO), over SB_BOUNDED_SCAN words, its
+ *   sb_scan in unwind.bpf.h) runs for one frame only (the leaf, or
+ *   what called the vDSO), over SB_BOUNDED_SCAN words, its
  *   return sites told in two passes: the words that follow a direct
  *   call into the same mapping, then at most SB_BOUNDED_CANDS of them
  *   by the tables.
- * No atomics, no callbacks: the legacy programs load it.
+ * Every loop but the frames' is unrolled: 5.10's verifier refuses a
+ * loop whose way back is a fall-through ("back-edge"), and in a loop it
+ * keeps a state at the head only every 20 branches, so a search step's
+ * two ways would meet again only every few steps. The frames' loop is
+ * not (jumps reach 32767 instructions at most). No atomics, no callbacks: the legacy
+ * programs load it.
  *
  * Included by unwind.bpf.h after its maps and the arch's
  * helpers (sb_callee, sb_record_frame, sb_at_entry); uses those and
@@ -25,7 +30,7 @@
 
 #include "base.bpf.h"
 
-#define SB_BOUNDED_FRAMES 32
+#define SB_BOUNDED_FRAMES 16
 #define SB_BOUNDED_SCAN	  96
 #define SB_BOUNDED_CANDS  4
 #define SB_BOUNDED_RECORD 64
@@ -80,6 +85,7 @@ sb_bounded_map(struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 		return NULL;
 	b->lo = 0;
 	b->hi = p->n < SB_UNWIND_MAPS ? p->n : SB_UNWIND_MAPS;
+#pragma unroll
 	for (k = 0; k < 7; k++) { /* log2(SB_UNWIND_MAPS) + 1 */
 		if (b->lo >= b->hi)
 			break;
@@ -111,6 +117,7 @@ sb_bounded_row(const struct sb_unwind_file *f, __u64 off)
 		return NULL;
 	b->lo = f->first;
 	b->hi = f->first + f->count;
+#pragma unroll
 	for (k = 0; k < SB_UNWIND_SEARCH; k++) {
 		if (b->lo >= b->hi)
 			break;
@@ -181,6 +188,7 @@ static __always_inline int sb_bounded_scan(struct sb_unwinder *u,
 		u->sc.in = sb_callee(sb_bounded_uread(u->fp + 8));
 		c->words = (u->fp - u->sp) / 8;
 	}
+#pragma unroll
 	for (k = 0; k < SB_BOUNDED_SCAN; k++) {
 		if (k >= c->words || c->n >= SB_BOUNDED_CANDS)
 			break;
@@ -190,6 +198,7 @@ static __always_inline int sb_bounded_scan(struct sb_unwinder *u,
 			c->slot[c->n++ & (SB_BOUNDED_CANDS - 1)] = addr;
 	}
 	/* the first proved, or under a record the least one */
+#pragma unroll
 	for (k = 0; k < SB_BOUNDED_CANDS; k++) {
 		if (k >= c->n)
 			break;
@@ -209,7 +218,8 @@ static __always_inline int sb_bounded_scan(struct sb_unwinder *u,
 	*fp = u->fp;
 	if (!u->sc.fp_row || u->sc.below)
 		return 1;
-	/* the caller's frame record, above its return site (sb_record_step) */
+		/* the caller's frame record, above its return site (sb_record_step) */
+#pragma unroll
 	for (k = 0; k < SB_BOUNDED_RECORD; k++) {
 		__u64 up;
 
@@ -321,15 +331,38 @@ static __always_inline int sb_bounded_step(struct sb_unwinder *u,
 	return 1;
 }
 
-/* The user stack of the current task into st; its length in bytes. */
-static __always_inline long sb_unwind_bounded(struct sb_stack *st)
+/* A leaf outside the process's file mappings (the vDSO) is left by its
+ * frame record, so that the scan, checked once, serves its caller. */
+static __always_inline void sb_bounded_hop(struct sb_unwinder *u,
+					   struct sb_stack *st)
+{
+	struct sb_unwind_proc *p;
+	__u64 cfa, ra, fp;
+
+	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
+	if (!p || u->n || sb_bounded_map(p, u->tgid, u->pc) ||
+	    !sb_bounded_by_record(u, &cfa, &ra, &fp) || cfa <= u->sp || !ra)
+		return;
+	st->ip[0] = u->pc;
+	u->n = 1;
+	u->pc = ra;
+	u->sp = cfa;
+	u->fp = fp;
+}
+
+/* The user stack of the current task into the stack buffer; its length
+ * in bytes. A global function: one copy in the object, checked once per
+ * program (inlined, each of memstack's programs had its own, and the
+ * binary grew tenfold). */
+__noinline long sb_unwind_bounded(void)
 {
 	__u64 regs = sb_user_regs(), frame[2];
+	struct sb_stack *st = sb_stack_buf();
 	struct sb_unwinder *u;
 	__u32 zero = 0, k, n;
 
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
-	if (!regs || !u)
+	if (!regs || !u || !st)
 		return 0;
 	u->tgid = bpf_get_current_pid_tgid() >> 32;
 	u->n = 0;
@@ -345,6 +378,7 @@ static __always_inline long sb_unwind_bounded(struct sb_stack *st)
 		u->pc = u->lr & 0x0000ffffffffffffULL;
 	}
 #endif
+	sb_bounded_hop(u, st);
 	if (sb_bounded_step(u, st, 1) && sb_bounded_step(u, st, 0))
 		for (k = 2; k < SB_BOUNDED_FRAMES; k++)
 			if (!sb_bounded_step(u, st, 0))
@@ -352,6 +386,7 @@ static __always_inline long sb_unwind_bounded(struct sb_stack *st)
 	/* deeper: the frame reached, then by frame records, each above the
 	 * last (as sb_user_stack_fp) */
 	frame[1] = u->pc;
+#pragma unroll
 	for (k = SB_BOUNDED_FRAMES; k < SB_MAX_DEPTH; k++) {
 		n = u->n;
 		if (n >= SB_MAX_DEPTH || !frame[1])

@@ -10,7 +10,7 @@
 
 /* The bounded walk's frames by the tables (SB_BOUNDED_FRAMES): above,
  * frame pointers. */
-#define BOUNDED_FRAMES 32
+#define BOUNDED_FRAMES 16
 
 const char *unwind_walk_choose(struct unwind_walk *w)
 {
