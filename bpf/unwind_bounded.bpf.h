@@ -331,17 +331,24 @@ static __always_inline int sb_bounded_step(struct sb_unwinder *u,
 	return 1;
 }
 
-/* A leaf outside the process's file mappings (the vDSO) is left by its
- * frame record, so that the scan, checked once, serves its caller. */
+/* A leaf in code of no table (the vDSO) is left by its frame record, so
+ * that the scan, checked once, serves its caller. */
 static __always_inline void sb_bounded_hop(struct sb_unwinder *u,
 					   struct sb_stack *st)
 {
+	const struct sb_unwind_file *f = NULL;
+	const struct sb_unwind_map *m;
 	struct sb_unwind_proc *p;
 	__u64 cfa, ra, fp;
 
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
-	if (!p || u->n || sb_bounded_map(p, u->tgid, u->pc) ||
-	    !sb_bounded_by_record(u, &cfa, &ra, &fp) || cfa <= u->sp || !ra)
+	if (!p || u->n)
+		return;
+	m = sb_bounded_map(p, u->tgid, u->pc);
+	if (m)
+		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
+	if ((f && f->count) || !sb_bounded_by_record(u, &cfa, &ra, &fp) ||
+	    cfa <= u->sp || !ra)
 		return;
 	st->ip[0] = u->pc;
 	u->n = 1;
