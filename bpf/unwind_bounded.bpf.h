@@ -357,20 +357,11 @@ static __always_inline void sb_bounded_hop(struct sb_unwinder *u,
 	u->fp = fp;
 }
 
-/* The modern programs call the walk as a global function: one copy in
- * the object (inlined, each of memstack's programs had its own, and the
- * binary grew tenfold). 5.10's verifier warned (WARN_ON, bpf_check) on
- * the legacy programs calling it so: they keep it inline, as they keep
- * sb_user_stack_fp. */
-#if SB_MODERN
-#define SB_BOUNDED_FN __noinline
-#else
-#define SB_BOUNDED_FN static __always_inline
-#endif
-
 /* The user stack of the current task into the stack buffer; its length
- * in bytes. */
-SB_BOUNDED_FN long sb_unwind_bounded(void)
+ * in bytes. A global function: one copy in the object, checked once per
+ * program (inlined, each of memstack's programs had its own, and the
+ * binary grew tenfold). */
+__noinline long sb_unwind_bounded(void)
 {
 	__u64 regs = sb_user_regs(), frame[2];
 	struct sb_stack *st = sb_stack_buf();
