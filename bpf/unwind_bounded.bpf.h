@@ -292,7 +292,7 @@ static __always_inline int sb_bounded_step(struct sb_unwinder *u,
 	const struct sb_unwind_row *r = NULL;
 	struct sb_unwind_proc *p;
 	__u64 cfa, ra, fp, at;
-	__u32 n = u->n;
+	__u64 n = u->n; /* 64 bits: 5.10 bounds a u32 index too loosely */
 
 	if (n >= SB_MAX_DEPTH || !u->pc)
 		return 0;
@@ -366,7 +366,8 @@ __noinline long sb_unwind_bounded(void)
 	__u64 regs = sb_user_regs(), frame[2];
 	struct sb_stack *st = sb_stack_buf();
 	struct sb_unwinder *u;
-	__u32 zero = 0, k, n;
+	__u32 zero = 0, k;
+	__u64 n; /* 64 bits: 5.10 bounds a u32 index too loosely */
 
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	if (!regs || !u || !st)
