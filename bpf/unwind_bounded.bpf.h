@@ -282,6 +282,17 @@ sb_bounded_by_record(struct sb_unwinder *u, __u64 *cfa, __u64 *ra, __u64 *fp)
 	return 1;
 }
 
+/* st->ip[n] = v, n checked in the register the store uses: 5.10's
+ * verifier forgets a bound checked after n was spilled to the stack and
+ * reloaded ("unbounded memory access"). */
+static __always_inline void sb_bounded_put(struct sb_stack *st, __u64 n,
+					   __u64 v)
+{
+	asm volatile("" : "+r"(n));
+	if (n < SB_MAX_DEPTH)
+		st->ip[n] = v;
+}
+
 /* One frame by the tables (sb_unwind_step's, bounded): record pc, move
  * to the caller; 0 at the end of the stack. */
 static __always_inline int sb_bounded_step(struct sb_unwinder *u,
@@ -303,7 +314,7 @@ static __always_inline int sb_bounded_step(struct sb_unwinder *u,
 		if (!m && n)
 			return 0;
 	}
-	st->ip[n] = u->pc;
+	sb_bounded_put(st, n, u->pc);
 	u->n = n + 1;
 	if (m)
 		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
@@ -399,7 +410,7 @@ __noinline long sb_unwind_bounded(void)
 		n = u->n;
 		if (n >= SB_MAX_DEPTH || !frame[1])
 			break;
-		st->ip[n] = frame[1];
+		sb_bounded_put(st, n, frame[1]);
 		u->n = n + 1;
 		if (u->fp < u->sp || u->fp & 7 ||
 		    bpf_probe_read_user(frame, sizeof(frame), (void *)u->fp))
@@ -409,8 +420,7 @@ __noinline long sb_unwind_bounded(void)
 	}
 end:
 	n = u->n;
-	if (n < SB_MAX_DEPTH)
-		st->ip[n] = 0; /* readers stop at the first zero */
+	sb_bounded_put(st, n, 0); /* readers stop at the first zero */
 	return n * sizeof(__u64);
 }
 
