@@ -85,6 +85,7 @@ core-y := main
 # lib: no stackbox knowledge; every layer may use it
 core-y += lib/lib lib/opts lib/u64map lib/pool lib/sink lib/rootfs lib/nspid lib/cgroup
 core-y += lib/anomaly # one series' detector: report and the device
+core-y += lib/intern # distinct byte strings by index: pprof's tables
 # kernel: what the running kernel has, and BPF maps
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
 core-y += kernel/mapwalk kernel/mapmake kernel/mapmem
@@ -106,6 +107,8 @@ core-$(CONFIG_MINIDEBUGINFO) += sym/minidebuginfo
 core-y += stream/snapshot stream/output stream/recorder
 core-$(CONFIG_FORMAT_TEXT) += stream/format_text
 core-$(CONFIG_FORMAT_FOLDED) += stream/format_folded
+# folded rows: the folded format, and report's flame graph, HTML and --hotcold
+core-$(if $(CONFIG_FORMAT_FOLDED)$(CONFIG_REPORT),y) += stream/folded_rows
 core-$(CONFIG_FORMAT_BIN) += stream/format_bin
 # reading bin: report, and the flight recorder's dump as text or folded
 core-y += $(if $(CONFIG_FORMAT_BIN)$(CONFIG_REPORT),stream/bin_read stream/bin_parity stream/bin_replay stream/bin_dict)

@@ -129,6 +129,10 @@ static const char *why_not(struct collector *c, const struct attach_alt *alt,
 
 	if (k == FEATURE_NEEDS_ROOT)
 		return "needs root to tell";
+	if (k == FEATURE_YES && alt->when) { /* not with these options */
+		snprintf(buf, len, "taken with %s", alt->when);
+		return buf;
+	}
 	if (k == FEATURE_YES) /* the applet's requires() said no */
 		return "the kernel lacks a field it reads";
 	switch (alt->needs) {

@@ -843,38 +843,23 @@ static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 				   "the start)");
 }
 
-static const char *const user_stats[] = {
-	"allocations not tracked (--max-allocs full)",
-	"frees of pointers not known (allocated before the start, or bad)",
-	"allocations not counted (--rows full)",
-	"addresses allocated again without a free seen",
-	"calls not seen (thread map full)",
-	"calls whose return was not seen",
-	"process ends not seen (exit map full)",
-	NULL,
-};
-
-static const char *const sampled_stats[] = {
-	"allocations not tracked (--max-allocs full)",
-	"frees of allocations not sampled (or allocated before the start)",
-	"allocations not counted (--rows full)",
-	"addresses allocated again without a free seen",
-	"calls not seen (thread map full)",
-	"calls whose return was not seen",
-	"process ends not seen (exit map full)",
-	NULL,
-};
-
-static const char *const alloc_stats[] = {
-	"allocations not tracked (--max-allocs full)",
-	"frees of pointers not known",
-	"allocations not counted (--rows full)",
-	"addresses allocated again without a free seen",
-	"calls not seen (thread map full)",
-	"calls whose return was not seen",
-	"process ends not seen (exit map full)",
-	NULL,
-};
+/* The allocator modes count the same losses; what a free that finds no
+ * allocation means is all that differs between them. */
+#define ALLOCATOR_STATS(unknown_free)                                        \
+	{                                                                    \
+		"allocations not tracked (--max-allocs full)", unknown_free, \
+			"allocations not counted (--rows full)",             \
+			"addresses allocated again without a free seen",     \
+			"calls not seen (thread map full)",                  \
+			"calls whose return was not seen",                   \
+			"process ends not seen (exit map full)", NULL,       \
+	}
+static const char *const user_stats[] = ALLOCATOR_STATS(
+	"frees of pointers not known (allocated before the start, or bad)");
+static const char *const sampled_stats[] = ALLOCATOR_STATS(
+	"frees of allocations not sampled (or allocated before the start)");
+static const char *const alloc_stats[] =
+	ALLOCATOR_STATS("frees of pointers not known");
 
 static const char *const mmap_stats[] = {
 	"mappings not tracked (--max-allocs full)",

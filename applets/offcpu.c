@@ -25,7 +25,10 @@
 //usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=tp_btf|raw_tp|tracepoint forces the way to attach.
+//usage:STACKBOX_ATTACH=switch-in|raw_tp|tp_btf|tracepoint forces the way to
+//usage:attach (switch-in: stacks walked only for blocks counted, the
+//usage:kernel's once they end; chosen by itself with -m, -M or -s; with
+//usage:switch-in,sys_exit the user's at the syscall's exit).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,11 +39,13 @@
 #include "applet.h"
 #include "collect.h"
 #include "kernel.h"
+#include "mapwalk.h"
 #include "offcpu.h"
 #include "offcpu.skel.h"
 
-/* With -w: threads woken and not yet switched in, system-wide */
-enum { WAKERS = 16384 };
+/* With -w: threads woken and not yet switched in, system-wide; the
+ * switch-in way: counted blocks whose syscall has not returned yet */
+enum { WAKERS = 16384, LATER = 16384 };
 
 struct offcpu_args {
 	struct collect_opts common;
@@ -81,6 +86,8 @@ static const struct metric offcpu_metrics[] = {
  * first, because tp_btf makes libbpf parse all of the kernel's BTF to
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
+	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
+	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
 	{"offcpu_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
@@ -160,6 +167,47 @@ static void probe_task_layout(struct offcpu_bpf *s, struct offcpu_args *a)
 
 SB_SKELETON(offcpu)
 
+/* The switch-in way pays for itself where blocks are left out by their
+ * length (-m, -M, -s); every block counted, it walks as much as the
+ * switch-out ways and adds a probe on every syscall's exit. */
+static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
+{
+	struct offcpu_args *a = args;
+
+	if (!(bits & OFFCPU_REQ_SWITCH_IN))
+		return true;
+	return attach_forced("switch-in") || a->min || a->max || a->sample;
+}
+
+/* The switch-in way's own: a block under way at a snapshot is cut into
+ * it under its user stack, its kernel stack counted lost (walked only
+ * when the block ends: a thread hung for minutes still shows). With
+ * STACKBOX_ATTACH=...,sys_exit the user stacks of blocks in syscalls at
+ * the syscall's exit, and no cut (the user stack is not known yet).
+ * That puts every syscall of the machine on its slow path, which cost
+ * more than it saved on perf bench sched messaging: only when asked. */
+static void configure_switch_in(struct offcpu_bpf *s)
+{
+	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
+	bool user = s->rodata->sb_cfg.user_stacks;
+	bool ex = in && user && attach_forced("sys_exit");
+
+	s->rodata->user_at_exit = ex;
+	bpf_program__set_autoload(s->progs.offcpu_sys_exit, ex);
+	if (ex)
+		bpf_map__set_max_entries(s->maps.later, LATER);
+	if (!in)
+		return;
+	s->rodata->kstack_at_switch_in = 1;
+	if (ex)
+		s->rodata->cut_blocked = 0;
+	verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
+		"the blocks counted",
+		!user ? "no user stacks"
+		: ex  ? "user stacks at the syscall's exit (else at switch-out)"
+		      : "user stacks at switch-out");
+}
+
 static void offcpu_size(struct collector *c, void *skel, void *args)
 {
 	struct offcpu_bpf *s = skel;
@@ -179,17 +227,39 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	probe_task_layout(s, a);
 	s->rodata->wakers_on = a->wakers;
 	s->rodata->sample_ns = a->sample;
-	if (a->sample)
-		verbose("-s: stacks are still walked at every switch-out, "
-			"counted only for the blocks drawn");
 	/* in the snapshot it spans: a callback over the map (5.13), which
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked = feature_usable(SB_F_FOR_EACH_MAP_ELEM);
+	configure_switch_in(s);
 	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
 	verbose("threads blocked at a snapshot are counted %s",
-		s->rodata->cut_blocked
-			? "in it"
-			: "when they wake (no bpf_for_each_map_elem)");
+		!s->rodata->cut_blocked
+			? (feature_usable(SB_F_FOR_EACH_MAP_ELEM)
+				   ? "when they wake (switch-in way, sys_exit)"
+				   : "when they wake (no bpf_for_each_map_elem)")
+		: s->rodata->kstack_at_switch_in
+			? "in it, their kernel stack lost until they wake (switch-in way)"
+			: "in it");
+	return 0;
+}
+
+static int offcpu_attach(struct collector *c, void *skel, void *args)
+{
+	struct offcpu_bpf *s = skel;
+	struct bpf_link *link;
+
+	if (!bpf_program__autoload(s->progs.offcpu_sys_exit))
+		return 0;
+	link = bpf_program__attach_raw_tracepoint(s->progs.offcpu_sys_exit,
+						  "sys_exit");
+	if (!link) {
+		error_msg("switch-in: raw_syscalls:sys_exit: %s",
+			  strerror(errno));
+		return -errno;
+	}
+	collect_keep_link(c, link);
+	verbose("sys_exit: attached with raw_tp (user stacks of blocks in "
+		"syscalls)");
 	return 0;
 }
 
@@ -205,6 +275,39 @@ static int offcpu_before_drain(struct collector *c, void *skel, void *args,
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.offcpu_cut), &run))
 		return -errno;
 	return 0;
+}
+
+struct under_way {
+	struct row *row;
+	size_t n, cap;
+};
+
+static void block_under_way(const void *key, const void *value, void *ctx)
+{
+	const struct offcpu_start *st = value;
+	struct under_way *u = ctx;
+
+	u->row = grow_array(u->row, &u->cap, u->n + 1, sizeof(*u->row));
+	memset(&u->row[u->n], 0, sizeof(*u->row));
+	u->row[u->n++].key = st->key;
+}
+
+/* Without the cut a block is counted when it ends, however many
+ * snapshots later: a row of 0 for each block under way keeps the stacks
+ * it was walked with cached until then (a 10 s nap at -i 1 lost both on
+ * 5.10, expired after STACK_KEEP_INTERVALS). */
+static size_t offcpu_state_rows(struct collector *c, void *skel, void *args,
+				struct row **rows)
+{
+	struct offcpu_bpf *s = skel;
+	struct under_way u = {0};
+
+	if (!s->rodata->cut_blocked)
+		map_walk(bpf_map__fd(s->maps.starts), sizeof(__u32),
+			 sizeof(struct offcpu_start), false, block_under_way,
+			 &u);
+	*rows = u.row;
+	return u.n;
 }
 
 static const char *offcpu_state_name(__u32 aux)
@@ -246,6 +349,9 @@ static const char *const offcpu_stat_names[] = {
 	"switch-ins not reported (block ended at its wakeup)",
 	"switch-ins not reported (block ended at its CPU's last switch)",
 	"switch-ins not reported (block lost, no end known)",
+	"blocks without their user stack (switch-in: map of them full)",
+	"parts of blocks under way at a snapshot, without their kernel stack "
+	"(switch-in: walked when they end)",
 	NULL,
 };
 
@@ -260,7 +366,10 @@ static const struct collector_ops offcpu_ops = {
 	SB_SKELETON_OPS(offcpu),
 	.size = offcpu_size,
 	.configure = offcpu_configure,
+	.attach = offcpu_attach,
+	.requires = offcpu_requires,
 	.before_drain = offcpu_before_drain,
+	.state_rows = offcpu_state_rows,
 	.period_ns = offcpu_period_ns,
 	.describe = offcpu_describe,
 	.aux_name = offcpu_state_name,

@@ -101,6 +101,7 @@
 #include "collect.h"
 #include "flame.h"
 #include "folded_read.h"
+#include "folded_rows.h"
 #include "hotcold.h"
 #include "html.h"
 #include "out_file.h"
@@ -637,26 +638,21 @@ static void add_pprof(struct report *rp, const struct snapshot *s)
 	free(f);
 }
 
+static void flame_row(void *ctx, const char *stack, size_t len, uint64_t v)
+{
+	struct report *rp = ctx;
+
+	flame_add_stack(rp->fl, stack, len, v, rp->base_mode);
+}
+
 static void add_flame(struct report *rp, const struct snapshot *s)
 {
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		error_exit("out of memory");
-	if (ENABLE_FORMAT_FOLDED)
-		format_folded(f, s);
-	fclose(f);
 	if (!rp->fl)
 		rp->fl = flame_new();
 	/* memory held: the last snapshot's, not the sum of all */
 	if (s->metrics[s->primary].level)
 		flame_snapshot(rp->fl, rp->base_mode);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		flame_add_folded(rp->fl, line, rp->base_mode);
-	free(buf);
+	folded_rows(s, flame_row, rp);
 }
 
 /* CPU time warm, memory green, the rest (waiting on something) blue. */

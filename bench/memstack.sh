@@ -5,7 +5,8 @@
 # malloc(64) and free, timed by the loop itself) under memstack exact,
 # memstack -s 512k (sampled: with uprobe sessions where the kernel has
 # them, and forced to entry and return probes with
-# STACKBOX_ATTACH=uprobe_multi: sampled-classic), and a bpftrace script that traces malloc
+# STACKBOX_ATTACH=uprobe_multi: sampled-classic), memstack --mode alloc
+# -s 512k (allocation rate, no probe on free: alloc), and a bpftrace script that traces malloc
 # and free with stacks the way memleak does (a record per allocation
 # with its size and user stack, deleted at free); and what each call
 # costs: BPF time per program run (run_time_ns / run_cnt) and wall time
@@ -14,12 +15,12 @@
 #   sh bench/memstack.sh          from the repository root, as root
 #
 # Knobs (environment): REPS (rounds, each runs every configuration once,
-# 5), N (pairs per traced run, 300000), BPFTRACE (the bpftrace binary),
+# 11), N (pairs per traced run, 300000), BPFTRACE (the bpftrace binary),
 # KEEP=1 keeps the scratch directory.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-REPS=${REPS:-5}
+REPS=${REPS:-11}
 N=${N:-300000}
 BPFTRACE=${BPFTRACE:-bpftrace}
 
@@ -103,6 +104,7 @@ for r in $(seq 1 "$REPS"); do
 	run exact "$GLIBC"
 	run sampled "$GLIBC" -s 512k
 	run sampled-classic "$GLIBC" -s 512k
+	run alloc "$GLIBC" --mode alloc -s 512k
 	[ -z "$BPFTRACE" ] || run bpftrace "$GLIBC"
 	if [ -n "$MUSL" ]; then
 		run alone-musl "$MUSL"
@@ -118,7 +120,7 @@ printf "\nglibc (dynamic), median of %s (min..max)\n" "$REPS"
 printf "%-22s %12s %20s %10s %12s\n" "" "ns per pair" "spread" slowdown "vs bpftrace"
 bt=$(median "$T/res" 2 bpftrace)
 bts=$(calc ratio "$bt" "$alone")
-for l in alone exact sampled sampled-classic bpftrace; do
+for l in alone exact sampled sampled-classic alloc bpftrace; do
 	v=$(median "$T/res" 2 $l)
 	s=$(calc ratio "$v" "$alone")
 	s2=$(calc ratio "$s" "$bts")
@@ -129,26 +131,41 @@ done
 printf "%-22s %12s\n" "untraced runs vary" "$(spread_pct "$T/res" 2)"
 printf "\nCPU of the loop's thread per pair (traps included), median of %s\n" "$REPS"
 printf "%-22s %12s %20s\n" "" "ns per pair" "spread"
-for l in alone exact sampled sampled-classic; do
+for l in alone exact sampled sampled-classic alloc; do
 	printf "%-22s %12s %20s\n" "$l" "$(median "$T/res" 7 $l)" "$(spread "$T/res" 7 $l %.1f)"
 done
 # sampled / exact per round (the same round's runs), then the median:
 # CPU (column 7) and wall time (2)
 for c in 7 2; do
-	for l in sampled sampled-classic; do
+	for l in sampled sampled-classic alloc; do
 		awk -v l=$l -v c=$c '$1 == "exact" { e[++ne] = $c } $1 == l { s[++ns] = $c }
 			END { for (i = 1; i <= ns && i <= ne; i++) if (e[i] > 0) print s[i] / e[i] }' "$T/res" >"$T/ratio.$l.$c"
 	done
 done
-printf "\nsampled / exact per pair (each round's own runs; median, min..max; target <= 0.5)\n"
+printf "\nsampled / exact per pair (each round's own runs; median, min..max;\n"
+printf "targets: sampled <= 0.5, alloc <= 0.35)\n"
 printf "%-22s %14s %14s %14s %14s\n" "" "CPU" "spread" "wall" "spread"
-for l in sampled sampled-classic; do
+for l in sampled sampled-classic alloc; do
 	printf "%-22s %14s %14s %14s %14s\n" "$l" "$(median "$T/ratio.$l.7" 1 "" %.2f)" "$(spread "$T/ratio.$l.7" 1 "" %.2f)" \
 		"$(median "$T/ratio.$l.2" 1 "" %.2f)" "$(spread "$T/ratio.$l.2" 1 "" %.2f)"
 done
+# The same of the cost alone: CPU per pair above the same round's
+# untraced run, over exact's
+for l in sampled sampled-classic alloc; do
+	awk -v l=$l '$1 == "alone" { a[++na] = $7 } $1 == "exact" { e[++ne] = $7 }
+		$1 == l { s[++ns] = $7 }
+		END { for (i = 1; i <= ns && i <= ne && i <= na; i++)
+			if (e[i] > a[i]) print (s[i] - a[i]) / (e[i] - a[i]) }' \
+		"$T/res" >"$T/oratio.$l"
+done
+printf "\nthe same of the cost above the untraced loop, CPU (median, min..max)\n"
+for l in sampled sampled-classic alloc; do
+	printf "%-22s %14s %14s\n" "$l" "$(median "$T/oratio.$l" 1 "" %.2f)" \
+		"$(spread "$T/oratio.$l" 1 "" %.2f)"
+done
 printf "\nper call, memstack (BPF run_time_ns / run_cnt, medians; sessions: one\n"
 printf "program at entries and the returns it keeps, its runs per pair)\n"
-for l in exact sampled sampled-classic; do
+for l in exact sampled sampled-classic alloc; do
 	awk -v l=$l -v n=$N '$1 == l && $4 { print $3 / $4, ($6 ? $5 / $6 : 0), $4 / n }' "$T/res" >"$T/pc.$l"
 	printf "%-22s entry (malloc or free) %6s ns, return %6s ns, %5s entry runs per pair, wall above alone %7s ns per pair\n" \
 		"$l" "$(median "$T/pc.$l" 1 "" %.0f)" "$(median "$T/pc.$l" 2 "" %.0f)" \

@@ -16,7 +16,10 @@
 # (10) and QUIET_TOTAL over the whole run (60), BPF_STATS (1: set
 # kernel.bpf_stats_enabled during the overhead runs, restored on exit; 0
 # leaves it), PERF (the perf binary), OFFCPUTIME, BPFTRACE (the peers'
-# binaries), KEEP=1 keeps the scratch directory.
+# binaries), OC_ARGS (offcputime's options, e.g. "-m 1000" against
+# SB_ARGS="-m 1ms"), NO_BT=1 skips bpftrace, CHURN=1 runs a loop of
+# short-lived processes (fork, exec, exit) beside the work in every run,
+# KEEP=1 keeps the scratch directory.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +44,8 @@ if [ -z "${OFFCPUTIME:-}" ]; then
 		OFFCPUTIME=/usr/sbin/offcputime
 fi
 BPFTRACE=${BPFTRACE:-$(command -v bpftrace || :)}
+[ "${NO_BT:-0}" != 1 ] || BPFTRACE=
+CHURN=${CHURN:-0}
 
 # The classic bpftrace off-CPU profile: at sched_switch, note when the
 # thread going off the CPU left and its kernel and user stacks; when it
@@ -97,6 +102,20 @@ ready() {
 	esac
 }
 
+# switch_stat PID: "RUN_TIME_NS RUN_CNT" as bpf_stat, the count that of
+# the busiest program but the syscall-exit one (offcpu switch-in-exit's
+# runs at every syscall: sched_switch's are the events counted here)
+switch_stat() {
+	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		awk '$1 == "prog_id:" { print $2 }' | sort -u); do
+		bpftool prog show id "$id" 2>/dev/null | head -1
+	done | awk '{ t = c = 0; for (i = 1; i < NF; i++) {
+			if ($i == "run_time_ns") t = $(i + 1)
+			if ($i == "run_cnt") c = $(i + 1) }
+		s += t; if ($0 !~ / name offcpu_sys_exit / && c > m) m = c }
+		END { print s + 0, m + 0 }'
+}
+
 # sysstat: "CTXT BUSY STEAL" since boot: context switches, busy and stolen
 # CPU time of all CPUs in clock ticks.
 sysstat() {
@@ -105,17 +124,32 @@ sysstat() {
 		END { print c, b, st }' /proc/stat
 }
 
+# churn_start, churn_stop: with CHURN=1, processes that start, exec and
+# exit one after another for the length of a work run.
+churn_start() {
+	[ "$CHURN" = 1 ] || return 0
+	(while :; do /bin/true; done) &
+	CHURN_PID=$!
+}
+churn_stop() {
+	[ "$CHURN" = 1 ] || return 0
+	kill "$CHURN_PID"
+	wait "$CHURN_PID" 2>/dev/null || :
+}
+
 # work RESFILE: one run of the workload in the foreground, under probe;
 # sets WALL (the benchmark's "Total time", s), WCPU (its CPU time, all its
 # processes, s), RATE (system-wide context switches per second over the
 # run), BUSY and STEAL (CPU time of the whole machine over the run, busy
 # and stolen by the hypervisor, s).
 work() {
+	churn_start
 	x0=$(sysstat)
 	s0=$("$PROBE" stamp)
 	"$PROBE" run "$1" "$PERF" bench sched messaging $MSG >"$T/work.out" 2>&1
 	s1=$("$PROBE" stamp)
 	x1=$(sysstat)
+	churn_stop
 	set -- $(grep '^cpu_ms' "$1") ||
 		die "work: no resource usage: $(cat "$T/work.out")"
 	[ "$7" = 0 ] || die "perf bench failed ($7): $(cat "$T/work.out")"
@@ -187,7 +221,7 @@ echo "   others_s: CPU time of other processes during the run (busy - work -"
 echo "   profiler), steal_s: stolen by the hypervisor, wait_s: waited for the"
 echo "   machine to be quiet (+: gave up); cost/sw: (BPF time + profiler cpu)"
 echo "   during the work / sched_switch events in that time"
-echo "   sb options: ${SB_ARGS:-none}"
+echo "   sb options: ${SB_ARGS:-none}; oc options: ${OC_ARGS:-none}; churn: $CHURN"
 echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s wait_s prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw"
 : >"$T/ovh"
 FAILED=""
@@ -225,7 +259,9 @@ while [ $rep -le "$REPS" ]; do
 				-o /dev/null 2>"$T/prof.err"
 			;;
 		oc)
-			start_prof prof "$OFFCPUTIME" >/dev/null 2>"$T/prof.err"
+			# shellcheck disable=SC2086 # OC_ARGS: words
+			start_prof prof "$OFFCPUTIME" ${OC_ARGS:-} >/dev/null \
+				2>"$T/prof.err"
 			;;
 		bt)
 			rm -f "$T/bt.out"
@@ -242,10 +278,10 @@ while [ $rep -le "$REPS" ]; do
 		fi
 		sleep "$SETTLE"
 		c0=$(run_ms "$PID")
-		b0=$(bpf_stat "$PID")
+		b0=$(switch_stat "$PID")
 		work "$T/work.res"
 		c1=$(run_ms "$PID")
-		b1=$(bpf_stat "$PID")
+		b1=$(switch_stat "$PID")
 		stop_prof prof
 		[ "$STATUS" = 0 ] || [ "$STATUS" = 130 ] ||
 			echo "   ($cfg exited with status $STATUS)"

@@ -8,12 +8,19 @@
 #   sh bench/report.sh            root, from the repository root
 # Knobs: RECORDING=FILE (skip the recording: use this bin file),
 # COPIES="1 2 10 60", FORMATS="folded text pprof svg anomalies",
-# SECS=60, KEEP=1.
+# SECS=60, KEEP=1, OLD=BINARY (another stackbox, e.g. main's, timed
+# after ours on the same copies: a row "FORMAT old" each).
 . bench/lib.sh
 bench_start report
 COPIES=${COPIES:-1 2 10 60}
 FORMATS=${FORMATS:-folded text pprof svg anomalies}
 SECS=${SECS:-60}
+OLD=${OLD:-}
+if [ -n "$OLD" ]; then
+	# its own name is stackbox: the applet is chosen by argv[0]
+	mkdir "$T/old"
+	cp "$OLD" "$T/old/stackbox" || die "cannot read OLD=$OLD"
+fi
 FLAMEGRAPH=${FLAMEGRAPH:-$(command -v flamegraph.pl || :)}
 
 # ev EXPR: its value (awk); fcmp EXPR: whether it holds
@@ -86,6 +93,12 @@ for f in $FORMATS; do
 			"$W" "$C" "$(ev "$mb / ($C + 0.0001)")" "$(ev "$R / 1024")" \
 			"$(ev "$C / ($base + 0.0001)")"
 		eval "cpu_${f}_$n=$C rss_${f}_$n=$R"
+		if [ -n "$OLD" ]; then
+			measure "$f.$n.old" "$T/old/stackbox" report $opt -o "$T/out.old.$f" $(args_of "$n")
+			printf '%-10s %6s %9.1f %9.2f %9.2f %10.1f %8.1f\n' "$f old" "$n" "$mb" \
+				"$W" "$C" "$(ev "$mb / ($C + 0.0001)")" "$(ev "$R / 1024")"
+			cmp -s "$T/out.$f" "$T/out.old.$f" || echo "   ($f, $n copies: old and new outputs differ)"
+		fi
 		# the peers on what report made of the same copies
 		if [ "$f" = pprof ] && command -v go >/dev/null; then
 			measure "gopprof.$n" go tool pprof -top "$T/out.pprof"

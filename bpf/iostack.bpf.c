@@ -40,12 +40,17 @@ struct uregs {
 	__u64 nr, mode, arg0, arg1, arg2, ip, sp, fp;
 };
 
+/* read_uregs() is a subprogram: its copy of the registers (128 bytes on
+ * x86_64) is then on its own stack, not on the raw_tp program's under
+ * the walk's callbacks, which 6.12 x86_64 refuses beyond 512 bytes
+ * combined ("combined stack size of 4 calls is 528"). */
+
 #define W(off, from) (((off) - (from)) / 8) /* index of a register in w */
 #if defined(__TARGET_ARCH_x86)
 #define REG_CS	     (17 * 8)
 #define IS_COMPAT(u) (((u)->mode & 0xffff) == 0x23) /* cs: __USER32_CS */
 
-static __always_inline void read_uregs(void *regs, struct uregs *u)
+static __noinline void read_uregs(void *regs, struct uregs *u)
 {
 	__u64 w[16] = {}; /* bp .. sp */
 
@@ -64,7 +69,7 @@ static __always_inline void read_uregs(void *regs, struct uregs *u)
 #define REG_ORIG_X0  (34 * 8)		/* x0 holds the return value by now */
 #define IS_COMPAT(u) ((u)->mode & 0x10) /* pstate: PSR_MODE32_BIT */
 
-static __always_inline void read_uregs(void *regs, struct uregs *u)
+static __noinline void read_uregs(void *regs, struct uregs *u)
 {
 	__u64 a[2] = {}, w[7] = {}; /* x1, x2; x29 .. syscallno */
 
@@ -187,7 +192,7 @@ static __always_inline int under_path(void *file)
 }
 
 /* The kind of fd, or -1 when --kind or --path leave it out. */
-static __always_inline int wanted_kind(__u64 fd)
+static __noinline int wanted_kind(__u64 fd)
 {
 	void *file;
 	int kind;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * offcpu: time between a thread's switch-out and its next switch-in, per
- * stack at switch-out and per reason; with -s, sampled by blocked time
- * (the stacks are still walked at every switch-out). One handler behind
- * three ways to attach to sched_switch: tp_btf, raw_tp (both read
- * task_struct, whose layout comes from kernel BTF) and the classic
- * tracepoint (no BTF).
+ * stack at switch-out and per reason; with -s, sampled by blocked time.
+ * One handler behind four ways to attach to sched_switch: tp_btf, raw_tp
+ * (both read task_struct, whose layout comes from kernel BTF) and the
+ * classic tracepoint (no BTF) walk both stacks at every switch-out;
+ * switch-in (tp_btf too) walks them only for blocks that are counted,
+ * once the block has ended (see switchin.bpf.h).
  */
 #define SB_NVALUES 1
 #include "collect.bpf.h"
@@ -27,6 +28,11 @@ const volatile __u32 task_runtime_off = 0;
 const volatile __u8 cut_blocked = 0;
 const volatile __u8 wakers_on = 0;  /* -w */
 const volatile __u64 sample_ns = 0; /* -s PERIOD; 0: every block counted */
+/* switch-in: user stacks of blocks in syscalls at the syscall's exit */
+const volatile __u8 user_at_exit = 0;
+/* switch-in: a block's kernel stack is walked when it ends, so the part
+ * a snapshot cuts from a block under way is counted without it */
+const volatile __u8 kstack_at_switch_in = 0;
 __u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
@@ -41,14 +47,6 @@ struct sched_switch_tp {
 	char next_comm[16];
 	int next_pid;
 	int next_prio;
-};
-
-struct offcpu_start {
-	__u64 ts;
-	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
-	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
-	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
-	struct sb_key key;
 };
 
 struct {
@@ -98,6 +96,10 @@ static __always_inline int classify_raw(int preempt, unsigned int state)
 		return OFFCPU_R;
 	if (state & 0x400) /* TASK_NOLOAD: TASK_IDLE, an idle kthread's wait */
 		return OFFCPU_S;
+	/* TASK_FROZEN (6.1+): in the freezer until thawed (a suspend); the
+	 * tracepoint and /proc report it as D, as 5.10's freezer was */
+	if (state & 0x8000)
+		return OFFCPU_D;
 	return classify_sleep(state);
 }
 
@@ -141,11 +143,13 @@ static __always_inline __u64 sampled(__u64 d, __u64 exact)
 	return r % sample_ns < d ? sample_ns : 0;
 }
 
+#include "switchin.bpf.h"
+
 /* The block of s ends at end (a switch-in): counted, unless -m/-M leave
  * it out, -s does not draw it, or a snapshot's cut counted it up to
  * s->cut already (only a block as long as the period: see cut_one). */
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
-					__u64 end)
+					__u64 end, void *next)
 {
 	/* take the entry from a concurrent snapshot's cut: after the swap,
 	 * the cut pass leaves it alone; before it, the cut moved s->cut */
@@ -169,9 +173,9 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 			key.other_tgid = w->tgid;
 			__builtin_memcpy(key.other_comm, w->comm,
 					 sizeof(key.other_comm));
-			sb_count(&key, &v);
+			count_row(&key, &v, s, pid, next);
 		} else {
-			sb_count(&s->key, &v);
+			count_row(&s->key, &v, s, pid, next);
 		}
 	}
 	bpf_map_delete_elem(&starts, &pid);
@@ -200,12 +204,12 @@ static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
 
 	if (s->ran && ran && on <= now - s->ts) {
 		sb_stat_add(OFFCPU_STAT_MISSED_RAN, 1);
-		count_block(s, pid, now - on);
+		count_block(s, pid, now - on, NULL);
 	} else if (seen > s->ts && seen <= now) {
 		sb_stat_add(seen == s->woken ? OFFCPU_STAT_MISSED_WOKEN
 					     : OFFCPU_STAT_MISSED_CPU,
 			    1);
-		count_block(s, pid, seen);
+		count_block(s, pid, seen, NULL);
 	} else {
 		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
 		bpf_map_delete_elem(&starts, &pid);
@@ -225,7 +229,8 @@ static __always_inline __u64 cpu_switched_at(__u64 now)
 	return last;
 }
 
-static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
+static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
+				      void *next, int user_exit)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 cpu_last = cpu_switched_at(now);
@@ -235,6 +240,8 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 
 	if (pid && sb_wanted(id >> 32)) {
 		__u64 ran = current_runtime();
+		__u64 ustack =
+			user_exit ? flush_later(ctx, pid) : SB_STACK_NONE;
 
 		s = bpf_map_lookup_elem(&starts, &pid);
 		if (s)
@@ -242,7 +249,11 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 		if (cls >= 0 && (state_mask & (1 << cls))) {
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
-			sb_key_init(ctx, &st.key, id);
+			if (next)
+				key_at_switch_out(ctx, &st, id, ustack,
+						  user_exit);
+			else
+				sb_key_init(ctx, &st.key, id);
 			st.key.aux = cls;
 			if (bpf_map_update_elem(&starts, &pid, &st, BPF_ANY))
 				sb_stat_add(OFFCPU_STAT_STARTS_FULL, 1);
@@ -250,7 +261,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid)
 	}
 	s = bpf_map_lookup_elem(&starts, &next_pid);
 	if (s)
-		count_block(s, next_pid, now);
+		count_block(s, next_pid, now, next);
 }
 
 /*
@@ -293,8 +304,13 @@ static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 	from = old > s->ts ? old : s->ts;
 	if (t > from) {
 		struct sb_values v = {{t - from}};
+		struct sb_key key = s->key;
 
-		sb_count_closing(&s->key, &v);
+		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
+			key.kern_stack = SB_STACK_LOST;
+			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
+		}
+		sb_count_closing(&key, &v);
 	}
 	return 0;
 }
@@ -335,13 +351,32 @@ static __always_inline void on_switch_args(void *ctx, __u64 *args)
 	unsigned int state =
 		state_arg ? (unsigned int)args[3] : task_state((void *)args[1]);
 
-	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]));
+	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]),
+		  NULL, 0);
 }
 
 SEC("tp_btf/sched_switch")
 int offcpu_tp_btf(__u64 *ctx)
 {
 	on_switch_args(ctx, ctx);
+	return 0;
+}
+
+/* The switch-in way: tp_btf's next is a task pointer the verifier
+ * knows, which bpf_get_task_stack() takes. User stacks at switch-out
+ * (from the saved registers), or with user_at_exit at the syscall's
+ * exit. Never loaded by the kernels the legacy programs are for (it
+ * needs bpf_task_pt_regs, 5.15): there an empty program of that name. */
+SEC("tp_btf/sched_switch")
+int offcpu_switch_in(__u64 *ctx)
+{
+#if SB_MODERN
+	unsigned int state =
+		state_arg ? (unsigned int)ctx[3] : task_state((void *)ctx[1]);
+
+	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
+		  (void *)ctx[2], user_at_exit);
+#endif
 	return 0;
 }
 
@@ -383,6 +418,7 @@ int offcpu_wakeup_tracepoint(struct sched_wakeup_tp *ctx)
 SEC("tracepoint/sched/sched_switch")
 int offcpu_tracepoint(struct sched_switch_tp *ctx)
 {
-	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid);
+	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL,
+		  0);
 	return 0;
 }

@@ -18,6 +18,28 @@ enum offcpu_stat {
 	OFFCPU_STAT_MISSED_WOKEN, /* ended at its wakeup (no CPU time) */
 	OFFCPU_STAT_MISSED_CPU,	  /* ended at its CPU's last switch (same) */
 	OFFCPU_STAT_MISSED_LOST,  /* dropped: no end known */
+	/* switch-in way: a counted block's user stack not kept for its
+	 * syscall's exit (the map of them full): counted without it */
+	OFFCPU_STAT_LATER_FULL,
+	/* switch-in way: a snapshot's part of a block under way, counted
+	 * before its kernel stack is walked (at the block's end) */
+	OFFCPU_STAT_CUT_NO_KSTACK,
 };
+
+/* A thread's block under way: the starts map's value, by thread id. */
+struct offcpu_start {
+	__u64 ts;
+	__u64 cut; /* counted up to here by snapshots; CONSUMED at switch-in */
+	__u64 ran; /* the thread's CPU time at switch-out, ns; 0: unknown */
+	__u64 woken; /* its first sched_waking since, ns; 0: none seen */
+	/* switch-in way: the user stack is walked at the syscall's exit
+	 * (key.user_stack not yet known) */
+	__u64 user_later;
+	struct sb_key key;
+};
+
+/* The switch-in way's requires bit: chosen for blocks that -m, -M or -s
+ * may leave out, or when forced (STACKBOX_ATTACH=switch-in). */
+#define OFFCPU_REQ_SWITCH_IN 1u
 
 #endif

@@ -71,8 +71,18 @@ struct sb_scan_state {
 	__u32 pad;
 };
 
+/* A binary search for a file's row (sb_row_of()): in the unwinder, as
+ * its callback cannot be given a map value, so that no frame under the
+ * walk holds it. 6.12 x86_64 checks their stacks combined against 512
+ * bytes (6.1: each rounded up to 32). */
+struct sb_row_search {
+	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
+	__u64 key;
+};
+
 struct sb_unwinder {
 	struct sb_scan_state sc;
+	struct sb_row_search rows;
 	__u64 pc, sp, fp, lr;
 	__u32 n; /* frames written */
 	__u32 tgid;
@@ -108,7 +118,7 @@ static __always_inline __u64 sb_uread(__u64 addr)
 struct sb_search {
 	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
 	__u64 key;
-	const struct sb_unwind_proc *in; /* for sb_map_step */
+	const struct sb_unwind_proc *in;
 };
 
 static long sb_map_step(__u32 i, void *ctx)
@@ -127,10 +137,16 @@ static long sb_map_step(__u32 i, void *ctx)
 
 static long sb_row_step(__u32 i, void *ctx)
 {
-	struct sb_search *s = ctx;
-	__u32 mid = s->lo + (s->hi - s->lo) / 2;
 	const struct sb_unwind_row *r;
+	struct sb_row_search *s;
+	struct sb_unwinder *u;
+	__u32 zero = 0, mid;
 
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	s = &u->rows;
+	mid = s->lo + (s->hi - s->lo) / 2;
 	if (s->lo >= s->hi)
 		return 1;
 	r = bpf_map_lookup_elem(&sb_unwind_rows, &mid);
@@ -163,15 +179,15 @@ sb_map_of(struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 
 /* The row covering off among a file's rows, or NULL. */
 static __always_inline const struct sb_unwind_row *
-sb_row_of(const struct sb_unwind_file *f, __u64 off)
+sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 {
-	struct sb_search s = {f->first, f->first + f->count, off};
-	__u32 i;
+	__u32 first = f->first, i;
 
-	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, &s, 0);
-	if (s.lo == f->first || s.lo < s.hi)
+	u->rows = (struct sb_row_search){first, first + f->count, off};
+	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, NULL, 0);
+	if (u->rows.lo == first || u->rows.lo < u->rows.hi)
 		return NULL;
-	i = s.lo - 1;
+	i = u->rows.lo - 1;
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
@@ -229,11 +245,11 @@ static long sb_scan_step(__u32 i, void *ctx)
 	target = sb_callee(w);
 	if (target < u->sc.m.start || target >= u->sc.m.end)
 		return 0;
-	r = sb_row_of(&u->sc.f, w - 1 - u->sc.m.start + u->sc.m.offset);
+	r = sb_row_of(u, &u->sc.f, w - 1 - u->sc.m.start + u->sc.m.offset);
 	if (!r || (r->cfa != SB_CFA_SP && r->cfa != SB_CFA_FP))
 		return 0;
 	u->sc.fp_row = r->cfa == SB_CFA_FP;
-	r = sb_row_of(&u->sc.f, target - u->sc.m.start + u->sc.m.offset);
+	r = sb_row_of(u, &u->sc.f, target - u->sc.m.start + u->sc.m.offset);
 	if (r && r->cfa != SB_CFA_NONE)
 		return 0;
 	u->sc.slot = addr;
@@ -268,11 +284,11 @@ static long sb_record_step(__u32 i, void *ctx)
 }
 
 /* The caller of a frame in code without CFI, by its return site: 1 and
- * the caller's cfa, ra, fp; 0 when none proves itself. */
+ * u->sc says where (slot, ra, record), 0 when none proves itself. Not
+ * through pointers to the caller's locals: they would take its stack. */
 static __always_inline int sb_scan(struct sb_unwinder *u,
 				   const struct sb_unwind_map *m,
-				   const struct sb_unwind_file *f, __u64 *cfa,
-				   __u64 *ra, __u64 *fp)
+				   const struct sb_unwind_file *f)
 {
 	u->sc = (struct sb_scan_state){.sp = u->sp, .m = *m, .f = *f};
 	if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_FAR * 8 && !(u->fp & 7)) {
@@ -285,46 +301,65 @@ static __always_inline int sb_scan(struct sb_unwinder *u,
 		 NULL, 0);
 	if (!u->sc.ra)
 		return 0;
-	*cfa = u->sc.slot + 8;
-	*ra = u->sc.ra;
-	*fp = u->fp;
-	if (u->sc.fp_row && !u->sc.below &&
-	    (bpf_loop(SB_SCAN_FAR, sb_record_step, NULL, 0), u->sc.record))
-		*fp = u->sc.record;
+	if (u->sc.fp_row && !u->sc.below)
+		bpf_loop(SB_SCAN_FAR, sb_record_step, NULL, 0);
 	return 1;
 }
 #endif
 
 #if defined(__TARGET_ARCH_arm64)
-/*
- * The size of the frame whose record a return address came from, when
- * the function its bl called opens with "stp x29, x30, [sp, #-N]!" (a
- * hint such as paciasp or bti before it): N. Its caller's sp is the
- * record's address plus N, not plus 16, and a caller the table covers
- * needs that sp exactly (musl's code keeps frame records, -O2 code
- * finds its frame from sp). 16 when not known.
- */
-static __always_inline __u64 sb_record_frame(__u64 ra)
+#define SB_TAIL_SCAN 16 /* instructions of a callee searched for a tail b */
+
+/* N when the function at fn opens with "stp x29, x30, [sp, #-N]!" (a
+ * hint such as paciasp or bti before it), else 0. */
+static __always_inline __u64 sb_entry_frame(__u64 fn)
 {
 	__u32 insn[3] = {0};
-	__u64 callee;
 	int k;
 
-	ra &= 0x0000ffffffffffffULL;
-	if (ra < 4 || bpf_probe_read_user(insn, 4, (void *)(ra - 4)) ||
-	    (insn[0] & 0xfc000000) != 0x94000000) /* bl imm26 */
-		return 16;
-	callee = ra - 4 + ((__s64)((__s32)(insn[0] << 6) >> 6) << 2);
-	if (bpf_probe_read_user(insn, sizeof(insn), (void *)callee))
-		return 16;
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)fn))
+		return 0;
 	for (k = 0; k < 3; k++) {
 		if ((insn[k] & 0xfffff01f) == 0xd503201f) /* a hint */
 			continue;
 		if ((insn[k] & 0xffc07fff) != 0xa9807bfd) /* stp x29, x30 */
-			return 16;
+			return 0;
 		return -(__s64)((__s32)(insn[k] << 10) >> 25) * 8;
 	}
-	return 16;
+	return 0;
+}
+
+/*
+ * The size of the frame whose record a return address came from: N of
+ * the prologue above, of the function its bl called or, when that one
+ * has none, of a function it ends in a tail branch to (musl's
+ * pthread_mutex_lock: a fast path, then "b pthread_mutex_timedlock",
+ * whose record is the one found). Its caller's sp is the record's
+ * address plus N, not plus 16, and a caller the table covers needs that
+ * sp exactly (musl's code keeps frame records, -O2 code finds its frame
+ * from sp). 16 when not known.
+ */
+static __always_inline __u64 sb_record_frame(__u64 ra)
+{
+	__u64 callee, n, at;
+	__u32 insn = 0;
+	int k;
+
+	ra &= 0x0000ffffffffffffULL;
+	if (ra < 4 || bpf_probe_read_user(&insn, 4, (void *)(ra - 4)) ||
+	    (insn & 0xfc000000) != 0x94000000) /* bl imm26 */
+		return 16;
+	callee = ra - 4 + ((__s64)((__s32)(insn << 6) >> 6) << 2);
+	n = sb_entry_frame(callee);
+	for (k = 0; !n && k < SB_TAIL_SCAN; k++) {
+		at = callee + k * 4;
+		if (bpf_probe_read_user(&insn, 4, (void *)at))
+			break;
+		if ((insn & 0xfc000000) == 0x14000000) /* b imm26 */
+			n = sb_entry_frame(
+				at + ((__s64)((__s32)(insn << 6) >> 6) << 2));
+	}
+	return n ? n : 16;
 }
 #endif
 
@@ -348,6 +383,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 	n = u->n;
 	if (n >= SB_MAX_DEPTH || !u->pc)
 		return 1;
+	/* the bound is checked on n as it is now, not on a copy the
+	 * compiler spilled before: 6.1 does not carry it to the spill
+	 * ("unbounded memory access") */
+	barrier_var(n);
+	st->ip[n] = u->pc;
 	/* a return address is after its call: look up the call itself */
 	at = n ? u->pc - 1 : u->pc;
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
@@ -358,12 +398,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		if (!m && n)
 			return 1;
 	}
-	st->ip[n] = u->pc;
 	u->n = n + 1;
 	if (m)
 		f = bpf_map_lookup_elem(&sb_unwind_files, &m->file);
 	if (f && f->count)
-		r = sb_row_of(f, at - m->start + m->offset);
+		r = sb_row_of(u, f, at - m->start + m->offset);
 	if (r && r->cfa == SB_CFA_END)
 		return 1;
 	if (r && (r->cfa == SB_CFA_SP || r->cfa == SB_CFA_FP)) {
@@ -381,9 +420,12 @@ static long sb_unwind_step(__u32 i, void *ctx)
 #endif
 	} else {
 #if defined(__TARGET_ARCH_x86)
-		if (u->scan && f && f->count && m &&
-		    sb_scan(u, m, f, &cfa, &ra, &fp))
+		if (u->scan && f && f->count && m && sb_scan(u, m, f)) {
+			cfa = u->sc.slot + 8;
+			ra = u->sc.ra;
+			fp = u->sc.record ? u->sc.record : u->fp;
 			goto step;
+		}
 #endif
 		/* no row: a frame record, if fp looks like one */
 		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)

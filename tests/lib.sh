@@ -41,6 +41,18 @@ sb_report() {
 	fi
 }
 
+# folded_sum FILE PATTERN: the values of FILE's folded lines matching
+# PATTERN (an awk regular expression), added
+folded_sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
+# folded_is NAME FILE PATTERN WANT: FILE's folded lines matching PATTERN
+# add up to WANT; a failure shows FILE's lines, their roots cut to ..main;
+folded_is() {
+	_got=$(folded_sum "$2" "$3")
+	if [ "$_got" = "$4" ]; then pass "$1 ($_got)"; else
+		fail "$1" "got $_got, want $4: $(sed 's/^[^;]*;\(\[[^]]*\];\)\{0,1\}[^;]*;[^;]*;main;/..main;/' "$2" | tr '\n' '|' | cut -c1-600)"
+	fi
+}
+
 # Floating point comparison: fcmp "$a >= 0.6"
 fcmp() { awk "BEGIN { exit !($1) }"; }
 

@@ -267,7 +267,8 @@ static int run_loop(struct collector *c)
 			take_interval(c, now, &failed);
 		if (output_reader_gone(c->out))
 			break;
-		poll_cpus(c, now);
+		poll_cpus(c, now_ns()); /* not now: the snapshot just taken
+					 * moved each gone CPU's mark past it */
 		/* after it: a source that watches snapshots may have fired */
 		if (c->capture)
 			due = capture_due(c->capture, now_ns());

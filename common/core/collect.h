@@ -66,6 +66,9 @@ struct attach_alt {
 	const char *name;  /* KF_TRACEPOINT: its name; KF_FENTRY, KF_KPROBE:
 			   * the kernel function */
 	unsigned requires; /* 0, or bits for collector_ops.requires */
+	/* The options under which requires() takes it ("-m, -M or -s"),
+	 * for stackbox check; NULL: it asks only the kernel */
+	const char *when;
 };
 struct attach_hook {
 	const char *what;

@@ -11,9 +11,8 @@
 #include <string.h>
 
 #include "flame.h"
-#include "lines.h"
+#include "intern.h"
 #include "stackbox.h"
-#include "u64map.h"
 
 #define WIDTH	 1200
 #define FRAME_H	 16
@@ -46,8 +45,23 @@ struct flame {
 	unsigned depth;
 	bool diff;
 	/* (parent, name) -> child: a frame under thousands of others (a
-	 * comm's) is found without walking its siblings */
-	struct u64map kids;
+	 * comm's) is found without walking its siblings. Open addressing
+	 * by the pair's hash, one slot read per probe. */
+	struct kid {
+		uint64_t h;
+		struct node *n; /* NULL: empty */
+	} * kids;
+	size_t nkids, kids_cap;
+	/* The last stack added and its frames' nodes: stacks come sorted,
+	 * so most of a stack's frames are the last one's, found by
+	 * comparing their bytes instead of a probe of kids each. */
+	char *last;
+	size_t last_cap;
+	struct seen_frame {
+		struct node *n;
+		size_t at, len; /* the name in last */
+	} * path;
+	size_t npath, path_cap;
 };
 
 struct flame *flame_new(void)
@@ -55,7 +69,6 @@ struct flame *flame_new(void)
 	struct flame *fl = xzalloc(sizeof(*fl));
 
 	fl->root.name = xstrdup("all");
-	fl->kids = U64MAP_OF(struct node *);
 	return fl;
 }
 
@@ -64,54 +77,98 @@ static bool named(const struct node *c, const char *name, size_t len)
 	return !strncmp(c->name, name, len) && !c->name[len];
 }
 
-static struct node *child(struct flame *fl, struct node *n, const char *name,
-			  size_t len)
+static void kids_grow(struct flame *fl)
 {
-	uint64_t h = fnv1a(fnv1a(FNV_START, &n, sizeof(n)), name, len);
-	struct node **slot = u64map_add(&fl->kids, h), *c;
+	size_t cap = fl->kids_cap ? fl->kids_cap * 2 : 1024;
+	struct kid *k = xzalloc(cap * sizeof(*k));
 
-	if (*slot && (*slot)->parent == n && named(*slot, name, len))
-		return *slot;
-	for (c = *slot ? n->child : NULL; c; c = c->next) /* a collision */
-		if (named(c, name, len))
-			return c;
-	c = xzalloc(sizeof(*c));
-	c->name = xmalloc(len + 1);
+	for (size_t i = 0; i < fl->kids_cap; i++) {
+		size_t j = fl->kids[i].h & (cap - 1);
+
+		if (!fl->kids[i].n)
+			continue;
+		while (k[j].n)
+			j = (j + 1) & (cap - 1);
+		k[j] = fl->kids[i];
+	}
+	free(fl->kids);
+	fl->kids = k;
+	fl->kids_cap = cap;
+}
+
+/* A node and its name in one block: one line of memory to check both. */
+static struct node *new_child(struct node *n, const char *name, size_t len)
+{
+	struct node *c = xzalloc(sizeof(*c) + len + 1);
+
+	c->name = (char *)(c + 1);
 	memcpy(c->name, name, len);
-	c->name[len] = 0;
 	c->parent = n;
 	if (n->last)
 		n->last->next = c;
 	else
 		n->child = c;
 	n->last = c;
-	if (!*slot)
-		*slot = c;
 	return c;
 }
 
-void flame_add_folded(struct flame *fl, const char *line, bool base)
+static struct node *child(struct flame *fl, struct node *n, const char *name,
+			  size_t len)
 {
-	const char *sp = strrchr(line, ' '), *p = line;
-	uint64_t v;
+	uint64_t h = hash_bytes(name, len) ^
+		     ((uintptr_t)n * 0x9e3779b97f4a7c15ULL >> 16);
+	size_t i, mask;
+
+	if ((fl->nkids + 1) * 2 > fl->kids_cap)
+		kids_grow(fl);
+	mask = fl->kids_cap - 1;
+	for (i = h & mask; fl->kids[i].n; i = (i + 1) & mask) {
+		struct node *c = fl->kids[i].n;
+
+		if (fl->kids[i].h == h && c->parent == n && named(c, name, len))
+			return c;
+	}
+	fl->nkids++;
+	return (fl->kids[i] = (struct kid){h, new_child(n, name, len)}).n;
+}
+
+/* The node of frame j (name, len) under n: the last stack's while the
+ * frames so far were its, else a child found or made. */
+static struct node *frame_node(struct flame *fl, struct node *n, unsigned j,
+			       const char *name, size_t len, bool *same)
+{
+	const struct seen_frame *sf = &fl->path[j];
+
+	*same = *same && j < fl->npath && sf->len == len &&
+		!memcmp(fl->last + sf->at, name, len);
+	return *same ? sf->n : child(fl, n, name, len);
+}
+
+void flame_add_stack(struct flame *fl, const char *stack, size_t len,
+		     uint64_t v, bool base)
+{
+	const char *p = stack, *end = stack + len;
 	struct node *n = &fl->root;
 	unsigned depth = 0;
+	bool same = true;
 
-	if (!sp || !(v = strtoull(sp + 1, NULL, 10)))
+	if (!v)
 		return;
 	fl->diff |= base;
 	for (;;) {
-		const char *semi = memchr(p, ';', sp - p);
-		size_t len = (semi ? semi : sp) - p;
+		const char *semi = memchr(p, ';', end - p);
+		size_t flen = (semi ? semi : end) - p;
 
 		if (base)
 			n->base += v;
 		else
 			n->v += v;
-		if (!len && !semi)
+		if (!flen && !semi)
 			break;
-		n = child(fl, n, p, len);
-		depth++;
+		fl->path = grow_array(fl->path, &fl->path_cap, depth + 1,
+				      sizeof(*fl->path));
+		n = frame_node(fl, n, depth, p, flen, &same);
+		fl->path[depth++] = (struct seen_frame){n, p - stack, flen};
 		if (!semi) {
 			if (base)
 				n->base += v;
@@ -121,8 +178,20 @@ void flame_add_folded(struct flame *fl, const char *line, bool base)
 		}
 		p = semi + 1;
 	}
+	fl->npath = depth;
+	fl->last = grow_array(fl->last, &fl->last_cap, len + 1, 1);
+	memcpy(fl->last, stack, len);
 	if (depth > fl->depth)
 		fl->depth = depth;
+}
+
+void flame_add_folded(struct flame *fl, const char *line, bool base)
+{
+	const char *sp = strrchr(line, ' ');
+
+	if (sp)
+		flame_add_stack(fl, line, sp - line, strtoull(sp + 1, NULL, 10),
+				base);
 }
 
 uint64_t flame_total(const struct flame *fl, bool base)
@@ -418,8 +487,7 @@ static void free_nodes(struct node *n)
 	while (n) {
 		struct node *next = n->next;
 
-		free_nodes(n->child);
-		free(n->name);
+		free_nodes(n->child); /* (its name is in the block) */
 		free(n);
 		n = next;
 	}
@@ -431,6 +499,8 @@ void flame_free(struct flame *fl)
 		return;
 	free_nodes(fl->root.child);
 	free(fl->root.name);
-	u64map_free(&fl->kids);
+	free(fl->kids);
+	free(fl->last);
+	free(fl->path);
 	free(fl);
 }

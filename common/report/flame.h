@@ -10,6 +10,7 @@
 #define STACKBOX_FLAME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,9 @@ enum flame_palette { PALETTE_CPU, PALETTE_IO, PALETTE_MEM, PALETTE_HOTCOLD };
 struct flame *flame_new(void);
 /* "frame;frame;... VALUE"; base: the line belongs to the base profile. */
 void flame_add_folded(struct flame *fl, const char *line, bool base);
+/* The same of a stack ("frame;frame;...", len bytes) and its value. */
+void flame_add_stack(struct flame *fl, const char *stack, size_t len,
+		     uint64_t v, bool base);
 /* unit: how values print in tooltips ("samples", "us", "bytes"). */
 /* A new snapshot of levels (memory held): forget this side's values
  * (the base profile's when base) before its lines are added. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "folded_rows.h"
 #include "hotcold.h"
 #include "output.h"
 #include "stackbox.h"
@@ -41,36 +42,35 @@ struct hotcold *hotcold_new(void)
 	return xzalloc(sizeof(struct hotcold));
 }
 
+struct side {
+	struct hotcold *hc;
+	bool on;
+	uint64_t ns; /* a unit's nanoseconds */
+};
+
+static void add_row(void *ctx, const char *stack, size_t len, uint64_t v)
+{
+	struct side *sd = ctx;
+	struct hotcold *hc = sd->hc;
+
+	hc->l = grow_array(hc->l, &hc->cap, hc->n + 1, sizeof(*hc->l));
+	hc->l[hc->n].stack =
+		xasprintf("%s;%.*s", sd->on ? FLAME_ON_CPU : FLAME_OFF_CPU,
+			  (int)len, stack);
+	hc->l[hc->n++].us = sd->on ? v * sd->ns / 1000 : v;
+}
+
 /*
- * folded's own lines (one way to fold a stack), their values made time:
+ * folded's own rows (one way to fold a stack), their values made time:
  * off-CPU ones are microseconds already, on-CPU ones samples.
  */
 void hotcold_add(struct hotcold *hc, const struct snapshot *s)
 {
-	char *buf = NULL, *line, *save = NULL, *sp;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	uint64_t ns;
+	struct side sd = {hc};
 	unsigned m;
-	bool on;
 
-	if (!f)
-		error_exit("out of memory");
-	hotcold_side(s, &on, &ns, &m);
-	format_folded(f, s);
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!(sp = strrchr(line, ' ')))
-			continue;
-		*sp = 0;
-		hc->l = grow_array(hc->l, &hc->cap, hc->n + 1, sizeof(*hc->l));
-		hc->l[hc->n].stack = xasprintf(
-			"%s;%s", on ? FLAME_ON_CPU : FLAME_OFF_CPU, line);
-		hc->l[hc->n++].us = on ? strtoull(sp + 1, NULL, 10) * ns / 1000
-				       : strtoull(sp + 1, NULL, 10);
-	}
-	free(buf);
+	hotcold_side(s, &sd.on, &sd.ns, &m);
+	folded_rows(s, add_row, &sd);
 }
 
 static int by_stack(const void *a, const void *b)
@@ -101,11 +101,8 @@ int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
 				hc->l[i].us);
 			continue;
 		}
-		char *line =
-			xasprintf("%s %" PRIu64, hc->l[i].stack, hc->l[i].us);
-
-		flame_add_folded(fl, line, false);
-		free(line);
+		flame_add_stack(fl, hc->l[i].stack, strlen(hc->l[i].stack),
+				hc->l[i].us, false);
 	}
 	if (svg)
 		flame_write_svg(fl, f, title, PALETTE_HOTCOLD, "us");

@@ -11,6 +11,7 @@
 
 #include "html.h"
 #include "lines.h"
+#include "folded_rows.h"
 #include "output.h"
 #include "stackbox.h"
 
@@ -111,26 +112,24 @@ static uint32_t stack_of(struct html *h, const uint32_t *ids, uint32_t n)
 	return *id - 1;
 }
 
-/* "frame;frame;... VALUE" into the snapshot's pairs */
-static void add_line(struct html *h, const char *line)
+/* A folded row into the snapshot's pairs */
+static void add_row(void *ctx, const char *stack, size_t len, uint64_t value)
 {
-	const char *sp = strrchr(line, ' '), *s = line, *semi;
+	struct html *h = ctx;
+	const char *s = stack, *end = stack + len, *semi;
 	uint32_t n = 0;
 
-	if (!sp)
-		return;
 	for (;; s = semi + 1) {
-		semi = memchr(s, ';', sp - s);
+		semi = memchr(s, ';', end - s);
 		h->ids =
 			grow_array(h->ids, &h->ids_cap, n + 1, sizeof(*h->ids));
-		h->ids[n++] = frame_of(h, s, (semi ? semi : sp) - s);
+		h->ids[n++] = frame_of(h, s, (semi ? semi : end) - s);
 		if (!semi)
 			break;
 	}
 	h->pairs = grow_array(h->pairs, &h->pairs_cap, h->npairs + 1,
 			      sizeof(*h->pairs));
-	h->pairs[h->npairs++] = (struct pair){stack_of(h, h->ids, n),
-					      strtoull(sp + 1, NULL, 10)};
+	h->pairs[h->npairs++] = (struct pair){stack_of(h, h->ids, n), value};
 }
 
 static struct stream *stream_of(struct html *h, const struct snapshot *s)
@@ -209,23 +208,12 @@ void html_snapshot(void *ctx, FILE *unused, const struct snapshot *s)
 {
 	struct html *h = ctx;
 	struct stream *st = stream_of(h, s);
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 
-	if (!f)
-		error_exit("out of memory");
-	if (ENABLE_FORMAT_FOLDED)
-		format_folded(f, s);
-	fclose(f);
 	if (!h->have_t0) {
 		h->t0 = seconds(s->start);
 		h->have_t0 = true;
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		add_line(h, line);
-	free(buf);
+	folded_rows(s, add_row, h);
 	fprintf(st->tf, "%s%.3f,%.3f", st->n ? "," : "",
 		seconds(s->start) - h->t0, seconds(s->end) - h->t0);
 	if (st->n++)

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "binfmt.h"
+#include "intern.h"
 #include "pprof.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
@@ -40,76 +41,31 @@ static void pb_msg(struct bbuf *b, unsigned field, struct bbuf *m)
 	m->len = 0;
 }
 
-/* A table of distinct keys (strings, or byte strings of ids). */
-struct intern {
-	char **key;
-	size_t *len;
-	size_t n, cap;
-	size_t *slot; /* index + 1, 0: empty */
-	size_t nslots;
-};
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
-/* The key's index (0-based), adding it when new. */
-static size_t intern(struct intern *t, const void *k, size_t n)
-{
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->nslots) {
-		size_t ns = t->nslots ? t->nslots * 2 : 1024;
-		size_t *slot = xzalloc(ns * sizeof(*slot));
-
-		for (size_t j = 0; j < t->n; j++) {
-			i = hash_bytes(t->key[j], t->len[j]) & (ns - 1);
-			while (slot[i])
-				i = (i + 1) & (ns - 1);
-			slot[i] = j + 1;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->nslots = ns;
-	}
-	for (i = hash_bytes(k, n) & (t->nslots - 1); t->slot[i];
-	     i = (i + 1) & (t->nslots - 1)) {
-		size_t j = t->slot[i] - 1;
-
-		if (t->len[j] == n && !memcmp(t->key[j], k, n))
-			return j;
-	}
-	t->key = grow_array(t->key, &t->cap, t->n + 1, sizeof(*t->key));
-	t->len = xrealloc(t->len, t->cap * sizeof(*t->len));
-	t->key[t->n] = xmalloc(n + 1);
-	memcpy(t->key[t->n], k, n);
-	t->key[t->n][n] = 0;
-	t->len[t->n] = n;
-	t->slot[i] = t->n + 1;
-	return t->n++;
-}
-
-static void intern_free(struct intern *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->key[i]);
-	free(t->key);
-	free(t->len);
-	free(t->slot);
-}
-
 /* A Mapping met lately: frames in a row mostly share one. Its strings'
  * ids hold the path and build-id it was met with. */
 #define MAPPINGS_SEEN 64
 struct mapping_seen {
 	uint64_t start, id; /* id 0: empty */
 	int64_t path, build_id;
+};
+
+/* A frame met before: its Location by mapping and address (by name
+ * when it has none), checked by name. A compile's rows are mostly distinct stacks of frames met often:
+ * one probe here, where the name's string and the Location take two
+ * each, in tables too large for the cache. */
+#define FRAMES_SEEN_BITS 16
+struct frame_seen {
+	uint64_t mapping, addr, location; /* location 0: empty */
+	const char *name;		  /* the string table's copy */
+};
+
+/* A label's key or value met lately (a comm, "comm", "pid"): few and
+ * short, found here without a probe of the strings, which are many. */
+#define LABELS_SEEN 256
+#define LABEL_MAX   24
+struct label_seen {
+	char s[LABEL_MAX]; /* NUL-terminated; "" with id 0: empty */
+	int64_t id;
 };
 
 /* A program some samples' processes ran (pprof_weigh_main) */
@@ -125,6 +81,8 @@ struct pprof {
 	size_t *mapping_at, mapping_at_cap;
 	/* the programs processes ran, by (path, build-id) */
 	struct intern exes;
+	/* each Mapping's program (by its path and build-id): index + 1 */
+	size_t *exe_of, exe_of_cap;
 	struct exe *exe;
 	size_t exe_cap;
 	/* Samples by their locations and labels (encoded, fields 1 and 3),
@@ -140,6 +98,8 @@ struct pprof {
 	uint64_t *function_of;
 	size_t function_of_cap;
 	struct mapping_seen mapping_seen[MAPPINGS_SEEN];
+	struct frame_seen *frame_seen; /* 1 << FRAMES_SEEN_BITS */
+	struct label_seen label_seen[LABELS_SEEN];
 	int64_t types[8], units[8];
 	unsigned ntypes;
 	int period_index, default_index;
@@ -148,7 +108,21 @@ struct pprof {
 
 static int64_t str(struct pprof *p, const char *s)
 {
-	return intern(&p->strings, s, strlen(s));
+	return intern_add(&p->strings, s, strlen(s));
+}
+
+static int64_t label_str(struct pprof *p, const char *s)
+{
+	size_t n = strlen(s);
+	struct label_seen *l;
+
+	if (n >= LABEL_MAX)
+		return str(p, s);
+	l = &p->label_seen[hash_bytes(s, n) % LABELS_SEEN];
+	if (!memcmp(l->s, s, n + 1) && (l->id || !n))
+		return l->id;
+	memcpy(l->s, s, n + 1);
+	return l->id = str(p, s);
 }
 
 struct pprof *pprof_new(const char *const *types, const char *const *units,
@@ -191,7 +165,7 @@ static uint64_t function_id(struct pprof *p, const char *name)
 
 	if ((size_t)s < p->function_of_cap && p->function_of[s])
 		return p->function_of[s];
-	id = intern(&p->functions, &s, sizeof(s)) + 1;
+	id = intern_add(&p->functions, &s, sizeof(s)) + 1;
 	p->function_of = grow_array(p->function_of, &p->function_of_cap, s + 1,
 				    sizeof(*p->function_of));
 	memset(p->function_of + was, 0,
@@ -241,7 +215,7 @@ static uint64_t mapping_id(struct pprof *p, const struct rec_map *pm)
 	key[0] = str(p, pm->path);
 	key[1] = str(p, pm->build_id);
 	key[2] = (int64_t)pm->start;
-	id = intern(&p->mappings, key, sizeof(key)) + 1;
+	id = intern_add(&p->mappings, key, sizeof(key)) + 1;
 	*seen = (struct mapping_seen){pm->start, id, key[0], key[1]};
 	if (p->mappings.n != before) {
 		struct bbuf m = {0};
@@ -278,19 +252,29 @@ void pprof_weigh_main(struct pprof *p, const struct rec_map *exe,
 		      int64_t weight)
 {
 	int64_t key[2];
-	size_t before = p->exes.n, i;
+	size_t before = p->exes.n, i, was;
 	uint64_t id;
 
 	if (!exe || !real_file(exe->path))
 		return;
 	id = mapping_id(p, exe);
-	key[0] = str(p, exe->path);
-	key[1] = str(p, exe->build_id);
-	i = intern(&p->exes, key, sizeof(key));
-	if (p->exes.n != before) {
-		p->exe =
-			grow_array(p->exe, &p->exe_cap, i + 1, sizeof(*p->exe));
-		p->exe[i] = (struct exe){0, id};
+	if (id <= p->exe_of_cap && p->exe_of[id - 1]) {
+		i = p->exe_of[id - 1] - 1;
+	} else {
+		key[0] = str(p, exe->path);
+		key[1] = str(p, exe->build_id);
+		i = intern_add(&p->exes, key, sizeof(key));
+		if (p->exes.n != before) {
+			p->exe = grow_array(p->exe, &p->exe_cap, i + 1,
+					    sizeof(*p->exe));
+			p->exe[i] = (struct exe){0, id};
+		}
+		was = p->exe_of_cap;
+		p->exe_of = grow_array(p->exe_of, &p->exe_of_cap, id,
+				       sizeof(*p->exe_of));
+		memset(p->exe_of + was, 0,
+		       (p->exe_of_cap - was) * sizeof(*p->exe_of));
+		p->exe_of[id - 1] = i + 1;
 	}
 	p->exe[i].weight += weight < 0 ? -weight : weight;
 }
@@ -331,6 +315,32 @@ static void put_mappings(const struct pprof *p, struct bbuf *b)
 	bb_put(b, p->mapping_msgs.p + end, p->mapping_msgs.len - end);
 }
 
+/* Two ways: the pair of entries a frame may be in, one line of memory */
+static struct frame_seen *frame_slot(struct pprof *p, uint64_t mapping,
+				     uint64_t addr)
+{
+	uint64_t h = (mapping * 0x9e3779b97f4a7c15ULL ^ addr) *
+		     0xd6e8feb86659fd93ULL;
+
+	size_t size = sizeof(*p->frame_seen) << FRAMES_SEEN_BITS;
+
+	if (!p->frame_seen) {
+		p->frame_seen = aligned_alloc(2 * sizeof(*p->frame_seen), size);
+		if (!p->frame_seen)
+			error_exit("out of memory");
+		memset(p->frame_seen, 0, size);
+	}
+	return &p->frame_seen[h >> (64 - FRAMES_SEEN_BITS) & ~1ULL];
+}
+
+/* A Function's name: the string table's copy. */
+static const char *function_name(const struct pprof *p, uint64_t id)
+{
+	const int64_t *s = (const int64_t *)intern_key(&p->functions, id - 1);
+
+	return intern_key(&p->strings, *s);
+}
+
 /* The Location of n frames at one address: f[0 .. n - 2] inlined into
  * f[n - 1], which holds the address and mapping. */
 static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
@@ -340,12 +350,30 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 	uint64_t key[2 + PPROF_LINES_MAX];
 	size_t before = p->locations.n;
 	uint64_t id;
+	struct frame_seen *seen = NULL;
 
 	key[0] = at->map ? mapping_id(p, at->map) : 0;
 	key[1] = at->addr;
+	if (n == 1) {
+		/* without an address, the name tells frames apart */
+		seen = frame_slot(
+			p, key[0],
+			key[1] ? key[1]
+			       : hash_bytes(at->name, strlen(at->name)));
+		for (unsigned w = 0; w < 2; w++)
+			if (seen[w].location && seen[w].mapping == key[0] &&
+			    seen[w].addr == key[1] &&
+			    !strcmp(seen[w].name, at->name))
+				return seen[w].location;
+	}
 	for (unsigned i = 0; i < n; i++)
 		key[2 + i] = function_id(p, f[i].name);
-	id = intern(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
+	id = intern_add(&p->locations, key, (2 + n) * sizeof(*key)) + 1;
+	if (seen) { /* the older of the two goes */
+		seen[1] = seen[0];
+		seen[0] = (struct frame_seen){key[0], key[1], id,
+					      function_name(p, key[2])};
+	}
 	if (p->locations.n != before) {
 		struct bbuf m = {0}, line = {0};
 
@@ -381,16 +409,16 @@ void pprof_add(struct pprof *p, const struct pprof_frame *frames, unsigned n,
 	}
 	pb_msg(s, 1, packed);
 	for (unsigned i = 0; labels && labels[i]; i += 2) {
-		pb_int(label, 1, str(p, labels[i]));
-		pb_int(label, 2, str(p, labels[i + 1]));
+		pb_int(label, 1, label_str(p, labels[i]));
+		pb_int(label, 2, label_str(p, labels[i + 1]));
 		pb_msg(s, 3, label);
 	}
 	if (pid > 0) {
-		pb_int(label, 1, str(p, "pid"));
+		pb_int(label, 1, label_str(p, "pid"));
 		pb_int(label, 3, pid);
 		pb_msg(s, 3, label);
 	}
-	i = intern(&p->samples, s->p, s->len);
+	i = intern_add(&p->samples, s->p, s->len);
 	if (p->samples.n != before) {
 		p->values = grow_array(p->values, &p->values_cap, i + 1,
 				       sizeof(*p->values));
@@ -423,7 +451,7 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 			packed.len = 0;
 			continue;
 		}
-		bb_put(&s, p->samples.key[i], p->samples.len[i]);
+		bb_put(&s, p->samples.key[i], intern_len(&p->samples, i));
 		pb_msg(&s, 2, &packed);
 		pb_msg(&b, 2, &s);
 	}
@@ -431,7 +459,7 @@ unsigned char *pprof_encode(struct pprof *p, size_t *len)
 	bb_put(&b, p->location_msgs.p, p->location_msgs.len);
 	bb_put(&b, p->function_msgs.p, p->function_msgs.len);
 	for (size_t i = 0; i < p->strings.n; i++)
-		pb_bytes(&b, 6, p->strings.key[i], p->strings.len[i]);
+		pb_bytes(&b, 6, p->strings.key[i], intern_len(&p->strings, i));
 	pb_int(&b, 9, p->time_ns);
 	pb_int(&b, 10, p->duration_ns);
 	if (p->period && p->period_index >= 0) {
@@ -484,7 +512,9 @@ void pprof_free(struct pprof *p)
 	intern_free(&p->exes);
 	free(p->mapping_at);
 	free(p->function_of);
+	free(p->frame_seen);
 	free(p->exe);
+	free(p->exe_of);
 	free(p->values);
 	free(p->mapping_msgs.p);
 	free(p->location_msgs.p);

@@ -139,6 +139,20 @@ static void print_header(FILE *f, const struct snapshot *s)
 	print_lost(f, s);
 }
 
+/* indent spaces, s and a newline: printf's padding of each frame was
+ * a tenth of report -f text */
+static void put_line(FILE *f, unsigned indent, const char *s)
+{
+	static const char spaces[] = "                                ";
+
+	for (unsigned n; indent; indent -= n) {
+		n = indent < sizeof(spaces) - 1 ? indent : sizeof(spaces) - 1;
+		fwrite(spaces, 1, n, f);
+	}
+	fputs(s, f);
+	fputc('\n', f);
+}
+
 static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 {
 	const unsigned indent = 14 * s->nmetrics + 8;
@@ -163,21 +177,21 @@ static void print_row(FILE *f, const struct snapshot *s, const struct row *r)
 		fprintf(f, " cgroup %s", r->cgroup);
 	fputc('\n', f);
 	for (unsigned i = 0; i < r->nu; i++)
-		fprintf(f, "%*s%s\n", indent, "", r->ustack[i]);
+		put_line(f, indent, r->ustack[i]);
 	if (r->nu && r->nk)
-		fprintf(f, "%*s--\n", indent, "");
+		put_line(f, indent, "--");
 	for (unsigned i = 0; i < r->nk; i++)
-		fprintf(f, "%*s%s\n", indent, "", r->kstack[i]);
+		put_line(f, indent, r->kstack[i]);
 	if (!r->other_nu && !r->other_nk)
 		return;
 	fprintf(f, "%*swoken by %s pid %u:\n", indent, "", r->key.other_comm,
 		r->key.other_tgid);
 	for (unsigned i = 0; i < r->other_nu; i++)
-		fprintf(f, "%*s%s\n", indent + 2, "", r->other_ustack[i]);
+		put_line(f, indent + 2, r->other_ustack[i]);
 	if (r->other_nu && r->other_nk)
-		fprintf(f, "%*s--\n", indent + 2, "");
+		put_line(f, indent + 2, "--");
 	for (unsigned i = 0; i < r->other_nk; i++)
-		fprintf(f, "%*s%s\n", indent + 2, "", r->other_kstack[i]);
+		put_line(f, indent + 2, r->other_kstack[i]);
 }
 
 /*

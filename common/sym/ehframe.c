@@ -88,34 +88,36 @@ static uint64_t u(struct cursor *c, unsigned size)
 	return v;
 }
 
-static uint64_t uleb(struct cursor *c)
+/* LEB128's 7-bit groups; *shift and *last tell sleb where the sign is. */
+static uint64_t leb(struct cursor *c, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
 
+	*shift = 0;
 	do {
-		b = u(c, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80 && !c->bad);
+		*last = u(c, 1);
+		if (*shift < 64)
+			v |= (uint64_t)(*last & 0x7f) << *shift;
+		*shift += 7;
+	} while (*last & 0x80 && !c->bad);
 	return v;
+}
+
+static uint64_t uleb(struct cursor *c)
+{
+	unsigned shift;
+	uint8_t last;
+
+	return leb(c, &shift, &last);
 }
 
 static int64_t sleb(struct cursor *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	unsigned shift;
+	uint8_t last;
+	uint64_t v = leb(c, &shift, &last);
 
-	do {
-		b = u(c, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80 && !c->bad);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ULL << shift;
 	return (int64_t)v;
 }

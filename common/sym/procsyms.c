@@ -61,8 +61,20 @@ struct sproc {
 	size_t nmaps;
 };
 
+/* A symbol looked up lately: a compile's stacks name the same few
+ * thousand addresses again and again, and each lookup is two binary
+ * searches of tables too large for the cache. Cleared when a file's
+ * table is freed (a new one may take its address). */
+#define SYMS_SEEN_BITS 14
+struct sym_seen {
+	const struct elf_symtab *t; /* NULL: empty */
+	uint64_t vaddr, sym_off;
+	const char *sym; /* NULL: none covers vaddr */
+};
+
 struct proc_syms {
 	char *procfs;
+	struct sym_seen *sym_seen; /* 1 << SYMS_SEEN_BITS */
 	proc_syms_finder find;
 	void *find_ctx;
 	struct sproc *procs[NBUCKETS];
@@ -114,6 +126,9 @@ static void file_free(struct proc_syms *ps, struct sfile *f)
 			break;
 		}
 	}
+	if (f->t && ps->sym_seen)
+		memset(ps->sym_seen, 0,
+		       sizeof(*ps->sym_seen) << SYMS_SEEN_BITS);
 	elf_symtab_free(f->t);
 	if (f->fd >= 0)
 		close(f->fd);
@@ -684,10 +699,22 @@ bool proc_syms_mapped(struct proc_syms *ps, uint32_t tgid, uint64_t addr)
 	return lookup_map(ps, tgid, addr) != NULL;
 }
 
+static struct sym_seen *sym_slot(struct proc_syms *ps,
+				 const struct elf_symtab *t, uint64_t vaddr)
+{
+	uint64_t h = ((uintptr_t)t * 0x9e3779b97f4a7c15ULL ^ vaddr) *
+		     0xd6e8feb86659fd93ULL;
+
+	if (!ps->sym_seen)
+		ps->sym_seen = xzalloc(sizeof(*ps->sym_seen) << SYMS_SEEN_BITS);
+	return &ps->sym_seen[h >> (64 - SYMS_SEEN_BITS)];
+}
+
 int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 		     struct usym *u)
 {
 	const struct smap *m;
+	struct sym_seen *seen;
 	uint64_t vaddr;
 
 	memset(u, 0, sizeof(*u));
@@ -699,10 +726,20 @@ int proc_syms_lookup(struct proc_syms *ps, uint32_t tgid, uint64_t addr,
 	if (!m->file || !m->file->t)
 		return -1;
 	vaddr = elf_symtab_offset_to_vaddr(m->file->t, u->module_off);
+	seen = sym_slot(ps, m->file->t, vaddr);
+	if (seen->t == m->file->t && seen->vaddr == vaddr) {
+		u->sym = seen->sym;
+		u->sym_off = seen->sym_off;
+		return u->sym ? 0 : -1;
+	}
 	u->sym = elf_symtab_lookup(m->file->t, vaddr, &u->sym_off);
 	if (u->sym)
 		u->ninlined = elf_symtab_inlined(m->file->t, vaddr, u->inlined,
 						 USYM_INLINE_MAX);
+	/* (calls inlined there are rare: those are looked up each time) */
+	if (!u->ninlined)
+		*seen = (struct sym_seen){m->file->t, vaddr, u->sym_off,
+					  u->sym};
 	return u->sym ? 0 : -1;
 }
 
@@ -884,6 +921,7 @@ void proc_syms_free(struct proc_syms *ps)
 			proc_drop(ps, &ps->procs[b]);
 	while (ps->nidle)
 		file_free(ps, ps->idle[--ps->nidle]);
+	free(ps->sym_seen);
 	free(ps->procfs);
 	free(ps);
 }

@@ -105,6 +105,9 @@ if has offcpu; then
 		[ "$(way offcpu sched_switch "$T/tsv")" = \
 		  "$([ "$btf" = yes ] && echo raw_tp || echo tracepoint)" ]
 	same_as_run "check as root" "$T/tsv" offcpu
+	[ "$btf" != yes ] ||
+		check "check: offcpu's sched_switch says when it walks at switch-in" \
+			sh -c "'$STACKBOX' check | grep -q '^offcpu .*sched_switch .*no switch-in: taken with -m, -M or -s;'"
 	same_as_run "check as root" "$T/tsv" offcpu -w
 fi
 if has rastack; then
@@ -141,9 +144,9 @@ check "check without BTF: says how to provide BTF" \
 if has offcpu; then
 	check "check without BTF: offcpu's sched_switch takes the tracepoint" \
 		[ "$(way offcpu sched_switch "$T/nobtf")" = tracepoint ]
-	check "check without BTF: raw_tp and tp_btf lack kernel BTF" \
+	check "check without BTF: switch-in, raw_tp and tp_btf lack kernel BTF" \
 		[ "$(notes offcpu sched_switch "$T/nobtf")" = \
-		  "no raw_tp: no kernel types (--btf FILE); no tp_btf: no kernel BTF" ]
+		  "no switch-in: no kernel BTF; no raw_tp: no kernel types (--btf FILE); no tp_btf: no kernel BTF" ]
 	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
 	check "check without BTF: offcpu really takes the tracepoint" \

@@ -5,7 +5,8 @@
 # code has no frame pointers and walk it with its .eh_frame table: the
 # whole chain main > run > X_a|X_b > ... > leaf for at least 95 % of the
 # workload's samples (oncpu) and blocked time (offcpu), split as the
-# workload itself measured it (5:3).
+# workload itself measured it (5:3); memstack's bytes under it exactly
+# those the workload kept.
 . "$SRCTREE/tests/lib.sh"
 need_bpf "image-built stacks"
 
@@ -38,6 +39,8 @@ NAP_A=';main;run;idle_a;rest_a;nap_a;'
 NAP_B=';main;run;idle_b;rest_b;nap_b;'
 LOCK_A=';main;run;lock_a;queue_a;wait_a;'
 LOCK_B=';main;run;lock_b;queue_b;wait_b;'
+ALLOC_A=';main;run;keep_a;store_a;alloc_a;malloc( |;)'
+ALLOC_B=';main;run;keep_b;store_b;alloc_b;malloc( |;)'
 export CHAIN_TRUTH="$T/truth"
 
 # oncpu LABEL WORKLOAD: 4 s of the thread's CPU at 199 Hz, ~800 samples
@@ -78,12 +81,25 @@ offcpu() {
 		waits_within "$3" "$4" "$6" "$7"
 }
 
+# memstack LABEL WORKLOAD: 200 rounds of 5000 and 3000 bytes malloc'd
+# and kept to the exit; each is seen at malloc's entry, where the walk
+# starts in the C library (glibc: its table; musl: none, a return site
+# above sp): exact bytes under the whole chain, what the workload kept
+memstack() {
+	"$STACKBOX" memstack -f folded -- "$2" alloc 200 >"$T/alloc" 2>"$T/err"
+	set -- "$1" $(share "$T/alloc" chain "$ALLOC_A" "$ALLOC_B") $(cat "$T/truth")
+	check "memstack $1 -O2: whole chain main..alloc_a|alloc_b holds $2 and $3 bytes, the workload kept $5 and $6" \
+		[ "$2" = "$5" -a "$3" = "$6" -a "$5" = 1000000 -a "$6" = 600000 ]
+}
+
 oncpu glibc "$WORKLOADS/chain"
 offcpu glibc "$WORKLOADS/chain"
+memstack glibc "$WORKLOADS/chain"
 MUSL=${OUT:+$OUT/musl-x86_64/workloads/chain}
 if [ "$(uname -m)" = x86_64 ] && [ -x "$MUSL" ]; then
 	oncpu musl-static "$MUSL"
 	offcpu musl-static "$MUSL"
+	memstack musl-static "$MUSL"
 else
 	skip "image-built stacks musl-static" "no x86_64 musl workload (make check builds out/musl-x86_64/workloads)"
 fi

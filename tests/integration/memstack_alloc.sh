@@ -11,15 +11,6 @@ MS=$WORKLOADS/memstack
 MUSL=${OUT:+$OUT/musl-x86_64/workloads}
 PAGE=$(getconf PAGESIZE)
 
-# sum FILE PATTERN: folded values of the lines matching PATTERN
-sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
-# is NAME FILE PATTERN WANT: the folded lines matching PATTERN add up to WANT
-is() {
-	got=$(sum "$2" "$3")
-	if [ "$got" = "$4" ]; then pass "$1 ($got)"; else
-		fail "$1" "got $got, want $4: $(sed 's/^[^;]*;[^;]*;main;/..main;/' "$2" | tr '\n' '|' | cut -c1-600)"
-	fi
-}
 # ma OUT ARGS...: memstack --mode alloc ARGS, bytes folded to OUT and
 # calls to OUT.n (two runs), errors to OUT.err
 ma() {
@@ -30,8 +21,8 @@ ma() {
 }
 # both NAME OUT PATTERN BYTES CALLS
 both() {
-	is "$1: bytes" "$2" "$3" "$4"
-	is "$1: calls" "$2.n" "$3" "$5"
+	folded_is "$1: bytes" "$2" "$3" "$4"
+	folded_is "$1: calls" "$2.n" "$3" "$5"
 }
 
 # ---- exact: every call, and -s 1 ----
@@ -117,7 +108,7 @@ sampled() {
 	sb_report -f folded "$T/s.bin" >"$T/s" 2>&1
 	for f in sample_keep sample_churn; do
 		# (calls: the text's second value, on the row above the frame)
-		set -- "$(sum "$T/s" ";$f;malloc ")" \
+		set -- "$(folded_sum "$T/s" ";$f;malloc ")" \
 			"$(awk -v f="$f" '/ pid [0-9]+/ { v = $3 } $1 == f { print v; exit }' "$T/s.text")"
 		check "$label: $f's 204.8 MB estimated within 10 % ($1)" fcmp "$1 >= 0.9 * 204800000 && $1 <= 1.1 * 204800000"
 		check "$label: $f's 400000 calls estimated within 10 % ($2)" fcmp "$2 >= 360000 && $2 <= 440000"

@@ -18,8 +18,6 @@ need_bpf "MiniDebugInfo and debuginfod names"
 I=$WORKLOADS/image
 unset DEBUGINFOD_URLS
 
-# sum FILE PATTERN: folded values of the lines matching PATTERN
-sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
 
 CPU_A='main;run;stage_a;work_a;spin_a'
 CPU_B='main;run;stage_b;work_b;spin_b'
@@ -28,8 +26,8 @@ OFF_B='main;run;idle_b;nap_b;nanosleep;'
 
 # cpu_split LABEL FILE: the two chains hold most samples, split 5:3
 cpu_split() {
-	set -- "$1" "$2" "$(sum "$2" "$CPU_A")" "$(sum "$2" "$CPU_B")" \
-		"$(sum "$2" '^chain')"
+	set -- "$1" "$2" "$(folded_sum "$2" "$CPU_A")" "$(folded_sum "$2" "$CPU_B")" \
+		"$(folded_sum "$2" '^chain')"
 	if fcmp "$3 + $4 >= 0.8 * $5 && $4 > 0 && $3 / $4 >= 1.4 && $3 / $4 <= 2.0"; then
 		pass "$1: $CPU_A $3, $CPU_B $4 of $5 samples (5:3)"
 	else
@@ -39,7 +37,7 @@ cpu_split() {
 
 # off_split LABEL FILE: the two sleeps' chains, split 2:1 in time
 off_split() {
-	set -- "$1" "$2" "$(sum "$2" "$OFF_A")" "$(sum "$2" "$OFF_B")"
+	set -- "$1" "$2" "$(folded_sum "$2" "$OFF_A")" "$(folded_sum "$2" "$OFF_B")"
 	if fcmp "$4 > 0 && $3 / $4 >= 1.7 && $3 / $4 <= 2.3"; then
 		pass "$1: ${OFF_A}.. $3 us, ${OFF_B}.. $4 us (2:1)"
 	else
@@ -59,7 +57,7 @@ device() { # LIBC BINARY
 	"$STACKBOX" oncpu -F 199 -U -f folded --unwind eh_frame -- \
 		"$I/stripped/$2" 1 >"$T/bare" 2>"$T/err"
 	check "oncpu $1, stripped bare: no name of the chain (the names above are .gnu_debugdata's)" \
-		[ "$(sum "$T/bare" '^chain')" -gt 0 -a "$(sum "$T/bare" 'spin_|work_|stage_|;run;')" = 0 ]
+		[ "$(folded_sum "$T/bare" '^chain')" -gt 0 -a "$(folded_sum "$T/bare" 'spin_|work_|stage_|;run;')" = 0 ]
 }
 
 # A free TCP port on 127.0.0.1 (the kernel's pick, released for the server)
@@ -89,7 +87,7 @@ host() { # LIBC BINARY
 		"$T/dev/$2" 5 2>"$T/err"
 	sb_report -f folded "$T/s.bin" >"$T/rep0" 2>"$T/err"
 	check "report $1: stripped bare, no server: the chain unnamed" \
-		[ "$(sum "$T/rep0" '^chain')" -gt 0 -a "$(sum "$T/rep0" 'spin_|work_|stage_')" = 0 ]
+		[ "$(folded_sum "$T/rep0" '^chain')" -gt 0 -a "$(folded_sum "$T/rep0" 'spin_|work_|stage_')" = 0 ]
 	if ! serve "$T/scan"; then
 		fail "report $1: debuginfod serves $T/scan" "$(tail -3 "$T/server.log" | tr '\n' '|')"
 		kill "$SERVER" 2>/dev/null

@@ -11,15 +11,6 @@ CT=$WORKLOADS/counted
 USER_PROBES=
 MUSL=${OUT:+$OUT/musl-x86_64/workloads}
 
-# sum FILE PATTERN: folded values of the lines matching PATTERN
-sum() { awk -v p="$2" '$0 ~ p { s += $NF } END { print s + 0 }' "$1"; }
-# is NAME FILE PATTERN WANT: the folded lines matching PATTERN add up to WANT
-is() {
-	got=$(sum "$2" "$3")
-	if [ "$got" = "$4" ]; then pass "$1 ($got)"; else
-		fail "$1" "got $got, want $4: $(tr '\n' '|' <"$2" | cut -c1-600)"
-	fi
-}
 # sc OUT ARGS...: stackcount ARGS, folded to OUT, errors to OUT.err
 sc() {
 	out=$1
@@ -31,24 +22,24 @@ sc() {
 calls() {
 	label=$1 w=$2
 	sc "$T/u" "u:$w:counted_target" -- "$w" calls 3000 1000
-	is "$label u:FILE:FUNCTION: call_a's 3000 calls" "$T/u" ';main;call_a;counted_target ' 3000
-	is "$label u:FILE:FUNCTION: call_b's 1000 calls" "$T/u" ';main;call_b;counted_target ' 1000
-	is "$label u:FILE:FUNCTION: nothing else" "$T/u" '' 4000
+	folded_is "$label u:FILE:FUNCTION: call_a's 3000 calls" "$T/u" ';main;call_a;counted_target ' 3000
+	folded_is "$label u:FILE:FUNCTION: call_b's 1000 calls" "$T/u" ';main;call_b;counted_target ' 1000
+	folded_is "$label u:FILE:FUNCTION: nothing else" "$T/u" '' 4000
 	sc "$T/ur" "ur:$w:counted_target" -- "$w" calls 3000 1000
 	# a return probe fires in the caller: the return address is the leaf
-	is "$label ur:FILE:FUNCTION: returns into call_a" "$T/ur" ';main;call_a ' 3000
-	is "$label ur:FILE:FUNCTION: returns into call_b" "$T/ur" ';main;call_b ' 1000
+	folded_is "$label ur:FILE:FUNCTION: returns into call_a" "$T/ur" ';main;call_a ' 3000
+	folded_is "$label ur:FILE:FUNCTION: returns into call_b" "$T/ur" ';main;call_b ' 1000
 	# arguments and return values are fields: counted_target(i) gets
 	# i = 0..2999 from call_a, 0..999 from call_b, and returns i & 1
 	sc "$T/ua" --filter 'arg0 < 1000' "u:$w:counted_target" -- "$w" calls 3000 1000
-	is "$label --filter 'arg0 < 1000' on a uprobe: call_a's first 1000" "$T/ua" ';call_a;counted_target ' 1000
-	is "$label --filter 'arg0 < 1000' on a uprobe: all of call_b's" "$T/ua" ';call_b;counted_target ' 1000
+	folded_is "$label --filter 'arg0 < 1000' on a uprobe: call_a's first 1000" "$T/ua" ';call_a;counted_target ' 1000
+	folded_is "$label --filter 'arg0 < 1000' on a uprobe: all of call_b's" "$T/ua" ';call_b;counted_target ' 1000
 	sc "$T/uv" --value arg0 "u:$w:counted_target" -- "$w" calls 3000 1000
-	is "$label --value arg0: 0 + 1 + ... + 2999 from call_a" "$T/uv" ';call_a;counted_target ' 4498500
-	is "$label --value arg0: 0 + 1 + ... + 999 from call_b" "$T/uv" ';call_b;counted_target ' 499500
+	folded_is "$label --value arg0: 0 + 1 + ... + 2999 from call_a" "$T/uv" ';call_a;counted_target ' 4498500
+	folded_is "$label --value arg0: 0 + 1 + ... + 999 from call_b" "$T/uv" ';call_b;counted_target ' 499500
 	sc "$T/ut" --filter 'ret == 1' "ur:$w:counted_target" -- "$w" calls 3000 1000
-	is "$label --filter 'ret == 1' on a return probe: call_a's odd 1500" "$T/ut" ';main;call_a ' 1500
-	is "$label --filter 'ret == 1' on a return probe: call_b's odd 500" "$T/ut" ';main;call_b ' 500
+	folded_is "$label --filter 'ret == 1' on a return probe: call_a's odd 1500" "$T/ut" ';main;call_a ' 1500
+	folded_is "$label --filter 'ret == 1' on a return probe: call_b's odd 500" "$T/ut" ';main;call_b ' 500
 }
 calls glibc "$CT"
 if [ -x "$MUSL/counted" ]; then
@@ -86,46 +77,46 @@ prun() {
 
 pstart writes 3000 1000
 prun "$T/pf" --filter 'count > 100' t:syscalls:sys_enter_write
-is "--filter 'count > 100' -p PID: only write_large's 1000 writes" "$T/pf" ';write_large;write;' 1000
-is "--filter 'count > 100' -p PID: write_small's 10-byte writes left out" "$T/pf" 'write_small' 0
+folded_is "--filter 'count > 100' -p PID: only write_large's 1000 writes" "$T/pf" ';write_large;write;' 1000
+folded_is "--filter 'count > 100' -p PID: write_small's 10-byte writes left out" "$T/pf" 'write_small' 0
 check "-v says how the tracepoint attached" grep -q 'sys_enter_write: attached as tracepoint' "$T/pf.err"
 
 pstart writes 3000 1000
 prun "$T/pv" --value count t:syscalls:sys_enter_write
-is "--value count: write_large's 1000 x 1000 bytes" "$T/pv" ';write_large;write;' 1000000
-is "--value count: write_small's 3000 x 10 bytes" "$T/pv" ';write_small;write;' 30000
+folded_is "--value count: write_large's 1000 x 1000 bytes" "$T/pv" ';write_large;write;' 1000000
+folded_is "--value count: write_small's 3000 x 10 bytes" "$T/pv" ';write_small;write;' 30000
 
 pstart writes 3000 1000
 prun "$T/pn" --filter '!(count < 5 || count > 100) && fd != 0 && comm == "counted"' t:syscalls:sys_enter_write
 check "--filter with !, ||, && and a string: runs (rc 0)" [ $prc = 0 ]
-is "--filter with !, ||, && and a string: only write_small" "$T/pn" ';write_small;write;' 3000
-is "--filter with !, ||, && and a string: not write_large" "$T/pn" 'write_large' 0
+folded_is "--filter with !, ||, && and a string: only write_small" "$T/pn" ';write_small;write;' 3000
+folded_is "--filter with !, ||, && and a string: not write_large" "$T/pn" 'write_large' 0
 
 pstart writes 3000 1000
 prun "$T/pc" --filter 'comm != "counted"' t:syscalls:sys_enter_write
 check "--filter on the task's comm: runs (rc 0)" [ $prc = 0 ]
-is "--filter comm != the workload's: none of its writes" "$T/pc" '' 0
+folded_is "--filter comm != the workload's: none of its writes" "$T/pc" '' 0
 
 # u:LIB:FUNCTION: libc found by its name in the process's maps
 pstart writes 3000 1000
 USER_PROBES="uprobes in .*libc.* for pid $pid: write"
 prun "$T/pl" u:c:write
 USER_PROBES=
-is "u:c:write under -p: libc.so.6's write from write_small" "$T/pl" ';write_small;write ' 3000
-is "u:c:write under -p: and from write_large" "$T/pl" ';write_large;write ' 1000
+folded_is "u:c:write under -p: libc.so.6's write from write_small" "$T/pl" ';write_small;write ' 3000
+folded_is "u:c:write under -p: and from write_large" "$T/pl" ';write_large;write ' 1000
 
 # ---- USDT: stackbox:plain fired 3000 times, stackbox:guarded 1000 times
 # only while its semaphore is raised (0 times if it is not) ----
 if "$CT" usdt 0 0 2>/dev/null; then
 	sc "$T/U" "U:$CT:stackbox:plain" "U:$CT:stackbox:guarded" -- "$CT" usdt 3000 1000
-	is "USDT stackbox:plain: 3000 from usdt_plain" "$T/U" "\\[U:$CT:stackbox:plain\\];.*;main;usdt_plain " 3000
-	is "USDT stackbox:guarded, behind its semaphore: 1000 from usdt_guarded" "$T/U" "\\[U:$CT:stackbox:guarded\\];.*;main;usdt_guarded " 1000
-	is "USDT: nothing else" "$T/U" '' 4000
+	folded_is "USDT stackbox:plain: 3000 from usdt_plain" "$T/U" "\\[U:$CT:stackbox:plain\\];.*;main;usdt_plain " 3000
+	folded_is "USDT stackbox:guarded, behind its semaphore: 1000 from usdt_guarded" "$T/U" "\\[U:$CT:stackbox:guarded\\];.*;main;usdt_guarded " 1000
+	folded_is "USDT: nothing else" "$T/U" '' 4000
 	pstart usdt 3000 1000
 	USER_PROBES="stackbox:guarded: 1 uprobes in"
 	prun "$T/Up" U:counted:stackbox:guarded
 	USER_PROBES=
-	is "USDT under -p, FILE by its name in the maps: guarded's 1000" "$T/Up" ';main;usdt_guarded ' 1000
+	folded_is "USDT under -p, FILE by its name in the maps: guarded's 1000" "$T/Up" ';main;usdt_guarded ' 1000
 	check "-v says the semaphore is raised" grep -q 'stackbox:guarded: 1 uprobes in .*counted, its semaphore raised while attached' "$T/Up.err"
 	"$STACKBOX" stackcount --list "U:$CT" >"$T/list" 2>&1
 	check "--list U:FILE names both probes, each with its semaphore" \
@@ -136,14 +127,14 @@ fi
 
 # ---- several events: rows per event, named ----
 sc "$T/m" "u:$CT:counted_target" t:syscalls:sys_enter_write -- "$CT" calls 300 100
-is "two events: the uprobe's rows carry its name" "$T/m" "\\[u:$CT:counted_target\\];.*;counted_target " 400
+folded_is "two events: the uprobe's rows carry its name" "$T/m" "\\[u:$CT:counted_target\\];.*;counted_target " 400
 check "two events: the header names both" sh -c "'$STACKBOX' stackcount u:$CT:counted_target t:syscalls:sys_enter_write -- '$CT' calls 3 1 | grep -q '^value: hits of u:.*:counted_target, t:syscalls:sys_enter_write$'"
 
 # ---- the bin stream: report shows the same counts, per event ----
 "$STACKBOX" stackcount -f bin -o "$T/s.bin" "u:$CT:counted_target" sched:sched_process_exit -- "$CT" calls 3000 1000 2>"$T/s.bin.err"
 sb_report -f folded -o "$T/s.folded" "$T/s.bin" 2>"$T/s.rep.err"
-is "report of a bin stream: call_a's 3000 under the uprobe's name" "$T/s.folded" "\\[u:$CT:counted_target\\];.*;call_a;counted_target " 3000
-is "report of a bin stream: call_b's 1000" "$T/s.folded" ';call_b;counted_target ' 1000
+folded_is "report of a bin stream: call_a's 3000 under the uprobe's name" "$T/s.folded" "\\[u:$CT:counted_target\\];.*;call_a;counted_target " 3000
+folded_is "report of a bin stream: call_b's 1000" "$T/s.folded" ';call_b;counted_target ' 1000
 sb_report -f svg -o "$T/s.svg" "$T/s.bin" 2>>"$T/s.rep.err"
 check "report -f svg of a stackcount stream names its metric" grep -q '<title>all (4001 hits, 100.00%)' "$T/s.svg"
 
@@ -152,7 +143,7 @@ STACKBOX_ATTACH=tracepoint "$STACKBOX" stackcount -v -f folded sched:sched_proce
 check "STACKBOX_ATTACH=tracepoint: -v says classic" grep -q 'sched:sched_process_exit: attached as tracepoint' "$T/cl.err"
 "$STACKBOX" stackcount -v -f folded sched:sched_process_exit -- "$CT" calls 1 1 >"$T/raw" 2>"$T/raw.err"
 check "a tracepoint without a filter attaches as raw_tp" grep -q 'sched:sched_process_exit: attached as raw_tp' "$T/raw.err"
-is "sched_process_exit: CMD's one exit" "$T/raw" '^counted;' 1
+folded_is "sched_process_exit: CMD's one exit" "$T/raw" '^counted;' 1
 
 # ---- bad input: one line each, naming the problem ----
 # refuses LINE ARGS...: stackcount ARGS fails with exactly LINE on stderr
@@ -189,7 +180,7 @@ check "u:LIB:FUNCTION that CMD does not map: one line naming it" \
 	[ $? != 0 -a "$(grep -c '^stackcount: u:nosuchlib:f: pid [0-9]* maps no library named nosuchlib (give FILE as a path)$' "$T/bad.err")" = 1 -a "$(wc -l <"$T/bad.err")" = 1 ]
 # a relative FILE is a path, not a library name
 (cd "$(dirname "$CT")" && "$STACKBOX" stackcount -f folded u:./counted:counted_target -- ./counted calls 30 10) >"$T/rel" 2>"$T/rel.err"
-is "u:./FILE:FUNCTION, a relative path: call_a's 30" "$T/rel" ';call_a;counted_target ' 30
+folded_is "u:./FILE:FUNCTION, a relative path: call_a's 30" "$T/rel" ';call_a;counted_target ' 30
 refuses "stackcount: U:$CT:stackbox:nope: $CT has no USDT probe stackbox:nope (--list U:$CT lists its 2)" "U:$CT:stackbox:nope"
 refuses "stackcount: U:/bin/true:p:n: /bin/true has no USDT probes (no .note.stapsdt)" U:/bin/true:p:n
 refuses "stackcount: event 'U:$CT:nope': not t:CATEGORY:NAME, CATEGORY:NAME, k:FUNCTION, kr:FUNCTION, u:FILE:FUNCTION, ur:FILE:FUNCTION or U:FILE:PROVIDER:NAME" "U:$CT:nope"

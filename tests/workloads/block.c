@@ -20,6 +20,9 @@
  *   step_thread  6 threads, 4 ms nanosleeps  about 6 x MS blocked
  * Each call is timed on its own, so "tick_thread US" is the time inside
  * the calls, summed over the function's threads.
+ *
+ * "block sleep MS" only sleeps MS in one nanosleep, in long_nap, and
+ * writes "long_nap US": one block that spans many snapshots.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -175,11 +178,28 @@ static __attribute__((noinline)) void fill_pipe(void)
 	do_write();
 }
 
+static __attribute__((noinline)) int long_nap(long ms)
+{
+	double t = now();
+	const char *path = getenv("BLOCK_WAITED");
+	FILE *f;
+
+	pause_ms(ms);
+	t = now() - t;
+	if (path && (f = fopen(path, "w"))) {
+		fprintf(f, "long_nap %.0f\n", t * 1e6);
+		fclose(f);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[3], st[TICKS + STEPS];
 	int nshort;
 
+	if (argc == 3 && !strcmp(argv[1], "sleep"))
+		return long_nap(atol(argv[2]));
 	if (pipe(fds))
 		return 1;
 	pthread_mutex_lock(&lock);

@@ -16,11 +16,15 @@
  *                      main > run > lock_b > queue_b > wait_b  30 ms
  *                      in pthread_mutex_lock of a mutex a thread named
  *                      "holder" holds that long, N rounds
+ *   chain alloc N      main > run > keep_a > store_a > alloc_a  5000 B
+ *                      main > run > keep_b > store_b > alloc_b  3000 B
+ *                      malloc'd and kept to the exit, N rounds
  *
  * With CHAIN_TRUTH=FILE each mode writes there what its two branches
  * really took, in us ("A B"): thread CPU time for spin, the time around
  * each blocking call for nap and lock (wake-up and run-queue wait
- * included, so a bound for what offcpu may count).
+ * included, so a bound for what offcpu may count); for alloc, the bytes
+ * each kept.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
@@ -230,7 +234,76 @@ NAMED void lock_b(int ms)
 	took[1] += now() - t0;
 }
 
+/* ---- alloc: bytes kept to the exit, 5:3 ---- */
+
+NAMED void *alloc_a(void)
+{
+	void *p = malloc(5000);
+
+	sink += p != NULL;
+	return p;
+}
+
+NAMED void *alloc_b(void)
+{
+	void *p = malloc(3000);
+
+	sink += p != NULL;
+	return p;
+}
+
+NAMED void store_a(void **slot)
+{
+	*slot = alloc_a();
+	sink++;
+}
+
+NAMED void store_b(void **slot)
+{
+	*slot = alloc_b();
+	sink++;
+}
+
+NAMED void keep_a(void **slot)
+{
+	store_a(slot);
+	took[0] += *slot ? 5000 / 1e6 : 0; /* bytes, printed as "us" */
+}
+
+NAMED void keep_b(void **slot)
+{
+	store_b(slot);
+	took[1] += *slot ? 3000 / 1e6 : 0;
+}
+
 /* ---- the modes ---- */
+
+/* inlined: the chains go from run to their first named function */
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE void run_lock(int n)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, holder, NULL))
+		exit(1);
+	for (int i = 0; i < n; i++) {
+		lock_a(50);
+		lock_b(30);
+	}
+	atomic_store(&hold_ms, -1);
+	pthread_join(t, NULL);
+}
+
+INLINE void run_alloc(int n)
+{
+	static void *kept[2 * 1000];
+
+	for (int i = 0; i < n && i < 1000; i++) {
+		keep_a(&kept[2 * i]);
+		keep_b(&kept[2 * i + 1]);
+	}
+}
 
 NAMED void run(const char *mode, double n)
 {
@@ -246,17 +319,10 @@ NAMED void run(const char *mode, double n)
 			idle_a(50);
 			idle_b(30);
 		}
+	} else if (!strcmp(mode, "lock")) {
+		run_lock(n);
 	} else {
-		pthread_t t;
-
-		if (pthread_create(&t, NULL, holder, NULL))
-			exit(1);
-		for (int i = 0; i < n; i++) {
-			lock_a(50);
-			lock_b(30);
-		}
-		atomic_store(&hold_ms, -1);
-		pthread_join(t, NULL);
+		run_alloc(n);
 	}
 	sink++;
 }
@@ -275,9 +341,11 @@ static void say_truth(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "spin") && strcmp(argv[1], "nap") &&
-			  strcmp(argv[1], "lock"))) {
-		fprintf(stderr, "usage: chain spin SECONDS | nap N | lock N\n");
+	if (argc != 3 ||
+	    (strcmp(argv[1], "spin") && strcmp(argv[1], "nap") &&
+	     strcmp(argv[1], "lock") && strcmp(argv[1], "alloc"))) {
+		fprintf(stderr,
+			"usage: chain spin SECONDS | nap N | lock N | alloc N\n");
 		return 2;
 	}
 	run(argv[1], atof(argv[2]));

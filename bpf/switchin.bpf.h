@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * offcpu's switch-in way, included by offcpu.bpf.c only: at switch-out
+ * a block keeps its time, state and ids; its stacks are walked when it
+ * ends and only if it is counted (-m, -M, -s decide on its length).
+ *
+ * - The kernel stack: the task being switched in (sched_switch's next)
+ *   has not run since it blocked, so bpf_get_task_stack() on it walks
+ *   the stack it blocked with, from __schedule down.
+ * - The user stack: walked at switch-out from the registers the task
+ *   entered the kernel with; or (user_at_exit) for a task that blocked inside a system call, at that call's exit,
+ *   where its user registers are the same (raw_syscalls:sys_exit runs in
+ *   the task), the block counted there. A task that blocked elsewhere
+ *   (preempted in user mode, a page fault) has its user stack walked at
+ *   switch-out. A task that blocks again before its syscall returns is
+ *   still in it: the walk at that switch-out serves both blocks.
+ *
+ * Needs offcpu_start, starts and sb_count(); uses pt_regs' fixed layout
+ * (SB_REG_*, base.bpf.h) through bpf_task_pt_regs() (5.15).
+ */
+#ifndef STACKBOX_SWITCHIN_BPF_H
+#define STACKBOX_SWITCHIN_BPF_H
+
+/* A counted block waiting for its user stack at its syscall's exit. */
+struct offcpu_later {
+	struct sb_key key;
+	__u64 value;
+};
+
+/* sized by user space: the switch-in way's, else 1 */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_later);
+} later SEC(".maps");
+
+/* Is the current task inside a system call, with user registers (not a
+ * kernel thread, whose pt_regs are zeros)? On x86 orig_ax is -1 in every
+ * other entry (interrupts, exceptions); arm64 sets syscallno to
+ * NO_SYSCALL (-1) on every entry from user mode but svc. */
+static __always_inline int in_syscall(void)
+{
+	__u64 regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	int nr = -1; /* both: negative is none; 32 bits enough */
+
+	if (!regs || !sb_kread(regs + SB_REG_PC))
+		return 0;
+	bpf_probe_read_kernel(&nr, sizeof(nr), (void *)(regs + SB_REG_NR));
+	return nr >= 0;
+}
+
+/* The current task's user stack from the registers it entered the
+ * kernel with: frame pointers walked without the kernel's fault at the
+ * chain's end (sb_user_stack_fp), else as sb_user_stack(). */
+static __always_inline __u64 user_stack_now(void *ctx)
+{
+	__u64 regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 pc = regs ? sb_kread(regs + SB_REG_PC) : 0;
+
+	if (!pc)
+		return sb_user_stack(ctx); /* a kernel thread: none */
+	return sb_user_stack_regs(ctx, pc, sb_kread(regs + SB_REG_SP),
+				  sb_kread(regs + SB_REG_FP));
+}
+
+/* A block's key at switch-out: its ids; its user stack, unless it can
+ * wait for the syscall's exit (user_exit) or was walked already
+ * (ustack). */
+static __always_inline void key_at_switch_out(void *ctx,
+					      struct offcpu_start *st, __u64 id,
+					      __u64 ustack, int user_exit)
+{
+	sb_key_task(&st->key, id);
+	if (ustack != SB_STACK_NONE || !sb_cfg.user_stacks)
+		st->key.user_stack = ustack;
+	else if (user_exit && in_syscall())
+		st->user_later = 1;
+	else
+		st->key.user_stack = user_stack_now(ctx);
+}
+
+/* pid switches out with a counted block still waiting for its user
+ * stack: its syscall has not returned (it blocks again in it), or it
+ * left without one. Its registers are the block's: walked now, the
+ * block counted, and the stack returned for the block that starts. */
+static __always_inline __u64 flush_later(void *ctx, __u32 pid)
+{
+	struct offcpu_later *l = bpf_map_lookup_elem(&later, &pid);
+	__u64 ustack;
+
+	if (!l)
+		return SB_STACK_NONE;
+	ustack = sb_user_stack(ctx);
+	l->key.user_stack = ustack;
+	sb_count(&l->key, &(struct sb_values){{l->value}});
+	bpf_map_delete_elem(&later, &pid);
+	return ustack;
+}
+
+/* The kernel stack of a task that is not running, as sb_stack_id()
+ * keeps stacks: equal frames, equal id. */
+static __always_inline __u64 task_kern_stack(void *task)
+{
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h = SB_HASH_KERN;
+	long len;
+	int i;
+
+	if (!sb_cfg.kern_stacks)
+		return SB_STACK_NONE;
+	if (!st)
+		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
+	len = bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0);
+	if (len == 0)
+		return SB_STACK_NONE;
+	if (len < 0)
+		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
+	for (i = 0; i < SB_MAX_DEPTH; i++) {
+		if (i * 8 >= len)
+			break;
+		h = sb_stack_hash(h, st->ip[i]);
+	}
+	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
+}
+
+/* A counted block's row. Switch-in way (next: the task switched in):
+ * its kernel stack now; its user stack now known, or at its syscall's
+ * exit. */
+static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
+				      struct offcpu_start *s, __u32 pid,
+				      void *next)
+{
+	struct offcpu_later l;
+
+	if (!next) {
+		sb_count(key, v);
+		return;
+	}
+	key->kern_stack = task_kern_stack(next);
+	if (!s->user_later) {
+		sb_count(key, v);
+		return;
+	}
+	l.key = *key;
+	l.value = v->v[0];
+	if (bpf_map_update_elem(&later, &pid, &l, BPF_ANY)) {
+		sb_stat_add(OFFCPU_STAT_LATER_FULL, 1);
+		key->user_stack = SB_STACK_LOST;
+		sb_count(key, v);
+	}
+}
+
+/* The syscall returns: the user registers are the block's. */
+SEC("raw_tp/sys_exit")
+int offcpu_sys_exit(void *ctx)
+{
+#if SB_MODERN
+	__u32 pid = bpf_get_current_pid_tgid();
+	struct offcpu_later *l = bpf_map_lookup_elem(&later, &pid);
+
+	if (!l)
+		return 0;
+	l->key.user_stack = sb_user_stack(ctx);
+	sb_count(&l->key, &(struct sb_values){{l->value}});
+	bpf_map_delete_elem(&later, &pid);
+#endif
+	return 0;
+}
+
+#endif
