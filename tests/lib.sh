@@ -101,8 +101,9 @@ kernel_before() {
 
 # board_section LABEL BOARD NAME: the section NAME of BOARD's guest
 # output (tests/boards.sh boots it, tests/board/guest says what runs) in
-# the file $res, out/board/BOARD/NAME.out. A board not booted: SKIP; a
-# failed boot or a section cut short: FAIL. Either returns 1.
+# the file $res, out/board/BOARD/NAME.out. A board not booted or a
+# section left out: SKIP; a failed boot or a section cut short: FAIL.
+# Either returns 1.
 board_section() {
 	_d=$OUT/board/$2
 	if [ ! -f "$_d/guest.out" ]; then
@@ -114,6 +115,10 @@ board_section() {
 		return 1
 	fi
 	res=$_d/$3.out
+	if grep -q "^@@@ skipped $3 " "$_d/guest.out"; then
+		skip "$1" "section $3 left out of board $2's run (BOARD_SKIP)"
+		return 1
+	fi
 	awk -v b="@@@ begin $3" -v e="@@@ end $3 " '
 		$0 == b { on = 1; next }
 		on && index($0, e) == 1 { exit }
