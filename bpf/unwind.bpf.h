@@ -23,10 +23,11 @@
  * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
  * otherwise: sb_unwind_wanted().
  *
- * Included by collect.bpf.h, uses base.bpf.h, unwind_regs.bpf.h (where
- * the user's registers are) and unwind_bounded.bpf.h (the walk without
- * bpf_loop: before 5.17, and in the legacy programs); this walk needs
- * Linux 5.17+ (bpf_loop) when it runs: CONFIG_UNWIND_EH_FRAME.
+ * Included by collect.bpf.h, uses base.bpf.h and unwind_regs.bpf.h
+ * (where the user's registers are: bpf_task_pt_regs with kernel BTF,
+ * else the top of the kernel stack); needs Linux 5.17+ (bpf_loop) when
+ * it runs, and 5.13+ to load at all (callbacks): CONFIG_UNWIND_EH_FRAME.
+ * User space refuses it on older kernels.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
@@ -102,8 +103,9 @@ struct {
 	__type(value, struct sb_unwinder);
 } sb_unwind_state SEC(".maps");
 
-/* What is below holds no callback nor atomic the legacy programs
- * (SB_LEGACY) would call: they walk with unwind_bounded.bpf.h. */
+/* The legacy programs (SB_LEGACY) keep the maps, which the skeleton
+ * names, and none of the walk. */
+#if SB_MODERN
 static __always_inline __u64 sb_uread(__u64 addr)
 {
 	__u64 v = 0;
@@ -363,7 +365,6 @@ static __always_inline __u64 sb_record_frame(__u64 ra)
 }
 #endif
 
-#if SB_MODERN
 /* One frame: record pc, then find the caller's pc, sp and fp. */
 static long sb_unwind_step(__u32 i, void *ctx)
 {
@@ -453,7 +454,6 @@ step:
 	u->scan = !f;
 	return 0;
 }
-#endif
 
 #if defined(__TARGET_ARCH_arm64)
 /*
@@ -475,19 +475,13 @@ static __always_inline int sb_at_entry(__u64 pc, __u64 lr)
 }
 #endif
 
-#include "unwind_bounded.bpf.h"
-
-#if SB_MODERN
 /* The user stack of the current task into st; its length in bytes. */
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
-	__u64 regs;
+	__u64 regs = sb_user_regs();
 	struct sb_unwinder *u;
 	__u32 zero = 0, n;
 
-	if (sb_cfg.unwind_walk == SB_WALK_BOUNDED)
-		return sb_unwind_bounded();
-	regs = sb_user_regs();
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	if (!regs || !u)
 		return 0;
@@ -511,12 +505,6 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 		st->ip[n] = 0; /* readers stop at the first zero */
 	return n * sizeof(__u64);
 }
-#else
-static __always_inline long sb_unwind_user(struct sb_stack *st)
-{
-	return sb_unwind_bounded(); /* no bpf_loop before 5.17 */
-}
-#endif
 
 /*
  * Whether the current task's user stack is walked with the tables:
@@ -538,4 +526,28 @@ static __always_inline int sb_unwind_wanted(void)
 		return 1;
 	return p && p->tables;
 }
+
+/* A process exec'd: its mappings are gone. Until user space has read the
+ * new ones (SB_EV_EXEC, late on a busy machine), walk it as unknown: by
+ * frame pointer, counted, not by the old image's tables, which stop the
+ * walk at the leaf. */
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&sb_unwind_procs, &tgid);
+}
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* the legacy programs have no walk */
+}
+
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st)
+{
+	return 0;
+}
+#endif /* SB_MODERN */
 #endif

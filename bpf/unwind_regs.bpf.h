@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user's registers of the current task, for the table walk, as the
- * address of its struct pt_regs (0: none). With kernel BTF (5.15+) the
- * kernel says where: bpf_task_pt_regs(). Without it (no BTF, or before
- * 5.15) they are where every entry from user mode saves them on x86_64
+ * address of its struct pt_regs (0: none). With kernel BTF the kernel
+ * says where: bpf_task_pt_regs(). Without it they are where every entry
+ * from user mode saves them on x86_64
  * and arm64, at the top of the task's kernel stack: task->stack +
  * THREAD_SIZE - sizeof(struct pt_regs) (no padding above on either
  * arch). task_struct.stack's offset comes from kernel types (--btf, the
@@ -61,18 +61,12 @@ static __always_inline __u64 sb_regs_from_stack(void)
 	return regs;
 }
 
-#if SB_MODERN
+/* sb_cfg.task_stack_off: 0 where the kernel has its own BTF */
 static __always_inline __u64 sb_user_regs(void)
 {
 	if (sb_cfg.task_stack_off)
 		return sb_regs_from_stack();
 	return bpf_task_pt_regs(bpf_get_current_task_btf());
 }
-#else
-static __always_inline __u64 sb_user_regs(void)
-{
-	return sb_regs_from_stack(); /* before 5.13: no bpf_task_pt_regs */
-}
-#endif
 
 #endif

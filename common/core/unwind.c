@@ -43,7 +43,7 @@ const char *unwind_missing(void)
 	return unwind_walk_choose(&(struct unwind_walk){0});
 }
 
-/* The walk's loop and registers into cfg, said once under -v (each
+/* Where the walk finds the registers into cfg, said once under -v (each
  * fallback opens the object again). */
 static void walk_configure(struct sb_config *cfg)
 {
@@ -53,7 +53,6 @@ static void walk_configure(struct sb_config *cfg)
 
 	if (unwind_walk_choose(&w))
 		return; /* refused before: unwind_missing() */
-	cfg->unwind_walk = w.bounded ? SB_WALK_BOUNDED : SB_WALK_LOOP;
 	cfg->task_stack_off = w.task_stack_off;
 	unwind_walk_words(&w, words, sizeof(words));
 	if (!said)

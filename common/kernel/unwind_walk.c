@@ -8,24 +8,18 @@
 #include "kfeatures.h"
 #include "unwind_walk.h"
 
-/* The bounded walk's frames by the tables (SB_BOUNDED_FRAMES): above,
- * frame pointers. */
-#define BOUNDED_FRAMES 16
-
 const char *unwind_walk_choose(struct unwind_walk *w)
 {
 	int off;
 
-	/* tests take the older kernels' ways on this one */
+	/* tests take a kernel without BTF's way on this one */
 	const char *force = getenv("STACKBOX_UNWIND_WALK");
 
-	w->bounded = !feature_usable(SB_F_BPF_LOOP) ||
-		     (force && strstr(force, "bounded"));
 	w->task_stack_off = 0;
-	/* bpf_task_pt_regs needs the kernel's own BTF, and 5.15: with
-	 * bpf_loop (5.17) it is there */
-	if (kbtf_available() && feature_usable(SB_F_BPF_LOOP) &&
-	    !(force && strstr(force, "stack")))
+	if (!feature_usable(SB_F_BPF_LOOP))
+		return "bpf_loop (Linux 5.17)";
+	/* bpf_task_pt_regs needs the kernel's own BTF */
+	if (kbtf_available() && !(force && strstr(force, "stack")))
 		return NULL;
 	if (!kbtf_layouts())
 		return "kernel types for task_struct.stack (kernel BTF, "
@@ -41,17 +35,8 @@ const char *unwind_walk_choose(struct unwind_walk *w)
 
 void unwind_walk_words(const struct unwind_walk *w, char *buf, unsigned len)
 {
-	const char *regs = w->task_stack_off
-				   ? "from the top of the kernel stack "
+	snprintf(buf, len, "bpf_loop; registers %s",
+		 w->task_stack_off ? "from the top of the kernel stack "
 				     "(task_struct.stack)"
-				   : "by bpf_task_pt_regs";
-
-	if (w->bounded)
-		snprintf(buf, len,
-			 "a bounded loop (no bpf_loop, Linux 5.17): the "
-			 "tables walk the first %d frames, frame pointers "
-			 "the rest; registers %s",
-			 BOUNDED_FRAMES, regs);
-	else
-		snprintf(buf, len, "bpf_loop; registers %s", regs);
+				   : "by bpf_task_pt_regs");
 }
