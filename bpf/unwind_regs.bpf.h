@@ -45,8 +45,11 @@ static __always_inline __u64 sb_regs_at(__u64 stack, __u64 thread_size)
 	return sb_regs_user(regs) ? regs : 0;
 }
 
-/* From the top of the current task's kernel stack. */
-static __always_inline __u64 sb_regs_from_stack(void)
+#if SB_MODERN
+/* From the top of the current task's kernel stack. A global function:
+ * one copy in the object, not one in each program that takes a stack
+ * (memstack's grew 89 KB inlined). The legacy programs have no walk. */
+__noinline __u64 sb_regs_from_stack(void)
 {
 	__u64 task = bpf_get_current_task(), stack, regs;
 
@@ -68,5 +71,6 @@ static __always_inline __u64 sb_user_regs(void)
 		return sb_regs_from_stack();
 	return bpf_task_pt_regs(bpf_get_current_task_btf());
 }
+#endif
 
 #endif
