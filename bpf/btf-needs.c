@@ -27,6 +27,7 @@ struct task_struct {
 	struct sched_entity se;
 	void *files;
 	void *signal;
+	void *stack; /* the table walk: the user's registers at its top */
 } KERNEL_TYPE;
 struct signal_struct {
 	struct {
@@ -136,7 +137,8 @@ int btf_needs(void *ctx)
 	n += NEED(struct task_struct, pid) + NEED(struct task_struct, __state) +
 	     NEED(struct task_struct, state) + NEED(struct task_struct, se) +
 	     NEED(struct sched_entity, sum_exec_runtime) +
-	     NEED(struct task_struct, files) + NEED(struct task_struct, signal);
+	     NEED(struct task_struct, files) +
+	     NEED(struct task_struct, signal) + NEED(struct task_struct, stack);
 	n += NEED(struct signal_struct, live) + NEED(struct path, dentry) +
 	     NEED(struct file, f_path) + NEED(struct file, f_inode) +
 	     NEED(struct file, f_mapping) + NEED(struct files_struct, fdt) +

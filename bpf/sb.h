@@ -53,6 +53,11 @@ struct sb_config {
 	__u8 per_thread;  /* key by thread id as well as tgid */
 	__u8 unwind;	  /* enum sb_unwind_mode */
 	__u8 pad[2];
+	/* where the walk finds the user's registers: 0, bpf_task_pt_regs
+	 * (kernel BTF); else task_struct.stack's offset, and they are at
+	 * the top of the task's kernel stack (bpf/unwind_regs.bpf.h) */
+	__u32 task_stack_off;
+	__u32 pad2;
 };
 
 /* What user space switches while BPF runs (.bss, mapped by the

@@ -23,15 +23,17 @@
  * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
  * otherwise: sb_unwind_wanted().
  *
- * Included by collect.bpf.h, uses only base.bpf.h; needs Linux 5.17+ and
- * BTF (bpf_loop, bpf_task_pt_regs) when it runs, and 5.13+ to load at
- * all (callbacks): CONFIG_UNWIND_EH_FRAME. User space refuses it on
- * older kernels.
+ * Included by collect.bpf.h, uses base.bpf.h and unwind_regs.bpf.h
+ * (where the user's registers are: bpf_task_pt_regs with kernel BTF,
+ * else the top of the kernel stack); needs Linux 5.17+ (bpf_loop) when
+ * it runs, and 5.13+ to load at all (callbacks): CONFIG_UNWIND_EH_FRAME.
+ * User space refuses it on older kernels.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
 
 #include "base.bpf.h"
+#include "unwind_regs.bpf.h"
 
 #define SB_UNWIND_SEARCH 22	      /* binary search steps: 4M rows */
 #define SB_STACK_SPAN	 (8ULL << 20) /* a frame record lies this near sp */
@@ -476,7 +478,7 @@ static __always_inline int sb_at_entry(__u64 pc, __u64 lr)
 /* The user stack of the current task into st; its length in bytes. */
 static __always_inline long sb_unwind_user(struct sb_stack *st)
 {
-	__u64 regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 regs = sb_user_regs();
 	struct sb_unwinder *u;
 	__u32 zero = 0, n;
 

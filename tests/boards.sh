@@ -48,6 +48,7 @@ EOF
 		ln -sf "$(dirname "$k")/$(basename "$k" | sed 's/^vmlinuz/config/')" "$d/config"
 	fi
 	guest="NOBTF=$([ "$nobtf" = nobtf ] && echo 1)
+BOARD_SKIP='${BOARD_SKIP:-}'
 $(cat "$here/board/guest")"
 	# -nobtf: the minimal BTF of this kernel, made as a BSP build makes
 	# it (from the kernel's BTF, here taken out of its boot image)

@@ -16,6 +16,7 @@
 #include "syms.h"
 #include "unwind.h"
 #include "unwind_choice.h"
+#include "unwind_walk.h"
 
 #if defined(__x86_64__)
 #define UNWIND_MACHINE EM_X86_64
@@ -39,11 +40,24 @@ const char *unwind_missing(void)
 {
 	if (UNWIND_MACHINE == EM_NONE)
 		return "this architecture";
-	if (!kbtf_available())
-		return "kernel BTF (CONFIG_DEBUG_INFO_BTF)";
-	if (!feature_usable(SB_F_BPF_LOOP))
-		return "bpf_loop (Linux 5.17)";
-	return NULL;
+	return unwind_walk_choose(&(struct unwind_walk){0});
+}
+
+/* Where the walk finds the registers into cfg, said once under -v (each
+ * fallback opens the object again). */
+static void walk_configure(struct sb_config *cfg)
+{
+	static bool said;
+	struct unwind_walk w;
+	char words[256];
+
+	if (unwind_walk_choose(&w))
+		return; /* refused before: unwind_missing() */
+	cfg->task_stack_off = w.task_stack_off;
+	unwind_walk_words(&w, words, sizeof(words));
+	if (!said)
+		verbose("unwind: the table walk: %s", words);
+	said = true;
 }
 
 struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
@@ -74,6 +88,7 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 	u->cap = rows;
 	bpf_map__set_max_entries(u->rows_map, u->cap);
 	cfg->unwind = u->mode = mode;
+	walk_configure(cfg);
 	if (mode == SB_UNWIND_AUTO)
 		u->walks = walk_cache_new();
 	return u;
