@@ -56,6 +56,8 @@ struct {
 	__type(value, struct offcpu_start);
 } starts SEC(".maps");
 
+#include "taskstore.bpf.h"
+
 /* The time of each CPU's last sched_switch (ours ran there then). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -178,7 +180,7 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 			count_row(&s->key, &v, s, pid, next);
 		}
 	}
-	bpf_map_delete_elem(&starts, &pid);
+	start_end(pid, s);
 	if (wakers_on)
 		bpf_map_delete_elem(&wakers, &pid);
 }
@@ -212,7 +214,7 @@ static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
 		count_block(s, pid, seen, NULL);
 	} else {
 		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
-		bpf_map_delete_elem(&starts, &pid);
+		start_end(pid, s);
 	}
 }
 
@@ -229,8 +231,9 @@ static __always_inline __u64 cpu_switched_at(__u64 now)
 	return last;
 }
 
+/* prev, next: the tasks, for the switch-in way (NULL: the others) */
 static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
-				      void *next, int user_exit)
+				      void *next, int user_exit, void *prev)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 cpu_last = cpu_switched_at(now);
@@ -243,7 +246,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 		__u64 ustack =
 			user_exit ? flush_later(ctx, pid) : SB_STACK_NONE;
 
-		s = bpf_map_lookup_elem(&starts, &pid);
+		s = start_of(pid, prev);
 		if (s)
 			missed_switch_in(s, pid, now, ran, cpu_last);
 		if (cls >= 0 && (state_mask & (1 << cls))) {
@@ -255,11 +258,11 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 			else
 				sb_key_init(ctx, &st.key, id);
 			st.key.aux = cls;
-			if (bpf_map_update_elem(&starts, &pid, &st, BPF_ANY))
+			if (start_put(pid, prev, &st))
 				sb_stat_add(OFFCPU_STAT_STARTS_FULL, 1);
 		}
 	}
-	s = bpf_map_lookup_elem(&starts, &next_pid);
+	s = start_of(next_pid, next);
 	if (s)
 		count_block(s, next_pid, now, next);
 }
@@ -271,9 +274,9 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
  * runs in the waker; sched_wakeup may run later on the wakee's CPU (a
  * queued remote wakeup), in whatever task was there.
  */
-static __always_inline void on_wakeup(void *ctx, __u32 pid)
+static __always_inline void on_wakeup(void *ctx, __u32 pid, void *task)
 {
-	struct offcpu_start *s = bpf_map_lookup_elem(&starts, &pid);
+	struct offcpu_start *s = start_of(pid, task);
 	struct waker w = {};
 
 	if (!s)
@@ -292,26 +295,32 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid)
 #if SB_MODERN
 /* A thread still blocked at the snapshot: its time up to the flip
  * belongs to the interval being closed. */
-static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
+static __always_inline void cut_start(struct offcpu_start *s, __u64 task)
 {
 	__u64 t = cut_time, old = s->cut, from;
 
-	if (old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
+	if (!s->ts || old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
 	    t - s->ts > max_ns || t - s->ts < sample_ns)
-		return 0; /* -m, -M, -s: judged on the time known so far */
+		return; /* -m, -M, -s: judged on the time known so far */
 	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
-		return 0; /* woken meanwhile: switch-in counts it all */
+		return; /* woken meanwhile: switch-in counts it all */
 	from = old > s->ts ? old : s->ts;
 	if (t > from) {
 		struct sb_values v = {{t - from}};
 		struct sb_key key = s->key;
 
+		key_ids_at_count(&key, task);
 		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
 			key.kern_stack = SB_STACK_LOST;
 			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
 		}
 		sb_count_closing(&key, &v);
 	}
+}
+
+static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
+{
+	cut_start(s, 0); /* no ids_at_count without task storage */
 	return 0;
 }
 
@@ -324,6 +333,22 @@ int offcpu_cut(void *ctx)
 {
 #if SB_MODERN
 	bpf_for_each_map_elem(&starts, cut_one, NULL, 0);
+#endif
+	return 0;
+}
+
+/* The same with task_store: task storage cannot be walked with
+ * bpf_for_each_map_elem before 6.x, so every task is visited (a task
+ * iterator, 5.8; user space reads it at every snapshot): (meta, task). */
+SEC("iter/task")
+int offcpu_cut_tasks(__u64 *ctx)
+{
+#if SB_MODERN
+	void *task = (void *)ctx[1];
+	struct offcpu_start *s = task ? task_record(task, 0) : NULL;
+
+	if (s)
+		cut_start(s, (__u64)task);
 #endif
 	return 0;
 }
@@ -352,7 +377,7 @@ static __always_inline void on_switch_args(void *ctx, __u64 *args)
 		state_arg ? (unsigned int)args[3] : task_state((void *)args[1]);
 
 	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]),
-		  NULL, 0);
+		  NULL, 0, NULL);
 }
 
 SEC("tp_btf/sched_switch")
@@ -375,7 +400,7 @@ int offcpu_switch_in(__u64 *ctx)
 		state_arg ? (unsigned int)ctx[3] : task_state((void *)ctx[1]);
 
 	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
-		  (void *)ctx[2], user_at_exit);
+		  (void *)ctx[2], user_at_exit, (void *)ctx[1]);
 #endif
 	return 0;
 }
@@ -390,14 +415,23 @@ int offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 SEC("tp_btf/sched_waking")
 int offcpu_wakeup_tp_btf(__u64 *ctx)
 {
-	on_wakeup(ctx, task_pid((void *)ctx[0]));
+	on_wakeup(ctx, task_pid((void *)ctx[0]), (void *)ctx[0]);
+	return 0;
+}
+
+/* The same, the plan's first choice beside the switch-in way (whose
+ * blocks may be in task storage, which raw_tp cannot reach). */
+SEC("tp_btf/sched_waking")
+int offcpu_wakeup_task(__u64 *ctx)
+{
+	on_wakeup(ctx, task_pid((void *)ctx[0]), (void *)ctx[0]);
 	return 0;
 }
 
 SEC("raw_tp/sched_waking")
 int offcpu_wakeup_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	on_wakeup(ctx, task_pid((void *)ctx->args[0]));
+	on_wakeup(ctx, task_pid((void *)ctx->args[0]), NULL);
 	return 0;
 }
 
@@ -411,14 +445,14 @@ struct sched_wakeup_tp {
 SEC("tracepoint/sched/sched_waking")
 int offcpu_wakeup_tracepoint(struct sched_wakeup_tp *ctx)
 {
-	on_wakeup(ctx, ctx->pid);
+	on_wakeup(ctx, ctx->pid, NULL);
 	return 0;
 }
 
 SEC("tracepoint/sched/sched_switch")
 int offcpu_tracepoint(struct sched_switch_tp *ctx)
 {
-	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL,
-		  0);
+	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL, 0,
+		  NULL);
 	return 0;
 }
