@@ -98,10 +98,11 @@ static const struct attach_alt switch_alts[] = {
 	{NULL},
 };
 
-/* Beside the switch-in way a tp_btf program: it reaches blocks kept in
- * task storage, which raw_tp's cannot (configure_starts). */
+/* Beside the switch-in way tp_btf's first (one program, two places): it
+ * reaches blocks kept in task storage, which raw_tp's cannot
+ * (configure_starts). */
 static const struct attach_alt wakeup_alts[] = {
-	{"offcpu_wakeup_task", "tp_btf", KF_BTF, NULL, NULL,
+	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF, NULL, NULL,
 	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_wakeup_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF},

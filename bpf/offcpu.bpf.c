@@ -151,7 +151,7 @@ static __always_inline __u64 sampled(__u64 d, __u64 exact)
  * it out, -s does not draw it, or a snapshot's cut counted it up to
  * s->cut already (only a block as long as the period: see cut_one). */
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
-					__u64 end, void *next)
+					__u64 end, void *next, void *owner)
 {
 	/* take the entry from a concurrent snapshot's cut: after the swap,
 	 * the cut pass leaves it alone; before it, the cut moved s->cut */
@@ -167,18 +167,16 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 		struct waker *w =
 			wakers_on ? bpf_map_lookup_elem(&wakers, &pid) : NULL;
 
+		/* the record ends here: its key takes the waker, and the
+		 * row is made in one place (it is inlined: one copy) */
 		if (w) {
-			struct sb_key key = s->key;
-
-			key.other_user_stack = w->user_stack;
-			key.other_kern_stack = w->kern_stack;
-			key.other_tgid = w->tgid;
-			__builtin_memcpy(key.other_comm, w->comm,
-					 sizeof(key.other_comm));
-			count_row(&key, &v, s, pid, next);
-		} else {
-			count_row(&s->key, &v, s, pid, next);
+			s->key.other_user_stack = w->user_stack;
+			s->key.other_kern_stack = w->kern_stack;
+			s->key.other_tgid = w->tgid;
+			__builtin_memcpy(s->key.other_comm, w->comm,
+					 sizeof(s->key.other_comm));
 		}
+		count_row(&s->key, &v, s, pid, next, owner);
 	}
 	start_end(pid, s);
 	if (wakers_on)
@@ -199,19 +197,19 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
  */
 static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
 					     __u64 now, __u64 ran,
-					     __u64 cpu_last)
+					     __u64 cpu_last, void *prev)
 {
 	__u64 on = ran > s->ran ? ran - s->ran : 0;
 	__u64 seen = s->woken > cpu_last ? s->woken : cpu_last;
 
 	if (s->ran && ran && on <= now - s->ts) {
 		sb_stat_add(OFFCPU_STAT_MISSED_RAN, 1);
-		count_block(s, pid, now - on, NULL);
+		count_block(s, pid, now - on, NULL, prev);
 	} else if (seen > s->ts && seen <= now) {
 		sb_stat_add(seen == s->woken ? OFFCPU_STAT_MISSED_WOKEN
 					     : OFFCPU_STAT_MISSED_CPU,
 			    1);
-		count_block(s, pid, seen, NULL);
+		count_block(s, pid, seen, NULL, prev);
 	} else {
 		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
 		start_end(pid, s);
@@ -248,7 +246,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 
 		s = start_of(pid, prev);
 		if (s)
-			missed_switch_in(s, pid, now, ran, cpu_last);
+			missed_switch_in(s, pid, now, ran, cpu_last, prev);
 		if (cls >= 0 && (state_mask & (1 << cls))) {
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
@@ -264,7 +262,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 	}
 	s = start_of(next_pid, next);
 	if (s)
-		count_block(s, next_pid, now, next);
+		count_block(s, next_pid, now, next, next);
 }
 
 /*
@@ -295,7 +293,7 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid, void *task)
 #if SB_MODERN
 /* A thread still blocked at the snapshot: its time up to the flip
  * belongs to the interval being closed. */
-static __always_inline void cut_start(struct offcpu_start *s, __u64 task)
+static __noinline void cut_start(struct offcpu_start *s, __u64 task)
 {
 	__u64 t = cut_time, old = s->cut, from;
 
@@ -414,15 +412,6 @@ int offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 
 SEC("tp_btf/sched_waking")
 int offcpu_wakeup_tp_btf(__u64 *ctx)
-{
-	on_wakeup(ctx, task_pid((void *)ctx[0]), (void *)ctx[0]);
-	return 0;
-}
-
-/* The same, the plan's first choice beside the switch-in way (whose
- * blocks may be in task storage, which raw_tp cannot reach). */
-SEC("tp_btf/sched_waking")
-int offcpu_wakeup_task(__u64 *ctx)
 {
 	on_wakeup(ctx, task_pid((void *)ctx[0]), (void *)ctx[0]);
 	return 0;

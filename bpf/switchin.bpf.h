@@ -88,17 +88,11 @@ static __always_inline __u64 task_cgroup_id(__u64 task)
 }
 
 /* With ids_at_count, what a block's key left for its count: from task,
- * a task_struct's address (0: the current task). */
+ * a task_struct's address (0 on the ways without task storage: none). */
 static __always_inline void key_ids_at_count(struct sb_key *key, __u64 task)
 {
-	if (!ids_at_count)
+	if (!ids_at_count || !task)
 		return;
-	if (!task) {
-		key->cgroup = bpf_get_current_cgroup_id();
-		bpf_get_current_comm(key->comm, sizeof(key->comm));
-		sb_announce(key->tgid);
-		return;
-	}
 	key->cgroup = task_cgroup_id(task);
 	bpf_probe_read_kernel_str(key->comm, sizeof(key->comm),
 				  (void *)(task + task_comm_off));
@@ -174,19 +168,19 @@ static __always_inline __u64 task_kern_stack(void *task)
 
 /* A counted block's row. Switch-in way (next: the task switched in):
  * its kernel stack now; its user stack now known, or at its syscall's
- * exit. */
+ * exit. owner: the block's task on the switch-in way (next, or prev
+ * whose switch-in was not reported), else NULL. */
 static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
 				      struct offcpu_start *s, __u32 pid,
-				      void *next)
+				      void *next, void *owner)
 {
 	struct offcpu_later l;
 
-	if (!next) { /* a switch-in not reported: the block's is current */
-		key_ids_at_count(key, 0);
+	key_ids_at_count(key, (__u64)owner);
+	if (!next) {
 		sb_count(key, v);
 		return;
 	}
-	key_ids_at_count(key, (__u64)next);
 	key->kern_stack = task_kern_stack(next);
 	if (!s->user_later) {
 		sb_count(key, v);
