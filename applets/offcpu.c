@@ -206,6 +206,10 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 
 	if (!(bits & OFFCPU_REQ_SWITCH_IN))
 		return true;
+	/* the programs for kernels before 5.13 (no BPF callbacks: plan.c
+	 * takes them then) have an empty switch-in program */
+	if (!feature_usable(SB_F_PSEUDO_FUNC))
+		return false;
 	return attach_forced("switch-in") || a->min || a->max || a->sample;
 }
 
