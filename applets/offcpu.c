@@ -28,7 +28,8 @@
 //usage:STACKBOX_ATTACH=switch-in|raw_tp|tp_btf|tracepoint forces the way to
 //usage:attach (switch-in: stacks walked only for blocks counted, the
 //usage:kernel's once they end; chosen by itself with -m, -M or -s; with
-//usage:switch-in,sys_exit the user's at the syscall's exit).
+//usage:switch-in,sys_exit the user's at the syscall's exit; with ...,pid-hash
+//usage:its blocks by thread id, not in task storage).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -56,6 +57,8 @@ struct offcpu_args {
 	/* task_struct.se.sum_exec_runtime, from kernel BTF; 0: unknown */
 	unsigned runtime_off;
 	bool runtime_probed;
+	/* task_store: the task iterator the snapshots' cut reads */
+	struct bpf_link *cut_iter;
 };
 
 static const char *const state_names[OFFCPU_NSTATES] = {"S", "D", "R"};
@@ -95,7 +98,12 @@ static const struct attach_alt switch_alts[] = {
 	{NULL},
 };
 
+/* Beside the switch-in way tp_btf's first (one program, two places): it
+ * reaches blocks kept in task storage, which raw_tp's cannot
+ * (configure_starts). */
 static const struct attach_alt wakeup_alts[] = {
+	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF, NULL, NULL,
+	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_wakeup_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_wakeup_tp_btf", "tp_btf", KF_BTF},
 	{"offcpu_wakeup_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
@@ -167,6 +175,28 @@ static void probe_task_layout(struct offcpu_bpf *s, struct offcpu_args *a)
 
 SB_SKELETON(offcpu)
 
+/* How the switch-in way reads a task's comm and cgroup id when its block
+ * is counted (ids_at_count): each offset, or 0 for all when one is not
+ * in the kernel's BTF (then they are taken at switch-out). */
+static bool ids_layout(struct offcpu_bpf *s)
+{
+	unsigned size = 0;
+	int comm, cgroups, dfl, kn, id;
+
+	if ((comm = kbtf_member("task_struct", "comm", NULL)) < 0 ||
+	    (cgroups = kbtf_member("task_struct", "cgroups", NULL)) < 0 ||
+	    (dfl = kbtf_member("css_set", "dfl_cgrp", NULL)) < 0 ||
+	    (kn = kbtf_member("cgroup", "kn", NULL)) < 0 ||
+	    (id = kbtf_member("kernfs_node", "id", &size)) < 0 || size != 8)
+		return false;
+	s->rodata->task_comm_off = comm;
+	s->rodata->task_cgroups_off = cgroups;
+	s->rodata->cset_dfl_cgrp_off = dfl;
+	s->rodata->cgroup_kn_off = kn;
+	s->rodata->kn_id_off = id;
+	return true;
+}
+
 /* The switch-in way pays for itself where blocks are left out by their
  * length (-m, -M, -s); every block counted, it walks as much as the
  * switch-out ways and adds a probe on every syscall's exit. */
@@ -176,6 +206,10 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 
 	if (!(bits & OFFCPU_REQ_SWITCH_IN))
 		return true;
+	/* the programs for kernels before 5.13 (no BPF callbacks: plan.c
+	 * takes them then) have an empty switch-in program */
+	if (!feature_usable(SB_F_PSEUDO_FUNC))
+		return false;
 	return attach_forced("switch-in") || a->min || a->max || a->sample;
 }
 
@@ -206,6 +240,46 @@ static void configure_switch_in(struct offcpu_bpf *s)
 		!user ? "no user stacks"
 		: ex  ? "user stacks at the syscall's exit (else at switch-out)"
 		      : "user stacks at switch-out");
+}
+
+/*
+ * Where blocks under way are kept: in task storage with the switch-in
+ * way (its tp_btf programs hold the tasks), a hash by thread id
+ * otherwise, or where the kernel has no task storage, or when asked
+ * (STACKBOX_ATTACH=...,pid-hash). With task storage, a snapshot's cut
+ * visits every task with a task iterator: bpf_for_each_map_elem walks
+ * task storage only from 6.x on, and walking tasks needs no new kernel.
+ */
+static void configure_starts(struct offcpu_bpf *s)
+{
+	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
+	bool waking = bpf_program__autoload(s->progs.offcpu_wakeup_raw_tp) ||
+		      bpf_program__autoload(s->progs.offcpu_wakeup_tracepoint);
+	bool have = feature_usable(SB_F_TASK_STORAGE);
+	bool cut = s->rodata->cut_blocked; /* the cut keeps their stacks */
+	bool on = in && !waking && have && cut && !attach_forced("pid-hash");
+
+	if (!have) { /* a map of every object: one the kernel can make */
+		bpf_map__set_type(s->maps.task_starts, BPF_MAP_TYPE_HASH);
+		bpf_map__set_max_entries(s->maps.task_starts, 1);
+	}
+	s->rodata->task_store = on;
+	s->rodata->ids_at_count = on && kbtf_layouts() && ids_layout(s);
+	bpf_program__set_autoload(s->progs.offcpu_cut_tasks, on);
+	if (on)
+		verbose("switch-in: comm and cgroup %s",
+			s->rodata->ids_at_count
+				? "read when a block is counted"
+				: "at switch-out (not all their offsets in BTF)");
+	if (in)
+		verbose("switch-in: blocks under way kept %s",
+			on	? "in task storage"
+			: !have ? "by thread id (no task storage: a hash)"
+			: waking
+				? "by thread id (sched_waking not by tp_btf: a "
+				  "hash)"
+			: !cut ? "by thread id (no snapshot cut: a hash)"
+			       : "by thread id (STACKBOX_ATTACH=pid-hash: a hash)");
 }
 
 static void offcpu_size(struct collector *c, void *skel, void *args)
@@ -249,7 +323,10 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	s->rodata->cut_blocked =
 		feature_usable(SB_F_FOR_EACH_MAP_ELEM) && !a->max;
 	configure_switch_in(s);
-	bpf_program__set_autoload(s->progs.offcpu_cut, s->rodata->cut_blocked);
+	configure_starts(s);
+	bpf_program__set_autoload(s->progs.offcpu_cut,
+				  s->rodata->cut_blocked &&
+					  !s->rodata->task_store);
 	verbose("threads blocked at a snapshot are counted %s", cut_note(s, a));
 	return 0;
 }
@@ -257,8 +334,20 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 static int offcpu_attach(struct collector *c, void *skel, void *args)
 {
 	struct offcpu_bpf *s = skel;
+	struct offcpu_args *a = args;
 	struct bpf_link *link;
 
+	if (bpf_program__autoload(s->progs.offcpu_cut_tasks)) {
+		a->cut_iter = bpf_program__attach_iter(
+			s->progs.offcpu_cut_tasks, NULL);
+		if (!a->cut_iter) {
+			error_msg("switch-in: the task iterator for snapshots' "
+				  "cut: %s",
+				  strerror(errno));
+			return -errno;
+		}
+		collect_keep_link(c, a->cut_iter);
+	}
 	if (!bpf_program__autoload(s->progs.offcpu_sys_exit))
 		return 0;
 	link = bpf_program__attach_raw_tracepoint(s->progs.offcpu_sys_exit,
@@ -274,6 +363,23 @@ static int offcpu_attach(struct collector *c, void *skel, void *args)
 	return 0;
 }
 
+/* Run the cut over every task: its program writes nothing to read. */
+static int cut_tasks(struct bpf_link *iter)
+{
+	char buf[64];
+	int fd = bpf_iter_create(bpf_link__fd(iter)), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static int offcpu_before_drain(struct collector *c, void *skel, void *args,
 			       __u64 flip)
 {
@@ -283,6 +389,8 @@ static int offcpu_before_drain(struct collector *c, void *skel, void *args,
 	if (!s->rodata->cut_blocked)
 		return 0;
 	s->bss->cut_time = flip;
+	if (s->rodata->task_store)
+		return cut_tasks(((struct offcpu_args *)args)->cut_iter);
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.offcpu_cut), &run))
 		return -errno;
 	return 0;
@@ -367,8 +475,9 @@ static const char *const offcpu_stat_names[] = {
 };
 
 static const struct collector_ops offcpu_ops = {
-	.features = (const enum sb_feature[]){SB_F_ATOMICS,
-					      SB_F_FOR_EACH_MAP_ELEM, SB_F_END},
+	.features =
+		(const enum sb_feature[]){SB_F_ATOMICS, SB_F_FOR_EACH_MAP_ELEM,
+					  SB_F_TASK_STORAGE, SB_F_END},
 	.metrics = offcpu_metrics,
 	.nmetrics = ARRAY_SIZE(offcpu_metrics),
 	.hooks = offcpu_hooks,

@@ -76,24 +76,25 @@ stop_prof() {
 	STATUS=$7
 }
 
-# bpf_stat PID: "RUN_TIME_NS RUN_CNT" of the BPF programs PID holds: time
-# summed over its programs (each counted once, by id), runs of the
-# busiest one (the sched_switch program). Needs kernel.bpf_stats_enabled.
+# bpf_stat PID [PROG]: "RUN_TIME_NS RUN_CNT" of the BPF programs PID
+# holds: time summed over its programs (each counted once, by id), runs
+# of the program that makes the events being normalised: the busiest of
+# those whose name matches PROG, an awk regex (names as bpftool shows
+# them: the kernel keeps 15 characters). Without PROG the busiest of all,
+# right only for a profiler whose busiest program is that event's.
+# Needs kernel.bpf_stats_enabled and bpftool.
 bpf_stat() {
-	for f in /proc/"$1"/fdinfo/*; do
-		cat "$f" 2>/dev/null || :
-		echo "--"
-	done | awk '$1 == "--" {
-			if (id != "" && seen) { ns[id] = t; cnt[id] = c }
-			id = ""; seen = t = c = 0; next
-		}
-		$1 == "prog_id:" { id = $2 }
-		$1 == "run_time_ns:" { t = $2; seen = 1 }
-		$1 == "run_cnt:" { c = $2 }
-		END {
-			for (i in ns) { s += ns[i]; if (cnt[i] > m) m = cnt[i] }
-			print s + 0, m + 0
-		}'
+	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		awk '$1 == "prog_id:" { print $2 }' | sort -u); do
+		bpftool prog show id "$id" 2>/dev/null | head -1
+	done | awk -v re="${2:-}" '{ t = c = 0; name = ""
+			for (i = 1; i < NF; i++) {
+				if ($i == "name") name = $(i + 1)
+				if ($i == "run_time_ns") t = $(i + 1)
+				if ($i == "run_cnt") c = $(i + 1)
+			}
+			s += t; if ((re == "" || name ~ re) && c > m) m = c }
+		END { print s + 0, m + 0 }'
 }
 
 # median FILE COLUMN [KEY [FORMAT]]: median of a column, over the lines

@@ -102,18 +102,16 @@ ready() {
 	esac
 }
 
-# switch_stat PID: "RUN_TIME_NS RUN_CNT" as bpf_stat, the count that of
-# the busiest program but the syscall-exit one (offcpu switch-in-exit's
-# runs at every syscall: sched_switch's are the events counted here)
-switch_stat() {
-	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null |
-		awk '$1 == "prog_id:" { print $2 }' | sort -u); do
-		bpftool prog show id "$id" 2>/dev/null | head -1
-	done | awk '{ t = c = 0; for (i = 1; i < NF; i++) {
-			if ($i == "run_time_ns") t = $(i + 1)
-			if ($i == "run_cnt") c = $(i + 1) }
-		s += t; if ($0 !~ / name offcpu_sys_exit / && c > m) m = c }
-		END { print s + 0, m + 0 }'
+# switch_prog CFG: the names of CFG's sched_switch programs, for
+# bpf_stat (BPF time per switch: the switch-in way's sys_exit program
+# runs at every syscall, its wakeup one at every wakeup). bpftrace's
+# script has one program that runs: its busiest.
+switch_prog() {
+	case $1 in
+	sb) echo '^offcpu_(switch_i|raw_tp|tp_btf|tracepo)' ;;
+	oc) echo '^sched_switch' ;;
+	bt) echo '' ;;
+	esac
 }
 
 # sysstat: "CTXT BUSY STEAL" since boot: context switches, busy and stolen
@@ -278,10 +276,10 @@ while [ $rep -le "$REPS" ]; do
 		fi
 		sleep "$SETTLE"
 		c0=$(run_ms "$PID")
-		b0=$(switch_stat "$PID")
+		b0=$(bpf_stat "$PID" "$(switch_prog $cfg)")
 		work "$T/work.res"
 		c1=$(run_ms "$PID")
-		b1=$(switch_stat "$PID")
+		b1=$(bpf_stat "$PID" "$(switch_prog $cfg)")
 		stop_prof prof
 		[ "$STATUS" = 0 ] || [ "$STATUS" = 130 ] ||
 			echo "   ($cfg exited with status $STATUS)"

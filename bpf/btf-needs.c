@@ -27,7 +27,18 @@ struct task_struct {
 	struct sched_entity se;
 	void *files;
 	void *signal;
-	void *stack; /* the table walk: the user's registers at its top */
+	void *stack;   /* the table walk: the user's registers at its top */
+	char comm[16]; /* offcpu switch-in: read when a block is counted */
+	void *cgroups; /* ... with its default cgroup's id: */
+} KERNEL_TYPE;
+struct css_set {
+	void *dfl_cgrp;
+} KERNEL_TYPE;
+struct cgroup {
+	void *kn;
+} KERNEL_TYPE;
+struct kernfs_node {
+	__u64 id;
 } KERNEL_TYPE;
 struct signal_struct {
 	struct {
@@ -139,6 +150,10 @@ int btf_needs(void *ctx)
 	     NEED(struct sched_entity, sum_exec_runtime) +
 	     NEED(struct task_struct, files) +
 	     NEED(struct task_struct, signal) + NEED(struct task_struct, stack);
+	n += NEED(struct task_struct, comm) +
+	     NEED(struct task_struct, cgroups) +
+	     NEED(struct css_set, dfl_cgrp) + NEED(struct cgroup, kn) +
+	     NEED(struct kernfs_node, id);
 	n += NEED(struct signal_struct, live) + NEED(struct path, dentry) +
 	     NEED(struct file, f_path) + NEED(struct file, f_inode) +
 	     NEED(struct file, f_mapping) + NEED(struct files_struct, fdt) +

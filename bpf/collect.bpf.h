@@ -115,12 +115,12 @@ static __always_inline void sb_event_from(__u32 type, __u32 tgid,
 	sb_event_send(type, tgid, fork ? fork->parent : 0, fork ? fork->at : 0);
 }
 
-/* The current task's process makes its first row: user space reads its
- * mappings while it lives, or copies its parent's if it is a fork that
- * has not exec'd. */
-static __always_inline void sb_announce(__u32 tgid)
+/* The process of task (a task_struct's address) makes its first row:
+ * user space reads its mappings while it lives, or copies its parent's
+ * if it is a fork that has not exec'd. */
+static __always_inline void sb_announce_task(__u32 tgid, __u64 task)
 {
-	__u64 task = bpf_get_current_task(), *exec;
+	__u64 *exec;
 	struct sb_fork *f;
 	__u8 one = 1;
 
@@ -135,6 +135,12 @@ static __always_inline void sb_announce(__u32 tgid)
 	if (exec && *exec >= f->at)
 		f = NULL; /* the parent exec'd since */
 	sb_event_from(SB_EV_NEW_TGID, tgid, f);
+}
+
+/* ... of the current task */
+static __always_inline void sb_announce(__u32 tgid)
+{
+	sb_announce_task(tgid, bpf_get_current_task());
 }
 
 /* Filters run here, in BPF, before any work is done for an event. */

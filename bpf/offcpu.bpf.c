@@ -56,6 +56,8 @@ struct {
 	__type(value, struct offcpu_start);
 } starts SEC(".maps");
 
+#include "taskstore.bpf.h"
+
 /* The time of each CPU's last sched_switch (ours ran there then). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -149,7 +151,7 @@ static __always_inline __u64 sampled(__u64 d, __u64 exact)
  * it out, -s does not draw it, or a snapshot's cut counted it up to
  * s->cut already (only a block as long as the period: see cut_one). */
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
-					__u64 end, void *next)
+					__u64 end, void *next, void *owner)
 {
 	/* take the entry from a concurrent snapshot's cut: after the swap,
 	 * the cut pass leaves it alone; before it, the cut moved s->cut */
@@ -165,20 +167,18 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 		struct waker *w =
 			wakers_on ? bpf_map_lookup_elem(&wakers, &pid) : NULL;
 
+		/* the record ends here: its key takes the waker, and the
+		 * row is made in one place (it is inlined: one copy) */
 		if (w) {
-			struct sb_key key = s->key;
-
-			key.other_user_stack = w->user_stack;
-			key.other_kern_stack = w->kern_stack;
-			key.other_tgid = w->tgid;
-			__builtin_memcpy(key.other_comm, w->comm,
-					 sizeof(key.other_comm));
-			count_row(&key, &v, s, pid, next);
-		} else {
-			count_row(&s->key, &v, s, pid, next);
+			s->key.other_user_stack = w->user_stack;
+			s->key.other_kern_stack = w->kern_stack;
+			s->key.other_tgid = w->tgid;
+			__builtin_memcpy(s->key.other_comm, w->comm,
+					 sizeof(s->key.other_comm));
 		}
+		count_row(&s->key, &v, s, pid, next, owner);
 	}
-	bpf_map_delete_elem(&starts, &pid);
+	start_end(pid, s);
 	if (wakers_on)
 		bpf_map_delete_elem(&wakers, &pid);
 }
@@ -197,22 +197,22 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
  */
 static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
 					     __u64 now, __u64 ran,
-					     __u64 cpu_last)
+					     __u64 cpu_last, void *prev)
 {
 	__u64 on = ran > s->ran ? ran - s->ran : 0;
 	__u64 seen = s->woken > cpu_last ? s->woken : cpu_last;
 
 	if (s->ran && ran && on <= now - s->ts) {
 		sb_stat_add(OFFCPU_STAT_MISSED_RAN, 1);
-		count_block(s, pid, now - on, NULL);
+		count_block(s, pid, now - on, NULL, prev);
 	} else if (seen > s->ts && seen <= now) {
 		sb_stat_add(seen == s->woken ? OFFCPU_STAT_MISSED_WOKEN
 					     : OFFCPU_STAT_MISSED_CPU,
 			    1);
-		count_block(s, pid, seen, NULL);
+		count_block(s, pid, seen, NULL, prev);
 	} else {
 		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
-		bpf_map_delete_elem(&starts, &pid);
+		start_end(pid, s);
 	}
 }
 
@@ -229,8 +229,9 @@ static __always_inline __u64 cpu_switched_at(__u64 now)
 	return last;
 }
 
+/* prev, next: the tasks, for the switch-in way (NULL: the others) */
 static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
-				      void *next, int user_exit)
+				      void *next, int user_exit, void *prev)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 cpu_last = cpu_switched_at(now);
@@ -243,9 +244,9 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 		__u64 ustack =
 			user_exit ? flush_later(ctx, pid) : SB_STACK_NONE;
 
-		s = bpf_map_lookup_elem(&starts, &pid);
+		s = start_of(pid, prev);
 		if (s)
-			missed_switch_in(s, pid, now, ran, cpu_last);
+			missed_switch_in(s, pid, now, ran, cpu_last, prev);
 		if (cls >= 0 && (state_mask & (1 << cls))) {
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
@@ -255,13 +256,13 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 			else
 				sb_key_init(ctx, &st.key, id);
 			st.key.aux = cls;
-			if (bpf_map_update_elem(&starts, &pid, &st, BPF_ANY))
+			if (start_put(pid, prev, &st))
 				sb_stat_add(OFFCPU_STAT_STARTS_FULL, 1);
 		}
 	}
-	s = bpf_map_lookup_elem(&starts, &next_pid);
+	s = start_of(next_pid, next);
 	if (s)
-		count_block(s, next_pid, now, next);
+		count_block(s, next_pid, now, next, next);
 }
 
 /*
@@ -271,9 +272,9 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
  * runs in the waker; sched_wakeup may run later on the wakee's CPU (a
  * queued remote wakeup), in whatever task was there.
  */
-static __always_inline void on_wakeup(void *ctx, __u32 pid)
+static __always_inline void on_wakeup(void *ctx, __u32 pid, void *task)
 {
-	struct offcpu_start *s = bpf_map_lookup_elem(&starts, &pid);
+	struct offcpu_start *s = start_of(pid, task);
 	struct waker w = {};
 
 	if (!s)
@@ -292,28 +293,34 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid)
 #if SB_MODERN
 /* A thread still blocked at the snapshot: its time up to the flip
  * belongs to the interval being closed. */
-static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
+static __noinline void cut_start(struct offcpu_start *s, __u64 task)
 {
 	__u64 t = cut_time, old = s->cut, from;
 
 	/* -m, -s: judged on the time known so far, which only grows (no
 	 * cut under -M: a block may pass it after its part was counted) */
-	if (old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
+	if (!s->ts || old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
 	    t - s->ts < sample_ns)
-		return 0;
+		return;
 	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
-		return 0; /* woken meanwhile: switch-in counts it all */
+		return; /* woken meanwhile: switch-in counts it all */
 	from = old > s->ts ? old : s->ts;
 	if (t > from) {
 		struct sb_values v = {{t - from}};
 		struct sb_key key = s->key;
 
+		key_ids_at_count(&key, task);
 		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
 			key.kern_stack = SB_STACK_LOST;
 			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
 		}
 		sb_count_closing(&key, &v);
 	}
+}
+
+static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
+{
+	cut_start(s, 0); /* no ids_at_count without task storage */
 	return 0;
 }
 
@@ -326,6 +333,22 @@ int offcpu_cut(void *ctx)
 {
 #if SB_MODERN
 	bpf_for_each_map_elem(&starts, cut_one, NULL, 0);
+#endif
+	return 0;
+}
+
+/* The same with task_store: task storage cannot be walked with
+ * bpf_for_each_map_elem before 6.x, so every task is visited (a task
+ * iterator, 5.8; user space reads it at every snapshot): (meta, task). */
+SEC("iter/task")
+int offcpu_cut_tasks(__u64 *ctx)
+{
+#if SB_MODERN
+	void *task = (void *)ctx[1];
+	struct offcpu_start *s = task ? task_record(task, 0) : NULL;
+
+	if (s)
+		cut_start(s, (__u64)task);
 #endif
 	return 0;
 }
@@ -354,7 +377,7 @@ static __always_inline void on_switch_args(void *ctx, __u64 *args)
 		state_arg ? (unsigned int)args[3] : task_state((void *)args[1]);
 
 	on_switch(ctx, classify_raw(args[0], state), task_pid((void *)args[2]),
-		  NULL, 0);
+		  NULL, 0, NULL);
 }
 
 SEC("tp_btf/sched_switch")
@@ -377,7 +400,7 @@ int offcpu_switch_in(__u64 *ctx)
 		state_arg ? (unsigned int)ctx[3] : task_state((void *)ctx[1]);
 
 	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
-		  (void *)ctx[2], user_at_exit);
+		  (void *)ctx[2], user_at_exit, (void *)ctx[1]);
 #endif
 	return 0;
 }
@@ -392,14 +415,14 @@ int offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 SEC("tp_btf/sched_waking")
 int offcpu_wakeup_tp_btf(__u64 *ctx)
 {
-	on_wakeup(ctx, task_pid((void *)ctx[0]));
+	on_wakeup(ctx, task_pid((void *)ctx[0]), (void *)ctx[0]);
 	return 0;
 }
 
 SEC("raw_tp/sched_waking")
 int offcpu_wakeup_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	on_wakeup(ctx, task_pid((void *)ctx->args[0]));
+	on_wakeup(ctx, task_pid((void *)ctx->args[0]), NULL);
 	return 0;
 }
 
@@ -413,14 +436,14 @@ struct sched_wakeup_tp {
 SEC("tracepoint/sched/sched_waking")
 int offcpu_wakeup_tracepoint(struct sched_wakeup_tp *ctx)
 {
-	on_wakeup(ctx, ctx->pid);
+	on_wakeup(ctx, ctx->pid, NULL);
 	return 0;
 }
 
 SEC("tracepoint/sched/sched_switch")
 int offcpu_tracepoint(struct sched_switch_tp *ctx)
 {
-	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL,
-		  0);
+	on_switch(ctx, classify_report(ctx->prev_state), ctx->next_pid, NULL, 0,
+		  NULL);
 	return 0;
 }

@@ -21,6 +21,19 @@
 #ifndef STACKBOX_SWITCHIN_BPF_H
 #define STACKBOX_SWITCHIN_BPF_H
 
+/* ids_at_count: a block's comm, cgroup id and its process's first-row
+ * announcement are taken when the block is counted, from its task, not
+ * at every switch-out (most blocks are left out by -m or -s). Set with
+ * task storage (whose cut has the tasks too), where kernel BTF gives
+ * these offsets: task_struct.comm, .cgroups, css_set.dfl_cgrp,
+ * cgroup.kn, kernfs_node.id (bpf_get_current_cgroup_id()'s walk). */
+const volatile __u8 ids_at_count = 0;
+const volatile __u32 task_comm_off = 0;
+const volatile __u32 task_cgroups_off = 0;
+const volatile __u32 cset_dfl_cgrp_off = 0;
+const volatile __u32 cgroup_kn_off = 0;
+const volatile __u32 kn_id_off = 0;
+
 /* A counted block waiting for its user stack at its syscall's exit. */
 struct offcpu_later {
 	struct sb_key key;
@@ -64,14 +77,43 @@ static __always_inline __u64 user_stack_now(void *ctx)
 				  sb_kread(regs + SB_REG_FP));
 }
 
-/* A block's key at switch-out: its ids; its user stack, unless it can
- * wait for the syscall's exit (user_exit) or was walked already
- * (ustack). */
+/* The default cgroup's id of a task (its address), or 0. */
+static __always_inline __u64 task_cgroup_id(__u64 task)
+{
+	__u64 cset = sb_kread(task + task_cgroups_off);
+	__u64 cgrp = cset ? sb_kread(cset + cset_dfl_cgrp_off) : 0;
+	__u64 kn = cgrp ? sb_kread(cgrp + cgroup_kn_off) : 0;
+
+	return kn ? sb_kread(kn + kn_id_off) : 0;
+}
+
+/* With ids_at_count, what a block's key left for its count: from task,
+ * a task_struct's address (0 on the ways without task storage: none). */
+static __always_inline void key_ids_at_count(struct sb_key *key, __u64 task)
+{
+	if (!ids_at_count || !task)
+		return;
+	key->cgroup = task_cgroup_id(task);
+	bpf_probe_read_kernel_str(key->comm, sizeof(key->comm),
+				  (void *)(task + task_comm_off));
+	sb_announce_task(key->tgid, task);
+}
+
+/* A block's key at switch-out: its ids (with ids_at_count, the thread's
+ * only); its user stack, unless it can wait for the syscall's exit
+ * (user_exit) or was walked already (ustack). */
 static __always_inline void key_at_switch_out(void *ctx,
 					      struct offcpu_start *st, __u64 id,
 					      __u64 ustack, int user_exit)
 {
-	sb_key_task(&st->key, id);
+	if (ids_at_count) {
+		st->key.tgid = id >> 32;
+		st->key.pid = sb_cfg.per_thread ? (__u32)id : 0;
+		st->key.user_stack = SB_STACK_NONE;
+		st->key.kern_stack = SB_STACK_NONE;
+	} else {
+		sb_key_task(&st->key, id);
+	}
 	if (ustack != SB_STACK_NONE || !sb_cfg.user_stacks)
 		st->key.user_stack = ustack;
 	else if (user_exit && in_syscall())
@@ -126,13 +168,15 @@ static __always_inline __u64 task_kern_stack(void *task)
 
 /* A counted block's row. Switch-in way (next: the task switched in):
  * its kernel stack now; its user stack now known, or at its syscall's
- * exit. */
+ * exit. owner: the block's task on the switch-in way (next, or prev
+ * whose switch-in was not reported), else NULL. */
 static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
 				      struct offcpu_start *s, __u32 pid,
-				      void *next)
+				      void *next, void *owner)
 {
 	struct offcpu_later l;
 
+	key_ids_at_count(key, (__u64)owner);
 	if (!next) {
 		sb_count(key, v);
 		return;

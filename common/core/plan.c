@@ -162,6 +162,8 @@ static void set_autoload(struct collector *c)
 		bpf_program__set_autoload(bpf_object__find_program_by_name(
 						  c->obj, process_progs[i]),
 					  c->cfg->track_procs);
+	/* off first: a program may stand for two alternatives (the same
+	 * way, tried first under some options) */
 	for (unsigned h = 0; hook(c, h); h++)
 		for (unsigned i = 0; hook(c, h)->alts[i].prog; i++) {
 			const char *name = hook(c, h)->alts[i].prog;
@@ -172,9 +174,15 @@ static void set_autoload(struct collector *c)
 				error_exit("BPF program %s missing from the "
 					   "object",
 					   name);
-			bpf_program__set_autoload(p, hook_on(c, h) &&
-							     i == c->choice[h]);
+			bpf_program__set_autoload(p, false);
 		}
+	for (unsigned h = 0; hook(c, h); h++)
+		if (hook_on(c, h))
+			bpf_program__set_autoload(
+				bpf_object__find_program_by_name(
+					c->obj,
+					hook(c, h)->alts[c->choice[h]].prog),
+				true);
 }
 
 static void fill_config(struct collector *c)

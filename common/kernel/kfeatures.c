@@ -137,6 +137,14 @@ static enum feature_answer probe_for_each_map_elem(void)
 					      NULL) == 1);
 }
 
+/* the map type; the tracing programs that use it (5.12) come after it
+ * and before the programs offcpu's switch-in way needs (5.15) */
+static enum feature_answer probe_task_storage(void)
+{
+	return answer(libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE,
+						NULL) == 1);
+}
+
 static enum feature_answer probe_bpf_loop(void)
 {
 	return answer(libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT,
@@ -306,6 +314,13 @@ static const struct feature {
 		      "Linux 5.2+ with CONFIG_PSI=y (and psi=1 with "
 		      "CONFIG_PSI_DEFAULT_DISABLED=y)",
 		      "pressure triggers cannot be set", probe_psi, true},
+	[SB_F_TASK_STORAGE] = {"task-local storage",
+			       "Linux 5.11+ (BPF_MAP_TYPE_TASK_STORAGE; 5.11 "
+			       "needs CONFIG_BPF_LSM=y)",
+			       "offcpu's switch-in way keeps blocks under way "
+			       "in a hash by thread id",
+			       probe_task_storage, ENABLE_OFFCPU,
+			       .loads = true},
 };
 
 enum feature_answer feature_answer(enum sb_feature f)

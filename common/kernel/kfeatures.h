@@ -35,6 +35,7 @@ enum sb_feature {
 	SB_F_FENTRY,		/* fentry through BPF trampolines */
 	SB_F_PERF_CYCLES,	/* hardware cycles: oncpu */
 	SB_F_PSI,		/* /proc/pressure (5.2, CONFIG_PSI) */
+	SB_F_TASK_STORAGE,	/* task-local storage maps (5.11): offcpu */
 	SB_F_COUNT,
 	SB_F_END = SB_F_COUNT, /* ends a list of features */
 };

@@ -107,8 +107,9 @@ check "offcpu storm: per-thread blocked time <= wall time ($wall us)" [ $? = 0 ]
 # (the 600 and 800 ms blocks are never shorter; the 250 ms naps would
 # need 250 ms of run-queue wait each to pass 500 ms)
 # on every way, forced (-m alone makes the plan take switch-in; the
-# waking hook's way is tp_btf's)
-for p in switch-in,tp_btf switch-in,sys_exit,tp_btf raw_tp tp_btf tracepoint; do
+# waking hook's way is tp_btf's; pid-hash: switch-in's blocks under way
+# in the hash by thread id, not in task storage)
+for p in switch-in,tp_btf switch-in,pid-hash,tp_btf switch-in,sys_exit,tp_btf raw_tp tp_btf tracepoint; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -v -f folded -m 500ms -- "$BLOCK" \
 		>"$T/min" 2>"$T/min.err"
 	w=${p%,tp_btf}
@@ -170,7 +171,7 @@ check "offcpu -M 1s -i 300ms: -v says a block is counted when it ends" \
 folded_is "offcpu -M 1s -i 300ms: nothing of a 2 s sleep" "$T/cutM" ';long_nap;' 0
 
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
-for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,sys_exit,tp_btf; do
+for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,pid-hash,tp_btf switch-in,sys_exit,tp_btf; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
 	waker=$(grep pipe_thread "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
 	check "offcpu -w $p: the pipe wait names its waker's function" \
@@ -308,12 +309,27 @@ stacks() {
 		print substr($0, 1, i - 1) "\t" substr($0, i + 3) }' "$1" | sort -u
 }
 stacks "$T/tp_btf" >"$T/st.out"
-for w in switch-in switch-in,sys_exit; do
+# where each keeps its blocks under way: task storage where the kernel
+# has it, but with pid-hash, and with sys_exit (no snapshot cut)
+"$STACKBOX" check >"$T/check" 2>&1
+if grep -q '^task-local storage  *yes$' "$T/check"; then
+	KEPT_IN="in task storage"
+else
+	KEPT_IN="by thread id (no task storage: a hash)"
+fi
+for w in switch-in switch-in,pid-hash switch-in,sys_exit; do
 	STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -v -f folded -- "$BLOCK" \
 		>"$T/in" 2>"$T/in.err"
 	check "offcpu $w: exits 0" [ $? = 0 ]
 	check "offcpu $w: used switch-in" \
 		grep -q "sched_switch: attached with switch-in\$" "$T/in.err"
+	case $w in
+	*pid-hash) kept="by thread id (STACKBOX_ATTACH=pid-hash: a hash)" ;;
+	*sys_exit) kept="by thread id (no snapshot cut: a hash)" ;;
+	*) kept=$KEPT_IN ;;
+	esac
+	check "offcpu $w: blocks under way kept $kept" \
+		grep -qF "switch-in: blocks under way kept $kept" "$T/in.err"
 	accuracy $w "$T/in"
 	stacks "$T/in" >"$T/st.in"
 	# every row: a user part tp_btf has, with a kernel part that is one
@@ -343,15 +359,34 @@ for w in switch-in switch-in,sys_exit; do
 done
 # a block under way at a snapshot is cut into it on the switch-in way
 # too, its kernel stack counted lost until the block ends: long_nap's one
-# 2 s sleep at -i 300ms, its parts adding up to what it timed
-BLOCK_WAITED=$T/in-cut.w STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -m 1ms -f folded -i 300ms \
-	-- "$BLOCK" sleep 2000 >"$T/in-cut" 2>&1
-set -- $(awk '/;long_nap;/ { n++; t += $NF; if (/;-;\[kernel stack lost\] /) c++ }
-	END { print n + 0, t + 0, c + 0 }' "$T/in-cut")
-check "offcpu switch-in -i 300ms: a 2 s sleep shows in $1 snapshots (>= 3), $3 of them cut without the kernel stack" \
-	[ "$1" -ge 3 -a "$3" -ge 2 -a "$3" -lt "$1" ]
-within "offcpu switch-in -i 300ms: its parts add up to the 2 s sleep" "$2" \
-	"$(awk '$1 == "long_nap" { print $2 }' "$T/in-cut.w")"
+# 2 s sleep at -i 300ms, its parts adding up to what it timed (with task
+# storage the cut visits every task; with pid-hash it walks the hash)
+for w in switch-in switch-in,pid-hash; do
+	BLOCK_WAITED=$T/in-cut.w STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -m 1ms -f folded -i 300ms \
+		-- "$BLOCK" sleep 2000 >"$T/in-cut" 2>&1
+	set -- $(awk '/;long_nap;/ { n++; t += $NF; if (/;-;\[kernel stack lost\] /) c++ }
+		END { print n + 0, t + 0, c + 0 }' "$T/in-cut")
+	check "offcpu $w -i 300ms: a 2 s sleep shows in $1 snapshots (>= 3), $3 of them cut without the kernel stack" \
+		[ "$1" -ge 3 -a "$3" -ge 2 -a "$3" -lt "$1" ]
+	within "offcpu $w -i 300ms: its parts add up to the 2 s sleep" "$2" \
+		"$(awk '$1 == "long_nap" { print $2 }' "$T/in-cut.w")"
+done
+# with task storage the switch-in way reads a block's comm and cgroup
+# from its task when it is counted, not at switch-out: a sleep moved
+# into a cgroup v2 of its own shows under its name and that cgroup
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cg=${cgroot:+$cgroot/sb-offcpu-$$}
+if [ -n "$cg" ] && mkdir "$cg" 2>/dev/null; then
+	for w in switch-in switch-in,pid-hash raw_tp; do
+		STACKBOX_ATTACH=$w,tp_btf "$STACKBOX" offcpu -m 500ms -f text -- \
+			sh -c "echo 0 >$cg/cgroup.procs && exec sleep 1" >"$T/cg-$w" 2>&1
+		check "offcpu $w: the block's comm and cgroup (${cg#"$cgroot"})" \
+			grep -q "^ *1[.0-9]* s .* sleep pid [0-9]* tid [0-9]* state S cgroup ${cg#"$cgroot"}\$" "$T/cg-$w"
+	done
+	rmdir "$cg"
+else
+	skip "offcpu switch-in: comm and cgroup" "cannot create a cgroup v2 (mounted at: ${cgroot:-nowhere})"
+fi
 STACKBOX_ATTACH=switch-in,tp_btf "$STACKBOX" offcpu -m 1ms -i 300ms -- "$BLOCK" sleep 2000 >"$T/in-cut.txt" 2>&1
 set -- "$(sed -n 's/^lost: \(.*, \)\{0,1\}\([0-9]*\) parts of blocks under way at a snapshot, without their kernel stack.*/\2/p' "$T/in-cut.txt" | awk '{ s += $1 } END { print s + 0 }')"
 check "offcpu switch-in: the lost: lines count those parts ($1, >= 2)" [ "$1" -ge 2 ]
