@@ -250,6 +250,18 @@ static void configure_switch_in(struct offcpu_bpf *s)
  * visits every task with a task iterator: bpf_for_each_map_elem walks
  * task storage only from 6.x on, and walking tasks needs no new kernel.
  */
+/*
+ * A thread's first record is made in sched_switch, its run queue locked.
+ * Only where local storage takes memory from BPF's own allocator (Linux
+ * 6.4: bpf_local_storage_map.bpf_ma) is that safe; before, a GFP_ATOMIC
+ * kmalloc there may wake kswapd onto the queue held. Without kernel BTF
+ * to tell, the hash.
+ */
+static bool storage_allocates_anywhere(void)
+{
+	return kbtf_member("bpf_local_storage_map", "bpf_ma", NULL) >= 0;
+}
+
 static void configure_starts(struct offcpu_bpf *s)
 {
 	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
@@ -257,7 +269,8 @@ static void configure_starts(struct offcpu_bpf *s)
 		      bpf_program__autoload(s->progs.offcpu_wakeup_tracepoint);
 	bool have = feature_usable(SB_F_TASK_STORAGE);
 	bool cut = s->rodata->cut_blocked; /* the cut keeps their stacks */
-	bool on = in && !waking && have && cut && !attach_forced("pid-hash");
+	bool safe = have && storage_allocates_anywhere();
+	bool on = in && !waking && safe && cut && !attach_forced("pid-hash");
 
 	if (!have) { /* a map of every object: one the kernel can make */
 		bpf_map__set_type(s->maps.task_starts, BPF_MAP_TYPE_HASH);
@@ -275,6 +288,8 @@ static void configure_starts(struct offcpu_bpf *s)
 		verbose("switch-in: blocks under way kept %s",
 			on	? "in task storage"
 			: !have ? "by thread id (no task storage: a hash)"
+			: !safe ? "by thread id (task storage allocates in "
+				  "sched_switch only from Linux 6.4: a hash)"
 			: waking
 				? "by thread id (sched_waking not by tp_btf: a "
 				  "hash)"
