@@ -259,7 +259,7 @@ static void configure_switch_in(struct offcpu_bpf *s)
  */
 static bool storage_allocates_anywhere(void)
 {
-	return kbtf_member("bpf_local_storage_map", "bpf_ma", NULL) >= 0;
+	return kbtf_has_member("bpf_local_storage_map", "bpf_ma");
 }
 
 static void configure_starts(struct offcpu_bpf *s)

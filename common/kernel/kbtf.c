@@ -662,6 +662,12 @@ int kbtf_func_id(const char *name)
 	return id ? (int)id : -1;
 }
 
+bool kbtf_has_member(const char *type, const char *member)
+{
+	return kbtf_available() && !kt.path &&
+	       kbtf_member(type, member, NULL) >= 0;
+}
+
 bool kbtf_has_func(const char *name)
 {
 	/* the kernel attaches fentry through its own BTF, not a file's */

@@ -55,6 +55,10 @@ unsigned kbtf_parses(void);
  * and unions as C does; *size is the member's size when size is not
  * NULL. -1 when there is no such member. */
 int kbtf_member(const char *type, const char *member, unsigned *size);
+/* Does the kernel's own BTF have this member: a question about the
+ * running kernel's features, never answered by --btf or the minimal BTF
+ * (which hold layouts, and come from another build). */
+bool kbtf_has_member(const char *type, const char *member);
 /* The type id of function name, or -1. */
 int kbtf_func_id(const char *name);
 /* Does the kernel's own BTF have a function of this name (an fentry
