@@ -268,9 +268,10 @@ static void configure_starts(struct offcpu_bpf *s)
 	bool waking = bpf_program__autoload(s->progs.offcpu_wakeup_raw_tp) ||
 		      bpf_program__autoload(s->progs.offcpu_wakeup_tracepoint);
 	bool have = feature_usable(SB_F_TASK_STORAGE);
-	bool cut = s->rodata->cut_blocked; /* the cut keeps their stacks */
+	bool cut = s->rodata->cut_blocked;
+	bool ex = s->rodata->user_at_exit; /* keeps blocks past sys_exit */
 	bool safe = have && storage_allocates_anywhere();
-	bool on = in && !waking && safe && cut && !attach_forced("pid-hash");
+	bool on = in && !waking && safe && !ex && !attach_forced("pid-hash");
 
 	if (!have) { /* a map of every object: one the kernel can make */
 		bpf_map__set_type(s->maps.task_starts, BPF_MAP_TYPE_HASH);
@@ -278,7 +279,7 @@ static void configure_starts(struct offcpu_bpf *s)
 	}
 	s->rodata->task_store = on;
 	s->rodata->ids_at_count = on && kbtf_layouts() && ids_layout(s);
-	bpf_program__set_autoload(s->progs.offcpu_cut_tasks, on);
+	bpf_program__set_autoload(s->progs.offcpu_cut_tasks, on && cut);
 	if (on)
 		verbose("switch-in: comm and cgroup %s",
 			s->rodata->ids_at_count
@@ -293,8 +294,8 @@ static void configure_starts(struct offcpu_bpf *s)
 			: waking
 				? "by thread id (sched_waking not by tp_btf: a "
 				  "hash)"
-			: !cut ? "by thread id (no snapshot cut: a hash)"
-			       : "by thread id (STACKBOX_ATTACH=pid-hash: a hash)");
+			: ex ? "by thread id (sys_exit: a hash)"
+			     : "by thread id (STACKBOX_ATTACH=pid-hash: a hash)");
 }
 
 static void offcpu_size(struct collector *c, void *skel, void *args)

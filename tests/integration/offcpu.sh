@@ -310,7 +310,7 @@ stacks() {
 }
 stacks "$T/tp_btf" >"$T/st.out"
 # where each keeps its blocks under way: task storage where the kernel
-# has it, but with pid-hash, and with sys_exit (no snapshot cut)
+# has it, but with pid-hash, and with sys_exit (blocks kept past the switch)
 "$STACKBOX" check >"$T/check" 2>&1
 if grep -q '^task-local storage  *yes$' "$T/check"; then
 	KEPT_IN="in task storage"
@@ -325,7 +325,7 @@ for w in switch-in switch-in,pid-hash switch-in,sys_exit; do
 		grep -q "sched_switch: attached with switch-in\$" "$T/in.err"
 	case $w in
 	*pid-hash) kept="by thread id (STACKBOX_ATTACH=pid-hash: a hash)" ;;
-	*sys_exit) kept="by thread id (no snapshot cut: a hash)" ;;
+	*sys_exit) kept="by thread id (sys_exit: a hash)" ;;
 	*) kept=$KEPT_IN ;;
 	esac
 	check "offcpu $w: blocks under way kept $kept" \
