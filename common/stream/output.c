@@ -189,11 +189,36 @@ void output_swap_sources(struct output *out, struct output_sources *src)
 	*src = live;
 }
 
-static int by_frames(const char **x, unsigned nx, const char **y, unsigned ny)
+/* The i-th of the n lines text prints of a row's frames, in
+ * put_frames' order: user frames, "--" when there are both, kernel
+ * frames. */
+static const char *printed(const char **u, unsigned nu, const char **k,
+			   unsigned nk, unsigned i)
 {
+	if (i < nu)
+		return u[i];
+	if (nu && nk && i-- == nu)
+		return "--";
+	return k[i - nu];
+}
+
+/*
+ * Frames as text prints them, not as user and kernel apart: a row of
+ * kernel frames only prints as one of user frames only, so report of
+ * that text read it as one, and sorted it elsewhere among rows of equal
+ * value (a process's exit_mmap sample: 2 of some 8 runs today).
+ */
+static int by_printed(const char **xu, unsigned xnu, const char **xk,
+		      unsigned xnk, const char **yu, unsigned ynu,
+		      const char **yk, unsigned ynk)
+{
+	unsigned nx = xnu + xnk + (xnu && xnk), ny = ynu + ynk + (ynu && ynk);
+
 	for (unsigned i = 0; i < nx && i < ny; i++) {
+		const char *a = printed(xu, xnu, xk, xnk, i);
+		const char *b = printed(yu, ynu, yk, ynk, i);
 		/* kernel frames' names are the symbol table's: one pointer */
-		int c = x[i] == y[i] ? 0 : strcmp(x[i], y[i]);
+		int c = a == b ? 0 : strcmp(a, b);
 
 		if (c)
 			return c;
@@ -223,13 +248,12 @@ static int by_shown(const void *a, const void *b)
 	if ((c = strcmp(x->key.comm, y->key.comm)) ||
 	    (c = strcmp(x->key.other_comm, y->key.other_comm)) ||
 	    (c = by_string(x->cgroup, y->cgroup)) ||
-	    (c = by_frames(x->ustack, x->nu, y->ustack, y->nu)) ||
-	    (c = by_frames(x->kstack, x->nk, y->kstack, y->nk)) ||
-	    (c = by_frames(x->other_ustack, x->other_nu, y->other_ustack,
-			   y->other_nu)))
+	    (c = by_printed(x->ustack, x->nu, x->kstack, x->nk, y->ustack,
+			    y->nu, y->kstack, y->nk)))
 		return c;
-	return by_frames(x->other_kstack, x->other_nk, y->other_kstack,
-			 y->other_nk);
+	return by_printed(x->other_ustack, x->other_nu, x->other_kstack,
+			  x->other_nk, y->other_ustack, y->other_nu,
+			  y->other_kstack, y->other_nk);
 }
 
 /*
