@@ -270,7 +270,7 @@ static void configure_starts(struct offcpu_bpf *s)
 	bool have = feature_usable(SB_F_TASK_STORAGE);
 	bool cut = s->rodata->cut_blocked;
 	bool ex = s->rodata->user_at_exit; /* keeps blocks past sys_exit */
-	bool safe = have && storage_allocates_anywhere();
+	bool safe = in && have && storage_allocates_anywhere();
 	bool on = in && !waking && safe && !ex && !attach_forced("pid-hash");
 
 	if (!have) { /* a map of every object: one the kernel can make */

@@ -83,12 +83,10 @@ void hotcold_add(struct hotcold *hc, const struct snapshot *s)
 	folded_rows(s, add_row, &sd);
 }
 
-static const struct intern *sorting; /* for qsort's comparison */
-
-static int by_stack(const void *a, const void *b)
+static int by_stack(const void *a, const void *b, void *stacks)
 {
-	return strcmp(intern_key(sorting, *(const size_t *)a),
-		      intern_key(sorting, *(const size_t *)b));
+	return strcmp(intern_key(stacks, *(const size_t *)a),
+		      intern_key(stacks, *(const size_t *)b));
 }
 
 int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
@@ -98,8 +96,7 @@ int hotcold_write(struct hotcold *hc, FILE *f, bool svg, const char *title)
 
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sorting = &hc->stacks;
-	qsort(order, n, sizeof(*order), by_stack);
+	qsort_r(order, n, sizeof(*order), by_stack, &hc->stacks);
 	for (size_t i = 0; i < n; i++) {
 		const char *stack = intern_key(&hc->stacks, order[i]);
 		uint64_t us = hc->us[order[i]];
