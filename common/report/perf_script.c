@@ -575,9 +575,10 @@ void perf_script_feed(struct perf_script *p, const void *data, size_t len)
 
 uint64_t perf_script_end(struct perf_script *p, const char *name)
 {
-	/* a last line without its newline: the input was cut there, and
-	 * that sample may be too */
-	bool cut = lines_end(&p->lines);
+	/* a last line without its newline, or a callchain without the
+	 * blank line perf script ends each with: the input was cut there,
+	 * and that sample may be too */
+	bool cut = lines_end(&p->lines) || (p->in_sample && p->nframes);
 
 	if (cut)
 		p->in_sample = false;

@@ -788,8 +788,9 @@ void text_read_feed(struct text_read *t, const void *data, size_t len)
 
 uint64_t text_read_end(struct text_read *t, const char *name)
 {
-	/* a last line without its newline: the row it is in may be cut */
-	bool cut = lines_end(&t->lines);
+	/* a last line without its newline, or a row without the blank line
+	 * that ends each snapshot: the row it is in may be cut */
+	bool cut = lines_end(&t->lines) || t->in_row;
 
 	if (cut && t->in_row)
 		t->bad_row = t->cut_row = true;

@@ -82,12 +82,27 @@ check "perf import --anomalies -i 200ms runs" [ $? = 0 ]
 
 # damage: one line each, status 1 when nothing could be read, no crash
 # (a signal would give a status above 128)
-head -c $(($(wc -c <"$T/p.txt") / 2)) "$T/p.txt" >"$T/cut.txt"
+# (inside a line: a cut after a sample's blank line leaves whole samples)
+n=$(($(wc -c <"$T/p.txt") / 2))
+[ "$(head -c $n "$T/p.txt" | tail -c 1 | od -An -c | tr -d ' ')" != '\n' ] || n=$((n + 2))
+head -c $n "$T/p.txt" >"$T/cut.txt"
 sb_report -f folded "$T/cut.txt" >"$T/cut.folded" 2>"$T/cut.err"
 rc=$?
 check "perf import of a cut file: one line that says where ($(cat "$T/cut.err"))" \
 	[ $rc = 0 -a "$(wc -l <"$T/cut.err")" = 1 ] && grep -q 'cut short in line [0-9]*' "$T/cut.err"
 check "perf import of a cut file: what came before is read" grep -q burn_two_thirds "$T/cut.folded"
+# cut at a frame line's end: the callchain lacks the blank line that
+# ends each, so the sample may lack frames: left out, and said
+awk 'NF == 0 { s++ } s == 3 && NF == 0 { exit } { print } s == 2 && /^[ \t]/ && ++f == 2 { exit }' \
+	"$T/p.txt" >"$T/cutf.txt"
+sb_report -f folded "$T/cutf.txt" >"$T/cutf.folded" 2>"$T/cutf.err"
+rc=$?
+# (the folded total: the first 2 samples' periods, in us)
+set -- $(awk '{ n += $NF } END { print n + 0 }' "$T/cutf.folded") $(wc -l <"$T/cutf.txt") \
+	$(awk '/cpu-clock:/ && ++k <= 2 { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-clock:") s += $i }
+		END { printf "%d", s / 1000 }' "$T/cutf.txt")
+check "perf import cut at a frame line's end (line $2): its 2 whole samples read ($1 us, $3 us), one line says where ($(cat "$T/cutf.err"))" \
+	[ $rc = 0 -a "$1" = "$3" -a "$(wc -l <"$T/cutf.err")" = 1 ] && grep -q "cut short in line $2:" "$T/cutf.err"
 awk 'NR % 50 == 7 { print "garbage \001 line", NR } { print }' "$T/p.txt" >"$T/junk.txt"
 sb_report -f folded "$T/junk.txt" >"$T/junk.folded" 2>"$T/junk.err"
 rc=$?

@@ -121,6 +121,15 @@ sb_report -f folded "$T/cut.text" >"$T/cut.folded" 2>"$T/cut.err"
 check "a cut text still gives its snapshots, exit 0" \
 	[ $? = 0 -a "$(wc -l <"$T/cut.folded")" -gt 0 ]
 check "a cut text: said in one line" grep -q 'cut short in line [0-9]*: its row is left out' "$T/cut.err"
+# cut at a frame line's end: the row lacks the blank line that ends each
+# snapshot, so it may lack frames: left out, and said
+awk '/^ +[0-9.]+ (ns|us|ms|s) +[0-9.]+%/ { r++; f = 0; print; next }
+	r == 2 && /^                    +[^ ]/ && ++f == 2 { print; exit } { print }' \
+	"$T/off.text" >"$T/cutf.text"
+sb_report -f folded "$T/cutf.text" >"$T/cutf.folded" 2>"$T/cutf.err"
+set -- $(wc -l <"$T/cutf.text") $(wc -l <"$T/cutf.folded")
+check "a text cut at a frame line's end (line $1): its first row read, one line says where ($2 rows; $(grep "cut short" "$T/cutf.err"))" \
+	sh -c "[ $2 = 1 ] && grep -q 'cut short in line $1: its row is left out' '$T/cutf.err'"
 
 # 5. a failing report leaves no output file, and an old one untouched
 mkdir "$T/o"
