@@ -396,15 +396,13 @@ static int cut_tasks(struct bpf_link *iter)
 	return err;
 }
 
-static int offcpu_before_drain(struct collector *c, void *skel, void *args,
-			       __u64 flip)
+static int offcpu_before_drain(struct collector *c, void *skel, void *args)
 {
 	struct offcpu_bpf *s = skel;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 
 	if (!s->rodata->cut_blocked)
 		return 0;
-	s->bss->cut_time = flip;
 	if (s->rodata->task_store)
 		return cut_tasks(((struct offcpu_args *)args)->cut_iter);
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.offcpu_cut), &run))

@@ -33,7 +33,6 @@ const volatile __u8 user_at_exit = 0;
 /* switch-in: a block's kernel stack is walked when it ends, so the part
  * a snapshot cuts from a block under way is counted without it */
 const volatile __u8 kstack_at_switch_in = 0;
-__u64 cut_time = 0; /* the snapshot's flip, CLOCK_MONOTONIC, from user space */
 
 #define CONSUMED (~0ULL)
 
@@ -147,18 +146,65 @@ static __always_inline __u64 sampled(__u64 d, __u64 exact)
 
 #include "switchin.bpf.h"
 
+#if SB_MODERN
+/* A thread still blocked at the snapshot flipped at t: its time up to
+ * the flip belongs to the interval being closed. */
+static __noinline void cut_start(struct offcpu_start *s, __u64 task, __u64 t)
+{
+	__u64 old = s->cut, from;
+
+	/* -m, -s: judged on the time known so far, which only grows (no
+	 * cut under -M: a block may pass it after its part was counted) */
+	if (!s->ts || old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
+	    t - s->ts < sample_ns)
+		return;
+	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
+		return; /* woken meanwhile: switch-in counts it all */
+	from = old > s->ts ? old : s->ts;
+	if (t > from) {
+		struct sb_values v = {{t - from}};
+		struct sb_key key = s->key;
+
+		key_ids_at_count(&key, task);
+		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
+			key.kern_stack = SB_STACK_LOST;
+			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
+		}
+		sb_count_closing(&key, &v);
+	}
+}
+
+/* A block that ends after a flip, before the cut pass reached it (a
+ * thaw after a suspend wakes every thread at once): its part before the
+ * flip is cut here, or it would all go to the next snapshot. Once the
+ * pass has run, cutting again at the same flip changes nothing. */
+static __always_inline void cut_if_closing(struct offcpu_start *s, __u64 end,
+					   void *owner)
+{
+	__u64 c = sb_ctl.closing;
+
+	if (c && (c & 1) == sb_ctl.active && end > c >> 1)
+		cut_start(s, (__u64)owner, c >> 1);
+}
+#endif
+
 /* The block of s ends at end (a switch-in): counted, unless -m/-M leave
  * it out, -s does not draw it, or a snapshot's cut counted it up to
  * s->cut already (only a block as long as the period: see cut_one). */
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 					__u64 end, void *next, void *owner)
 {
+	__u64 cut = 0, from, d = end - s->ts, value = 0;
+
+#if SB_MODERN
 	/* take the entry from a concurrent snapshot's cut: after the swap,
 	 * the cut pass leaves it alone; before it, the cut moved s->cut */
-	__u64 cut = SB_MODERN && cut_blocked
-			    ? __sync_lock_test_and_set(&s->cut, CONSUMED)
-			    : 0;
-	__u64 from = cut > s->ts ? cut : s->ts, d = end - s->ts, value = 0;
+	if (cut_blocked) {
+		cut_if_closing(s, end, owner);
+		cut = __sync_lock_test_and_set(&s->cut, CONSUMED);
+	}
+#endif
+	from = cut > s->ts ? cut : s->ts;
 
 	if (cut != CONSUMED && d >= min_ns && d <= max_ns && end > from)
 		value = sampled(d, end - from);
@@ -291,36 +337,10 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid, void *task)
 }
 
 #if SB_MODERN
-/* A thread still blocked at the snapshot: its time up to the flip
- * belongs to the interval being closed. */
-static __noinline void cut_start(struct offcpu_start *s, __u64 task)
-{
-	__u64 t = cut_time, old = s->cut, from;
-
-	/* -m, -s: judged on the time known so far, which only grows (no
-	 * cut under -M: a block may pass it after its part was counted) */
-	if (!s->ts || old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
-	    t - s->ts < sample_ns)
-		return;
-	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
-		return; /* woken meanwhile: switch-in counts it all */
-	from = old > s->ts ? old : s->ts;
-	if (t > from) {
-		struct sb_values v = {{t - from}};
-		struct sb_key key = s->key;
-
-		key_ids_at_count(&key, task);
-		if (kstack_at_switch_in && sb_cfg.kern_stacks) {
-			key.kern_stack = SB_STACK_LOST;
-			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
-		}
-		sb_count_closing(&key, &v);
-	}
-}
-
 static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 {
-	cut_start(s, 0); /* no ids_at_count without task storage */
+	/* no ids_at_count without task storage */
+	cut_start(s, 0, sb_ctl.closing >> 1);
 	return 0;
 }
 
@@ -348,7 +368,7 @@ int offcpu_cut_tasks(__u64 *ctx)
 	struct offcpu_start *s = task ? task_record(task, 0) : NULL;
 
 	if (s)
-		cut_start(s, (__u64)task);
+		cut_start(s, (__u64)task, sb_ctl.closing >> 1);
 #endif
 	return 0;
 }

@@ -67,6 +67,11 @@ struct sb_ctl {
 	/* -T without -R: 1 while no trigger is active; events are not
 	 * counted (the programs stay attached, so opening costs nothing) */
 	__u32 paused;
+	/* from just before a flip until the closing map is drained: the
+	 * flip's CLOCK_MONOTONIC ns << 1 | the active it flips to (so BPF
+	 * knows the flip is done); else 0. Until then a program may still
+	 * count what belongs before the flip in the closing map. */
+	__u64 closing;
 };
 
 /*

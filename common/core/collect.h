@@ -115,10 +115,9 @@ struct collector_ops {
 	 * in the files it maps). Errors are the applet's to report. */
 	void (*target)(struct collector *c, void *skel, void *args, pid_t tgid);
 	/* At a snapshot, after BPF moved to the next interval's map and
-	 * before the closing one is read; flip_ns is when, on the BPF clock
-	 * (CLOCK_MONOTONIC). 0 or -errno. */
-	int (*before_drain)(struct collector *c, void *skel, void *args,
-			    __u64 flip_ns);
+	 * before the closing one is read (sb_ctl.closing says when the
+	 * flip was). 0 or -errno. */
+	int (*before_drain)(struct collector *c, void *skel, void *args);
 	/* At a snapshot, after the interval's rows are drained: rows of the
 	 * applet's own state (memory still held), malloc'ed in *rows; their
 	 * count. Rows with the same key as another are summed into one;

@@ -171,11 +171,16 @@ int collect_snapshot(struct collector *c, bool final)
 	/* the interval ends at the flip, where the accounting splits */
 	clock_gettime(CLOCK_REALTIME, &flip_wall);
 	map = c->ctl->active ? "sb_counts1" : "sb_counts0";
-	c->ctl->active = !c->ctl->active;
+	/* closing first: a program that sees the new active but not it
+	 * counts as before (see struct sb_ctl) */
+	__atomic_store_n(&c->ctl->closing, flip << 1 | !c->ctl->active,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->ctl->active, !c->ctl->active, __ATOMIC_RELEASE);
 	nanosleep(&grace, NULL);
 	if (c->ops->before_drain &&
-	    (err = c->ops->before_drain(c, c->skel, c->args, flip)))
+	    (err = c->ops->before_drain(c, c->skel, c->args)))
 		error_msg("snapshot %lu: %s", c->seq + 1, strerror(-err));
+	__atomic_store_n(&c->ctl->closing, 0, __ATOMIC_RELAXED);
 	s.rows =
 		drain_rows(bpf_object__find_map_by_name(c->obj, map), &s.nrows);
 	stack_cache_drain(c->stacks);
