@@ -19,13 +19,17 @@
 # binaries), OC_ARGS (offcputime's options, e.g. "-m 1000" against
 # SB_ARGS="-m 1ms"), NO_BT=1 skips bpftrace, CHURN=1 runs a loop of
 # short-lived processes (fork, exec, exit) beside the work in every run,
-# KEEP=1 keeps the scratch directory.
+# KEEP=1 keeps the scratch directory, WARM (1) runs the work once after
+# the settle, unmeasured: a profiler left running has read the tables of
+# perf's files already (a fresh stackbox spends ~100 ms on them in the
+# first run; WARM=0 measures that run, and warm_ms shows it either way).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 REPS=${REPS:-11}
 MSG=${MSG:--g 2 -l 1200}
 SETTLE=${SETTLE:-1}
+WARM=${WARM:-1}
 QUIET=${QUIET:-20}
 QUIET_MAX=${QUIET_MAX:-10}
 QUIET_TOTAL=${QUIET_TOTAL:-60}
@@ -220,7 +224,7 @@ echo "   profiler), steal_s: stolen by the hypervisor, wait_s: waited for the"
 echo "   machine to be quiet (+: gave up); cost/sw: (BPF time + profiler cpu)"
 echo "   during the work / sched_switch events in that time"
 echo "   sb options: ${SB_ARGS:-none}; oc options: ${OC_ARGS:-none}; churn: $CHURN"
-echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s wait_s prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw"
+echo "   config run wall_s work_cpu_s  ctxt/s others_s steal_s wait_s prof_cpu_ms:work/life  rss_kB  bpf_ns/sw cost_ns/sw warm_ms"
 : >"$T/ovh"
 FAILED=""
 rep=1
@@ -244,6 +248,7 @@ while [ $rep -le "$REPS" ]; do
 		quiet
 		case $cfg in
 		alone)
+			[ "$WARM" != 1 ] || work "$T/warm.res"
 			work "$T/work.res"
 			oth=$(others 0)
 			echo "alone $rep $WALL $WCPU 0 0 0 nan $RATE $oth $STEAL nan $WAITED" >>"$T/ovh"
@@ -275,6 +280,12 @@ while [ $rep -le "$REPS" ]; do
 			continue
 		fi
 		sleep "$SETTLE"
+		warm=0
+		if [ "$WARM" = 1 ]; then
+			c0=$(run_ms "$PID")
+			work "$T/warm.res"
+			warm=$(awk -v a="$c0" -v b="$(run_ms "$PID")" 'BEGIN { printf "%.0f", b - a }')
+		fi
 		c0=$(run_ms "$PID")
 		b0=$(bpf_stat "$PID" "$(switch_prog $cfg)")
 		work "$T/work.res"
@@ -289,10 +300,10 @@ while [ $rep -le "$REPS" ]; do
 					($3 - $1 + w * 1e6) / ($4 - $2); exit }
 			{ print "nan nan" }')
 		oth=$(others "$win")
-		echo "$cfg $rep $WALL $WCPU $win $CPU_MS $RSS_KB $1 $RATE $oth $STEAL $2 $WAITED" >>"$T/ovh"
-		printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %5s %11s / %5d %7d %10s %10s\n' \
+		echo "$cfg $rep $WALL $WCPU $win $CPU_MS $RSS_KB $1 $RATE $oth $STEAL $2 $WAITED $warm" >>"$T/ovh"
+		printf '   %-6s %3d %6.3f %10.3f %7d %8s %7s %5s %11s / %5d %7d %10s %10s %7s\n' \
 			$cfg $rep "$WALL" "$WCPU" "$RATE" "$oth" "$STEAL" "$WAITED" \
-			"$win" "$CPU_MS" "$RSS_KB" "$1" "$2"
+			"$win" "$CPU_MS" "$RSS_KB" "$1" "$2" "$warm"
 		[ $cfg != sb ] || sed -n 's/.*new processes: /   (sb: /p' \
 			"$T/prof.err" | sed 's/$/)/'
 		if [ $cfg = bt ] && ! grep -q '^@us\[' "$T/bt.out"; then
@@ -367,6 +378,7 @@ for cfg in sb oc bt; do
 	eval "EX_$cfg=$(median "$T/pair" 4 $cfg %.0f)"
 	eval "DUR_$cfg=$(median "$T/ovh" 5 $cfg %.1f)"
 	eval "LIFE_$cfg=$(median "$T/ovh" 6 $cfg %.0f)"
+	eval "WARM_$cfg=$(median "$T/ovh" 14 $cfg %.0f)"
 	eval "RSS_$cfg=$(median "$T/ovh" 7 $cfg %.0f)"
 	eval "BNS_$cfg=$(awk -v k=$cfg '$1 == k && $8 != "nan"' "$T/ovh" |
 		median /dev/stdin 8 "" %.0f)"
@@ -430,6 +442,8 @@ row "profiler cpu during work, ms" "$DUR_sb" "$DUR_oc" "$DUR_bt" \
 	"$(calc pratio "$DUR_sb" "$DUR_oc")" "$(calc pratio "$DUR_sb" "$DUR_bt")"
 row "profiler cpu whole life, ms" "$LIFE_sb" "$LIFE_oc" "$LIFE_bt" \
 	"$(calc pratio "$LIFE_sb" "$LIFE_oc")" "$(calc pratio "$LIFE_sb" "$LIFE_bt")"
+[ "$WARM" != 1 ] ||
+	row "profiler cpu, unmeasured first run, ms" "$WARM_sb" "$WARM_oc" "$WARM_bt" "" ""
 row "profiler peak RSS, kB" "$RSS_sb" "$RSS_oc" "$RSS_bt" \
 	"$(calc ratio "$RSS_sb" "$RSS_oc")" "$(calc ratio "$RSS_sb" "$RSS_bt")"
 for cfg in $FAILED; do
