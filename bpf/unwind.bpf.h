@@ -52,6 +52,21 @@ struct {
 	__type(value, struct sb_unwind_file);
 } sb_unwind_files SEC(".maps");
 
+/* The row last found for a hash of (file, offset), per CPU: a walk meets
+ * the same return sites again and again, and checking a hint costs two
+ * lookups where the search costs one step per halving. A hint is only
+ * taken when its row brackets the offset in the file's rows, so a stale,
+ * colliding or torn one (a program that interrupted another) is a miss,
+ * never a wrong row. */
+#define SB_ROW_HINTS 1024
+#define SB_MAP_HINTS 256 /* then a process's mapping for a hash of pc */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SB_ROW_HINTS + SB_MAP_HINTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sb_unwind_hints SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -93,7 +108,7 @@ struct sb_unwinder {
 	 * is looked for above sp there, nowhere else: above the outermost
 	 * such code (musl's thread start) lie words of calls that returned */
 	__u32 scan;
-	__u32 pad;
+	__u32 hint; /* sb_unwind_hints' key: here, not on the BPF stack */
 };
 
 struct {
@@ -162,34 +177,77 @@ static long sb_row_step(__u32 i, void *ctx)
 }
 
 /* The mapping of p holding pc, or NULL; a miss asks user space, once,
- * to read the process's mappings again. */
+ * to read the process's mappings again. A hint (sb_unwind_hints, past
+ * the rows' slots) is taken when its mapping holds pc. */
 static __always_inline const struct sb_unwind_map *
-sb_map_of(struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
+sb_map_of(struct sb_unwinder *u, struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 {
 	struct sb_search s = {.key = pc, .in = p};
-	__u32 i;
+	__u32 *hint, i;
+
+	u->hint = SB_ROW_HINTS +
+		  ((__u32)(pc >> 12) * 0x9e3779b1u ^ tgid * 0x85ebca6bu) %
+			  SB_MAP_HINTS;
+	hint = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
 
 	s.hi = p->n < SB_UNWIND_MAPS ? p->n : SB_UNWIND_MAPS;
+	if (hint) {
+		i = *hint;
+		if (i < s.hi && i < SB_UNWIND_MAPS && p->maps[i].start <= pc &&
+		    pc < p->maps[i].end)
+			return &p->maps[i];
+	}
 	bpf_loop(8, sb_map_step, &s, 0); /* log2(SB_UNWIND_MAPS) + 2 */
 	i = s.lo - 1;
-	if (s.lo && i < SB_UNWIND_MAPS && pc < p->maps[i].end)
+	if (s.lo && i < SB_UNWIND_MAPS && pc < p->maps[i].end) {
+		if (hint)
+			*hint = i;
 		return &p->maps[i];
+	}
 	if (!__sync_val_compare_and_swap(&p->stale, 0, 1))
 		sb_event(SB_EV_UNWIND_MAPS, tgid);
 	return NULL;
+}
+
+/* Whether row i of the file's [first, end) covers off: the row the
+ * search below would find. */
+static __always_inline const struct sb_unwind_row *
+sb_row_covers(__u32 i, __u32 first, __u32 end, __u64 off)
+{
+	const struct sb_unwind_row *r, *next;
+	__u32 n = i + 1;
+
+	if (i < first || i >= end)
+		return NULL;
+	r = bpf_map_lookup_elem(&sb_unwind_rows, &i);
+	if (!r || r->off > off)
+		return NULL;
+	if (n == end)
+		return r;
+	next = bpf_map_lookup_elem(&sb_unwind_rows, &n);
+	return next && off < next->off ? r : NULL;
 }
 
 /* The row covering off among a file's rows, or NULL. */
 static __always_inline const struct sb_unwind_row *
 sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 {
-	__u32 first = f->first, i;
+	__u32 first = f->first, end = first + f->count, *hint, i;
+	const struct sb_unwind_row *r;
 
-	u->rows = (struct sb_row_search){first, first + f->count, off};
+	u->hint =
+		((__u32)off * 0x9e3779b1u ^ first * 0x85ebca6bu) % SB_ROW_HINTS;
+	hint = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
+
+	if (hint && (r = sb_row_covers(*hint, first, end, off)))
+		return r;
+	u->rows = (struct sb_row_search){first, end, off};
 	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, NULL, 0);
 	if (u->rows.lo == first || u->rows.lo < u->rows.hi)
 		return NULL;
 	i = u->rows.lo - 1;
+	if (hint)
+		*hint = i;
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
@@ -393,7 +451,7 @@ static long sb_unwind_step(__u32 i, void *ctx)
 	at = n ? u->pc - 1 : u->pc;
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &u->tgid);
 	if (p) {
-		m = sb_map_of(p, u->tgid, at);
+		m = sb_map_of(u, p, u->tgid, at);
 		/* a caller outside the process's code is garbage from a
 		 * frame pointer that was not one: stop before it */
 		if (!m && n)
