@@ -53,6 +53,7 @@
 #include "mapmem.h"
 #include "syms.h"
 #include "unwind.h"
+#include "unwind_walk.h"
 
 struct check_args {
 	int verbose;
@@ -108,6 +109,38 @@ static void limits(void)
 	snprintf(mib, sizeof(mib), "%.0f MiB", mem_ceiling() / (1024.0 * 1024));
 	print_row("limit", "memory for maps and the recorder", mib, "",
 		  "1/8 of RAM, at most 256 MiB");
+}
+
+/* The user-stack walk the default takes for code without frame pointers
+ * (unwind_walk.h): the same words as -v's. */
+static void unwind_row(bool tsv)
+{
+	static const char name[] = "user stacks without frame pointers";
+	const char *lacks = ENABLE_UNWIND_EH_FRAME ? unwind_missing() : NULL;
+	struct unwind_walk w;
+	char words[256] = "";
+
+	if (!ENABLE_UNWIND_EH_FRAME) {
+		snprintf(words, sizeof(words),
+			 "frame pointers: this build has no table walk "
+			 "(CONFIG_UNWIND_EH_FRAME)");
+	} else if (lacks) {
+		snprintf(words, sizeof(words),
+			 "frame pointers: this kernel lacks %s, so callers in "
+			 "code without frame pointers are lost",
+			 lacks);
+	} else if (!unwind_walk_choose(&w)) {
+		strcpy(words, "the table walk: ");
+		unwind_walk_words(&w, words + strlen(words),
+				  sizeof(words) - strlen(words));
+	}
+	print_row("feature", name,
+		  ENABLE_UNWIND_EH_FRAME && !lacks ? "yes" : "no",
+		  tsv ? "bpf_loop (Linux 5.17) and where the user's "
+			"registers are (kernel BTF, --btf, or the built-in "
+			"minimal BTF)"
+		      : "",
+		  words);
 }
 
 /* Append to a "; "-separated list. */
@@ -665,6 +698,7 @@ static void print_features(void)
 				  "",
 				  ans == FEATURE_YES ? "" : feature_refusal(f));
 	}
+	unwind_row(tsv);
 	limits();
 }
 

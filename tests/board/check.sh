@@ -45,6 +45,13 @@ for b in $(boards); do
 	fact bpf_loop 5.17
 	fact "uprobe_multi links" 6.6
 	fact "BPF atomics" 5.12 # arm64's JIT too, on these kernels
+	# the walk for code without frame pointers, as offcpu -v took it
+	said='?'
+	! grep -q '^@err-offcpu .*unwind: the table walk: ' "$res" || said=yes
+	! grep -q '^@err-offcpu .*user stacks: frame pointers: this kernel lacks' "$res" || said=no
+	row=$(feature "user stacks without frame pointers")
+	check "$t: user stacks without frame pointers: $row, as offcpu -v says ($said)" \
+		[ "$row" = "$said" ]
 	# every hook an applet attached is where check said it would be
 	for tag in offcpu rastack iostack disk; do
 		applet=$tag mark=

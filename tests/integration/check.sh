@@ -22,6 +22,18 @@ at_least() {
 	uname -r | awk -F. -v M="$1" -v m="$2" '{ exit !($1 > M || ($1 == M && $2 >= m)) }'
 }
 yes_if() { if "$@"; then echo yes; else echo no; fi; }
+UNWIND_ROW="user stacks without frame pointers"
+# walk_said ERRFILE: yes when an applet's -v took the table walk, no
+# when it said what the kernel lacks for it
+walk_said() {
+	if grep -q 'unwind: the table walk: ' "$1"; then
+		echo yes
+	elif grep -q 'user stacks: frame pointers: this kernel lacks' "$1"; then
+		echo no
+	else
+		echo '?'
+	fi
+}
 applets=$("$STACKBOX" --list)
 has() { echo "$applets" | grep -qx "$1"; }
 
@@ -151,6 +163,17 @@ if has offcpu; then
 		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
 	check "check without BTF: offcpu really takes the tracepoint" \
 		grep -q 'sched_switch: attached with tracepoint$' "$T/nobtf.err"
+	# the walk for code without frame pointers: what offcpu -v says
+	"$STACKBOX" offcpu -v -d 1 -f folded >/dev/null 2>"$T/off.err"
+	for k in tsv nobtf; do
+		err=$T/off.err
+		[ $k = tsv ] || err=$T/nobtf.err
+		said=$(walk_said "$err")
+		check "check ($k): user stacks without frame pointers: $(feature "$UNWIND_ROW" "$T/$k"), as offcpu -v says ($said)" \
+			[ "$(feature "$UNWIND_ROW" "$T/$k")" = "$said" ]
+	done
+	check "check: the table walk runs on $(uname -r) with its BTF (5.17+: bpf_loop)" \
+		[ "$(feature "$UNWIND_ROW" "$T/tsv")" = "$(yes_if at_least 5 17)" ]
 fi
 for a in iostack memstack; do
 	has $a && check "check without BTF: $a says kernel BTF is missing" \
