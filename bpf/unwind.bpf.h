@@ -94,6 +94,8 @@ struct sb_scan_state {
 struct sb_row_search {
 	__u32 lo, hi; /* the answer is lo - 1, when lo > first */
 	__u64 key;
+	__u32 first; /* the file's first row */
+	__u32 hit;   /* its hint was right: lo - 1 without a search */
 };
 
 struct sb_unwinder {
@@ -209,45 +211,78 @@ sb_map_of(struct sb_unwinder *u, struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 	return NULL;
 }
 
-/* Whether row i of the file's [first, end) covers off: the row the
- * search below would find. */
-static __always_inline const struct sb_unwind_row *
-sb_row_covers(__u32 i, __u32 first, __u32 end, __u64 off)
+/* u->rows' slot among the hints */
+static __always_inline __u32 sb_row_slot(const struct sb_row_search *s)
+{
+	return ((__u32)s->key * 0x9e3779b1u ^ s->first * 0x85ebca6bu) %
+	       SB_ROW_HINTS;
+}
+
+/* Before the search (one bpf_loop step, so its lookups spill nothing
+ * into the walk's own frame): when the hinted row covers the key (it
+ * is the row the search would find), the search is done. */
+static long sb_row_hint_step(__u32 i, void *ctx)
 {
 	const struct sb_unwind_row *r, *next;
-	__u32 n = i + 1;
+	struct sb_row_search *s;
+	struct sb_unwinder *u;
+	__u32 zero = 0, *h;
 
-	if (i < first || i >= end)
-		return NULL;
-	r = bpf_map_lookup_elem(&sb_unwind_rows, &i);
-	if (!r || r->off > off)
-		return NULL;
-	if (n == end)
-		return r;
-	next = bpf_map_lookup_elem(&sb_unwind_rows, &n);
-	return next && off < next->off ? r : NULL;
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	s = &u->rows;
+	u->hint = sb_row_slot(s);
+	h = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
+	if (!h)
+		return 1;
+	u->hint = *h;
+	if (u->hint < s->first || u->hint >= s->hi)
+		return 1;
+	r = bpf_map_lookup_elem(&sb_unwind_rows, &u->hint);
+	if (!r || r->off > s->key)
+		return 1;
+	u->hint++;
+	if (u->hint < s->hi) {
+		next = bpf_map_lookup_elem(&sb_unwind_rows, &u->hint);
+		if (!next || s->key >= next->off)
+			return 1;
+	}
+	s->lo = s->hi = u->hint;
+	s->hit = 1;
+	return 1;
+}
+
+/* After a search that found row lo - 1: that is the slot's hint. */
+static long sb_row_keep_step(__u32 i, void *ctx)
+{
+	struct sb_unwinder *u;
+	__u32 zero = 0, *h;
+
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u)
+		return 1;
+	u->hint = sb_row_slot(&u->rows);
+	h = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
+	if (h)
+		*h = u->rows.lo - 1;
+	return 1;
 }
 
 /* The row covering off among a file's rows, or NULL. */
 static __always_inline const struct sb_unwind_row *
 sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 {
-	__u32 first = f->first, end = first + f->count, *hint, i;
-	const struct sb_unwind_row *r;
+	__u32 first = f->first, i;
 
-	u->hint =
-		((__u32)off * 0x9e3779b1u ^ first * 0x85ebca6bu) % SB_ROW_HINTS;
-	hint = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
-
-	if (hint && (r = sb_row_covers(*hint, first, end, off)))
-		return r;
-	u->rows = (struct sb_row_search){first, end, off};
+	u->rows = (struct sb_row_search){first, first + f->count, off, first};
+	bpf_loop(1, sb_row_hint_step, NULL, 0);
 	bpf_loop(SB_UNWIND_SEARCH, sb_row_step, NULL, 0);
 	if (u->rows.lo == first || u->rows.lo < u->rows.hi)
 		return NULL;
+	if (!u->rows.hit)
+		bpf_loop(1, sb_row_keep_step, NULL, 0);
 	i = u->rows.lo - 1;
-	if (hint)
-		*hint = i;
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
