@@ -178,6 +178,12 @@ static long sb_row_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* Two words mixed into a hint's slot */
+static __always_inline __u32 sb_hint_hash(__u32 a, __u32 b)
+{
+	return a * 0x9e3779b1u ^ b * 0x85ebca6bu;
+}
+
 /* The mapping of p holding pc, or NULL; a miss asks user space, once,
  * to read the process's mappings again. A hint (sb_unwind_hints, past
  * the rows' slots) is taken when its mapping holds pc. */
@@ -187,9 +193,7 @@ sb_map_of(struct sb_unwinder *u, struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 	struct sb_search s = {.key = pc, .in = p};
 	__u32 *hint, i;
 
-	u->hint = SB_ROW_HINTS +
-		  ((__u32)(pc >> 12) * 0x9e3779b1u ^ tgid * 0x85ebca6bu) %
-			  SB_MAP_HINTS;
+	u->hint = SB_ROW_HINTS + sb_hint_hash(pc >> 12, tgid) % SB_MAP_HINTS;
 	hint = bpf_map_lookup_elem(&sb_unwind_hints, &u->hint);
 
 	s.hi = p->n < SB_UNWIND_MAPS ? p->n : SB_UNWIND_MAPS;
@@ -214,8 +218,7 @@ sb_map_of(struct sb_unwinder *u, struct sb_unwind_proc *p, __u32 tgid, __u64 pc)
 /* u->rows' slot among the hints */
 static __always_inline __u32 sb_row_slot(const struct sb_row_search *s)
 {
-	return ((__u32)s->key * 0x9e3779b1u ^ s->first * 0x85ebca6bu) %
-	       SB_ROW_HINTS;
+	return sb_hint_hash(s->key, s->first) % SB_ROW_HINTS;
 }
 
 /* Before the search (one bpf_loop step, so its lookups spill nothing
