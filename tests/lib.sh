@@ -64,6 +64,15 @@ musl_workload() {
 }
 
 # Floating point comparison: fcmp "$a >= 0.6"
+# head_inside_line FILE OUT: FILE's first half into OUT, cut inside a
+# line (a cut that falls on a line's end leaves whole lines, and readers
+# rightly say nothing)
+head_inside_line() {
+	_hl_n=$(($(wc -c <"$1") / 2))
+	[ "$(head -c $_hl_n "$1" | tail -c 1 | od -An -c | tr -d ' ')" != '\n' ] || _hl_n=$((_hl_n + 2))
+	head -c $_hl_n "$1" >"$2"
+}
+
 fcmp() { awk "BEGIN { exit !($1) }"; }
 
 # attached FILE: an applet's -v standard error, in FILE, says it has

@@ -83,9 +83,7 @@ check "perf import --anomalies -i 200ms runs" [ $? = 0 ]
 # damage: one line each, status 1 when nothing could be read, no crash
 # (a signal would give a status above 128)
 # (inside a line: a cut after a sample's blank line leaves whole samples)
-n=$(($(wc -c <"$T/p.txt") / 2))
-[ "$(head -c $n "$T/p.txt" | tail -c 1 | od -An -c | tr -d ' ')" != '\n' ] || n=$((n + 2))
-head -c $n "$T/p.txt" >"$T/cut.txt"
+head_inside_line "$T/p.txt" "$T/cut.txt"
 sb_report -f folded "$T/cut.txt" >"$T/cut.folded" 2>"$T/cut.err"
 rc=$?
 check "perf import of a cut file: one line that says where ($(cat "$T/cut.err"))" \

@@ -114,9 +114,7 @@ check "report --to +1200ms of text keeps bin's $nb of $all snapshots ($nt)" \
 # 4. a cut text: the row the cut falls in is left out, and said
 # (inside a line: half the file fell on a line's end in a fresh clone,
 # and a text cut there is whole)
-n=$(($(wc -c <"$T/off.text") / 2))
-[ "$(head -c $n "$T/off.text" | tail -c 1 | od -An -c | tr -d ' ')" != '\n' ] || n=$((n + 2))
-head -c $n "$T/off.text" >"$T/cut.text"
+head_inside_line "$T/off.text" "$T/cut.text"
 sb_report -f folded "$T/cut.text" >"$T/cut.folded" 2>"$T/cut.err"
 check "a cut text still gives its snapshots, exit 0" \
 	[ $? = 0 -a "$(wc -l <"$T/cut.folded")" -gt 0 ]
