@@ -64,6 +64,25 @@ musl_workload() {
 }
 
 # Floating point comparison: fcmp "$a >= 0.6"
+# snapshot_spans NAME...: of stackbox text on stdin, a line per
+# snapshot: its length (s), then per NAME the sum of the rows (us of
+# time, or samples) that have a frame NAME
+snapshot_spans() {
+	awk -v names="$*" '
+	BEGIN { k = split(names, name, " ") }
+	function flush() { if (fn != "") sum[fn] += v; fn = ""; v = 0 }
+	function out(  i, line) { flush(); if (!n) return; line = len
+		for (i = 1; i <= k; i++) line = line " " (sum[name[i]] + 0)
+		print line; delete sum }
+	/^=== / { out(); n++; len = $(NF - 1); sub(/\(/, "", len); next }
+	/^ +[0-9.]+ (ns|us|ms|s) +[0-9.]+%/ { flush()
+		u = $2 == "s" ? 1e6 : $2 == "ms" ? 1e3 : $2 == "us" ? 1 : 1e-3
+		v = $1 * u; fn = "-"; next }
+	/^ +[0-9]+ +[0-9.]+%/ { flush(); v = $1; fn = "-"; next }
+	fn == "-" { for (i = 1; i <= k; i++) if ($1 == name[i]) fn = $1 }
+	END { out() }'
+}
+
 # head_inside_line FILE OUT: FILE's first half into OUT, cut inside a
 # line (a cut that falls on a line's end leaves whole lines, and readers
 # rightly say nothing)

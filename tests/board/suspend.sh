@@ -25,19 +25,7 @@ tag() { sed -n "s/^@$1 //p" "$res"; }
 # spans TAG: a line per snapshot of the TAG lines' text output: its
 # length (s), then the us (offcpu) or samples (oncpu) of rows under
 # parked_nap, parked_read and parked_spin
-spans() {
-	tag "$1" | awk '
-	function flush() { if (fn != "") sum[fn] += v; fn = ""; v = 0 }
-	function out() { flush(); if (n) print len, sum["parked_nap"] + 0,
-		sum["parked_read"] + 0, sum["parked_spin"] + 0; delete sum }
-	/^=== / { out(); n++; len = $(NF - 1); sub(/\(/, "", len); next }
-	/^ +[0-9.]+ (ns|us|ms|s) +[0-9.]+%/ { flush()
-		u = $2 == "s" ? 1e6 : $2 == "ms" ? 1e3 : $2 == "us" ? 1 : 1e-3
-		v = $1 * u; fn = "-"; next }
-	/^ +[0-9]+ +[0-9.]+%/ { flush(); v = $1; fn = "-"; next }
-	fn == "-" && $1 ~ /^parked_(nap|read|spin)$/ { fn = $1 }
-	END { out() }'
-}
+spans() { tag "$1" | snapshot_spans parked_nap parked_read parked_spin; }
 
 # within NAME GOT WANT: GOT within 10% + 20 ms of WANT (us), as
 # offcpu.sh's truths on a TCG board

@@ -52,14 +52,7 @@ check "parked and offcpu exit 0 ($rw $rp)" [ "$rw$rp" = 00 ]
 
 # a line per snapshot: its length (s), then the us charged to parked_nap
 # and to parked_read
-awk '
-function out() { if (n) print len, sum["parked_nap"] + 0, sum["parked_read"] + 0; delete sum }
-/^=== / { out(); n++; len = $(NF - 1); sub(/\(/, "", len); next }
-/^ +[0-9.]+ (ns|us|ms|s) +[0-9.]+%/ {
-	u = $2 == "s" ? 1e6 : $2 == "ms" ? 1e3 : $2 == "us" ? 1 : 1e-3
-	v = $1 * u; fn = "-"; next }
-fn == "-" && $1 ~ /^parked_(nap|read)$/ { sum[$1] += v; fn = "" }
-END { out() }' "$T/off" >"$T/spans"
+snapshot_spans parked_nap parked_read <"$T/off" >"$T/spans"
 table=$(tr '\n' ',' <"$T/spans")
 
 # the snapshots holding a freeze: 1.5 s or longer (the collector was
