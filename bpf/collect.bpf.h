@@ -3,7 +3,7 @@
  * The BPF half of the collector core, included once by every NAME.bpf.c
  * after it has defined SB_NVALUES (how many u64 values a row carries).
  *
- * Rows are counted in one of two maps, chosen by sb_ctl.active: user space
+ * Rows are counted in one of two maps, chosen by sb_ctl.flip: user space
  * flips it every interval and drains the other one, so an interval's
  * rows are read while the next interval is being counted. Stacks live in
  * one map keyed by a hash of their frames (see sb_stack_id()).
@@ -381,20 +381,25 @@ static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
 			__sync_fetch_and_add(&v->v[i], delta->v[i]);
 }
 
+/* The map of the interval holding t (CLOCK_MONOTONIC ns): the one
+ * counting since the last flip, or for a time before it (an event
+ * counted late, in the grace user space gives before its drain) the
+ * one being closed. */
+static __always_inline __u32 sb_interval_at(__u64 flip, __u64 t)
+{
+	return (flip & 1) ^ (t <= flip >> 1);
+}
+
+static __always_inline void *sb_counts_of(__u32 interval)
+{
+	return interval ? (void *)&sb_counts1 : (void *)&sb_counts0;
+}
+
 /* ... in the interval being counted now */
 static __always_inline void sb_count(const struct sb_key *key,
 				     const struct sb_values *delta)
 {
-	sb_count_in(sb_ctl.active ? (void *)&sb_counts1 : (void *)&sb_counts0,
-		    key, delta);
-}
-
-/* ... in the interval user space is closing (it flipped sb_ctl.active) */
-static __always_inline void sb_count_closing(const struct sb_key *key,
-					     const struct sb_values *delta)
-{
-	sb_count_in(sb_ctl.active ? (void *)&sb_counts0 : (void *)&sb_counts1,
-		    key, delta);
+	sb_count_in(sb_counts_of(sb_ctl.flip & 1), key, delta);
 }
 
 /* Process lifetime, so user space captures mappings while they exist.

@@ -147,15 +147,16 @@ static __always_inline __u64 sampled(__u64 d, __u64 exact)
 #include "switchin.bpf.h"
 
 #if SB_MODERN
-/* A thread still blocked at the snapshot flipped at t: its time up to
- * the flip belongs to the interval being closed. */
-static __noinline void cut_start(struct offcpu_start *s, __u64 task, __u64 t)
+/* A thread still blocked at the flip (sb_ctl.flip's value): its time up
+ * to the flip belongs to the interval being closed. */
+static __noinline void cut_start(struct offcpu_start *s, __u64 task, __u64 flip)
 {
-	__u64 old = s->cut, from;
+	__u64 t = flip >> 1, old = s->cut, from;
 
 	/* -m, -s: judged on the time known so far, which only grows (no
-	 * cut under -M: a block may pass it after its part was counted) */
-	if (!s->ts || old == CONSUMED || t <= s->ts || t - s->ts < min_ns ||
+	 * cut under -M: a block may pass it after its part was counted);
+	 * a block cut at t already (or consumed) has nothing before it */
+	if (!s->ts || old >= t || t <= s->ts || t - s->ts < min_ns ||
 	    t - s->ts < sample_ns)
 		return;
 	if (__sync_val_compare_and_swap(&s->cut, old, t) != old)
@@ -170,21 +171,8 @@ static __noinline void cut_start(struct offcpu_start *s, __u64 task, __u64 t)
 			key.kern_stack = SB_STACK_LOST;
 			sb_stat_add(OFFCPU_STAT_CUT_NO_KSTACK, 1);
 		}
-		sb_count_closing(&key, &v);
+		sb_count_in(sb_counts_of(sb_interval_at(flip, t)), &key, &v);
 	}
-}
-
-/* A block that ends after a flip, before the cut pass reached it (a
- * thaw after a suspend wakes every thread at once): its part before the
- * flip is cut here, or it would all go to the next snapshot. Once the
- * pass has run, cutting again at the same flip changes nothing. */
-static __always_inline void cut_if_closing(struct offcpu_start *s, __u64 end,
-					   void *owner)
-{
-	__u64 c = sb_ctl.closing;
-
-	if (c && (c & 1) == sb_ctl.active && end > c >> 1)
-		cut_start(s, (__u64)owner, c >> 1);
 }
 #endif
 
@@ -194,13 +182,19 @@ static __always_inline void cut_if_closing(struct offcpu_start *s, __u64 end,
 static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 					__u64 end, void *next, void *owner)
 {
-	__u64 cut = 0, from, d = end - s->ts, value = 0;
+	__u64 flip = sb_ctl.flip, cut = 0, from, d = end - s->ts, value = 0;
 
 #if SB_MODERN
-	/* take the entry from a concurrent snapshot's cut: after the swap,
-	 * the cut pass leaves it alone; before it, the cut moved s->cut */
 	if (cut_blocked) {
-		cut_if_closing(s, end, owner);
+		__u64 at = flip >> 1;
+
+		/* it spans the last flip, and the cut pass has not reached
+		 * it (a thaw wakes every thread with the collector): its
+		 * part before the flip is cut here, as the pass would */
+		if (end > at && s->ts < at && s->cut < at)
+			cut_start(s, (__u64)owner, flip);
+		/* take the entry from a concurrent cut: after the swap, the
+		 * pass leaves it alone; before it, the cut moved s->cut */
 		cut = __sync_lock_test_and_set(&s->cut, CONSUMED);
 	}
 #endif
@@ -222,7 +216,8 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 			__builtin_memcpy(s->key.other_comm, w->comm,
 					 sizeof(s->key.other_comm));
 		}
-		count_row(&s->key, &v, s, pid, next, owner);
+		count_row(&s->key, &v, s, pid, next, owner,
+			  sb_interval_at(flip, end));
 	}
 	start_end(pid, s);
 	if (wakers_on)
@@ -340,7 +335,7 @@ static __always_inline void on_wakeup(void *ctx, __u32 pid, void *task)
 static long cut_one(void *map, __u32 *pid, struct offcpu_start *s, void *ctx)
 {
 	/* no ids_at_count without task storage */
-	cut_start(s, 0, sb_ctl.closing >> 1);
+	cut_start(s, 0, sb_ctl.flip);
 	return 0;
 }
 
@@ -368,7 +363,7 @@ int offcpu_cut_tasks(__u64 *ctx)
 	struct offcpu_start *s = task ? task_record(task, 0) : NULL;
 
 	if (s)
-		cut_start(s, (__u64)task, sb_ctl.closing >> 1);
+		cut_start(s, (__u64)task, sb_ctl.flip);
 #endif
 	return 0;
 }

@@ -63,15 +63,15 @@ struct sb_config {
 /* What user space switches while BPF runs (.bss, mapped by the
  * skeleton): which interval's map counts, and the trigger gate. */
 struct sb_ctl {
-	__u32 active; /* 0: sb_counts0 counts, 1: sb_counts1 */
+	/* the last flip: its CLOCK_MONOTONIC ns << 1 | the map counting
+	 * since (0: sb_counts0, 1: sb_counts1). One word, read once: a
+	 * program that counts late (a block's end, after a walk) still
+	 * knows which side of the flip its event's time is on. */
+	__u64 flip;
 	/* -T without -R: 1 while no trigger is active; events are not
 	 * counted (the programs stay attached, so opening costs nothing) */
 	__u32 paused;
-	/* from just before a flip until the closing map is drained: the
-	 * flip's CLOCK_MONOTONIC ns << 1 | the active it flips to (so BPF
-	 * knows the flip is done); else 0. Until then a program may still
-	 * count what belongs before the flip in the closing map. */
-	__u64 closing;
+	__u32 pad;
 };
 
 /*

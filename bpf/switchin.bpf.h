@@ -15,7 +15,7 @@
  *   switch-out. A task that blocks again before its syscall returns is
  *   still in it: the walk at that switch-out serves both blocks.
  *
- * Needs offcpu_start, starts and sb_count(); uses pt_regs' fixed layout
+ * Needs offcpu_start, starts and sb_count_in(); uses pt_regs' fixed layout
  * (SB_REG_*, base.bpf.h) through bpf_task_pt_regs() (5.15).
  */
 #ifndef STACKBOX_SWITCHIN_BPF_H
@@ -34,10 +34,13 @@ const volatile __u32 cset_dfl_cgrp_off = 0;
 const volatile __u32 cgroup_kn_off = 0;
 const volatile __u32 kn_id_off = 0;
 
-/* A counted block waiting for its user stack at its syscall's exit. */
+/* A counted block waiting for its user stack at its syscall's exit,
+ * and the interval it ended in (sb_interval_at). */
 struct offcpu_later {
 	struct sb_key key;
 	__u64 value;
+	__u32 interval;
+	__u32 pad;
 };
 
 /* sized by user space: the switch-in way's, else 1 */
@@ -135,7 +138,8 @@ static __always_inline __u64 flush_later(void *ctx, __u32 pid)
 		return SB_STACK_NONE;
 	ustack = sb_user_stack(ctx);
 	l->key.user_stack = ustack;
-	sb_count(&l->key, &(struct sb_values){{l->value}});
+	sb_count_in(sb_counts_of(l->interval), &l->key,
+		    &(struct sb_values){{l->value}});
 	bpf_map_delete_elem(&later, &pid);
 	return ustack;
 }
@@ -166,32 +170,36 @@ static __always_inline __u64 task_kern_stack(void *task)
 	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
 }
 
-/* A counted block's row. Switch-in way (next: the task switched in):
- * its kernel stack now; its user stack now known, or at its syscall's
- * exit. owner: the block's task on the switch-in way (next, or prev
- * whose switch-in was not reported), else NULL. */
+/* A counted block's row, in the map of interval (sb_interval_at of its
+ * end). Switch-in way (next: the task switched in): its kernel stack
+ * now; its user stack now known, or at its syscall's exit. owner: the
+ * block's task on the switch-in way (next, or prev whose switch-in was
+ * not reported), else NULL. */
 static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
 				      struct offcpu_start *s, __u32 pid,
-				      void *next, void *owner)
+				      void *next, void *owner, __u32 interval)
 {
+	void *counts = sb_counts_of(interval);
 	struct offcpu_later l;
 
 	key_ids_at_count(key, (__u64)owner);
 	if (!next) {
-		sb_count(key, v);
+		sb_count_in(counts, key, v);
 		return;
 	}
 	key->kern_stack = task_kern_stack(next);
 	if (!s->user_later) {
-		sb_count(key, v);
+		sb_count_in(counts, key, v);
 		return;
 	}
 	l.key = *key;
 	l.value = v->v[0];
+	l.interval = interval;
+	l.pad = 0;
 	if (bpf_map_update_elem(&later, &pid, &l, BPF_ANY)) {
 		sb_stat_add(OFFCPU_STAT_LATER_FULL, 1);
 		key->user_stack = SB_STACK_LOST;
-		sb_count(key, v);
+		sb_count_in(counts, key, v);
 	}
 }
 
@@ -206,7 +214,8 @@ int offcpu_sys_exit(void *ctx)
 	if (!l)
 		return 0;
 	l->key.user_stack = sb_user_stack(ctx);
-	sb_count(&l->key, &(struct sb_values){{l->value}});
+	sb_count_in(sb_counts_of(l->interval), &l->key,
+		    &(struct sb_values){{l->value}});
 	bpf_map_delete_elem(&later, &pid);
 #endif
 	return 0;

@@ -115,8 +115,8 @@ struct collector_ops {
 	 * in the files it maps). Errors are the applet's to report. */
 	void (*target)(struct collector *c, void *skel, void *args, pid_t tgid);
 	/* At a snapshot, after BPF moved to the next interval's map and
-	 * before the closing one is read (sb_ctl.closing says when the
-	 * flip was). 0 or -errno. */
+	 * before the closing one is read (sb_ctl.flip says when the flip
+	 * was). 0 or -errno. */
 	int (*before_drain)(struct collector *c, void *skel, void *args);
 	/* At a snapshot, after the interval's rows are drained: rows of the
 	 * applet's own state (memory still held), malloc'ed in *rows; their

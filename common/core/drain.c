@@ -161,6 +161,7 @@ int collect_snapshot(struct collector *c, bool final)
 	struct snapshot s = {0};
 	__u64 stats[SB_STAT_MAX];
 	const char *map;
+	unsigned closing;
 	struct timespec grace = {0, FLIP_GRACE_NS};
 	char unwind[256];
 	int err;
@@ -170,17 +171,14 @@ int collect_snapshot(struct collector *c, bool final)
 
 	/* the interval ends at the flip, where the accounting splits */
 	clock_gettime(CLOCK_REALTIME, &flip_wall);
-	map = c->ctl->active ? "sb_counts1" : "sb_counts0";
-	/* closing first: a program that sees the new active but not it
-	 * counts as before (see struct sb_ctl) */
-	__atomic_store_n(&c->ctl->closing, flip << 1 | !c->ctl->active,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&c->ctl->active, !c->ctl->active, __ATOMIC_RELEASE);
+	/* the flip's time and the next map in one store (see struct sb_ctl) */
+	closing = c->ctl->flip & 1;
+	map = closing ? "sb_counts1" : "sb_counts0";
+	__atomic_store_n(&c->ctl->flip, flip << 1 | !closing, __ATOMIC_RELEASE);
 	nanosleep(&grace, NULL);
 	if (c->ops->before_drain &&
 	    (err = c->ops->before_drain(c, c->skel, c->args)))
 		error_msg("snapshot %lu: %s", c->seq + 1, strerror(-err));
-	__atomic_store_n(&c->ctl->closing, 0, __ATOMIC_RELAXED);
 	s.rows =
 		drain_rows(bpf_object__find_map_by_name(c->obj, map), &s.nrows);
 	stack_cache_drain(c->stacks);

@@ -3,9 +3,11 @@
 # with a cgroup freezer holding both tests/workloads/parked.c and the
 # collector, 3 times 2 s. At a thaw all wake at once: a thread whose
 # block (a pipe read the freezer interrupted, then the freezer's own
-# wait) ends after the collector's flip but before its cut pass must
-# still be charged to the snapshot it was blocked in (it went to the
-# next one at about one thaw in two). A thread is never charged more
+# wait) ends around the collector's flip must still be charged to the
+# snapshot it was blocked in. It went to the next one at about one thaw
+# in two when it ended after the flip but before the cut pass, and in
+# about one run in eight when its count, after a stack walk, read which
+# map counts after the flip had moved it. A thread is never charged more
 # than the snapshot lasted.
 . "$SRCTREE/tests/lib.sh"
 need_bpf "offcpu across a freeze"
