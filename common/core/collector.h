@@ -33,6 +33,7 @@ struct collector {
 	size_t nlinks, links_cap;
 	int sigfd, epfd;
 	struct ring_buffer *events;
+	int execs_fd; /* sb_execs: when each process last exec'd */
 	struct stack_cache *stacks;
 	struct output *out;
 	struct proc_syms *procs;
