@@ -98,6 +98,9 @@ fcmp() { awk "BEGIN { exit !($1) }"; }
 # attached: the capabilities it keeps then, or that it could not give
 # them up (privs.c), are the last step before it collects. Tests wait
 # for this, not a guessed time.
+# FILE must be new: a job started with & truncates it only once it
+# runs, so a FILE an earlier run wrote says "attached" before this one
+# is (remove it first).
 attached() { grep -qE 'capabilities (kept )?after attach' "$1" 2>/dev/null; }
 
 # wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds

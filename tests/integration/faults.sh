@@ -180,7 +180,7 @@ as_job() {
 		exit($? & 127 ? 128 + ($? & 127) : $? >> 8)' "$@"
 }
 stop_for_2s() { # SIGNAL
-	rm -f "$T/stop.pid"
+	rm -f "$T/stop.pid" "$T/stop.err" # (the last signal's says "attached")
 	as_job "$T/stop.pid" "$STACKBOX" oncpu -v -F 199 -i 500ms -- "$BURN" 4 1 2 cpu >"$T/stop" 2>"$T/stop.err" &
 	job=$!
 	wait_for 60 attached "$T/stop.err"

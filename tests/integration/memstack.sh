@@ -225,6 +225,8 @@ mkfifo "$T/in"
 # it has exited: both seconds late on a loaded machine)
 # (room for a busy machine's stacks: at load 16-30, with compilers
 # running, 8192 stacks filled and leak_keep's were among those lost)
+# (sw.err is new: the -s runs above wrote one that says "attached")
+rm -f "$T/sw.err"
 "$STACKBOX" memstack -v -i 500ms --stacks 65536 --rows 65536 -f folded >"$T/sw" 2>"$T/sw.err" &
 prof=$!
 wait_for 60 attached "$T/sw.err"
