@@ -241,7 +241,13 @@ wait $prof
 check "system-wide: exits 0" [ $? = 0 ]
 # (the workload's own rows, so that a failure shows them)
 grep '^memstack;' "$T/sw" >"$T/sw.ms"
-folded_is "system-wide: a process started later: leak_keep held at its exit" "$T/sw.ms" "^memstack;.held at exit.;.*;leak_keep;malloc " 200000
+# (when it fails, what memstack -v said of that process: its walk, and
+# when its mappings were read; about 1 clone in 3 has left some 400 of
+# its 2000 stacks leaf-only, cause not found yet)
+why=
+[ "$(folded_sum "$T/sw.ms" "^memstack;.held at exit.;.*;leak_keep;malloc ")" = 200000 ] ||
+	why=" (memstack -v on process $lpid: $(grep -E "process $lpid\b|forks" "$T/sw.err" | tr '\n' '|'))"
+folded_is "system-wide: a process started later: leak_keep held at its exit$why" "$T/sw.ms" "^memstack;.held at exit.;.*;leak_keep;malloc " 200000
 # A process that execs while the collector is late (stopped here, busy
 # on a loaded machine): until the new image's mappings are read, its
 # stacks are walked as a new process's, not by the old image's tables
