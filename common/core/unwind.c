@@ -27,8 +27,8 @@
 #endif
 
 struct unwind {
-	struct bpf_map *rows_map, *files_map, *procs_map;
-	int rows_fd, files_fd, procs_fd;
+	struct bpf_map *rows_map, *files_map, *procs_map, *execs_map;
+	int rows_fd, files_fd, procs_fd, execs_fd;
 	__u32 cap, used;	       /* rows */
 	unsigned files, full, without; /* loaded, no room, no table */
 	int mode;		       /* SB_UNWIND_EH_FRAME or _AUTO */
@@ -82,7 +82,8 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 	u->rows_map = bpf_object__find_map_by_name(obj, "sb_unwind_rows");
 	u->files_map = bpf_object__find_map_by_name(obj, "sb_unwind_files");
 	u->procs_map = bpf_object__find_map_by_name(obj, "sb_unwind_procs");
-	if (!u->rows_map || !u->files_map || !u->procs_map)
+	u->execs_map = bpf_object__find_map_by_name(obj, "sb_execs");
+	if (!u->rows_map || !u->files_map || !u->procs_map || !u->execs_map)
 		error_exit("--unwind eh_frame: not in these BPF programs "
 			   "(CONFIG_UNWIND_EH_FRAME)");
 	u->cap = rows;
@@ -101,6 +102,7 @@ void unwind_loaded(struct unwind *u)
 	u->rows_fd = bpf_map__fd(u->rows_map);
 	u->files_fd = bpf_map__fd(u->files_map);
 	u->procs_fd = bpf_map__fd(u->procs_map);
+	u->execs_fd = bpf_map__fd(u->execs_map);
 }
 
 /* Our row from ehframe's, or false when it does not fit 16 bits. */
@@ -324,13 +326,11 @@ static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
 		u->by_fp++;
 }
 
-void unwind_process(struct unwind *u, pid_t tgid)
+static void read_process(struct unwind *u, pid_t tgid)
 {
 	struct proc_maps *pm;
 	bool read;
 
-	if (!u)
-		return;
 	pm = xzalloc(sizeof(*pm));
 	pm->u = u;
 	pm->load = u->mode == SB_UNWIND_EH_FRAME;
@@ -347,6 +347,31 @@ void unwind_process(struct unwind *u, pid_t tgid)
 			"executable mappings: frame pointers for the rest",
 			tgid, SB_UNWIND_MAPS);
 	free(pm);
+}
+
+/* tgid exec'd at or after since (BPF notes each exec in sb_execs) */
+static bool execd_since(struct unwind *u, pid_t tgid, __u64 since)
+{
+	__u64 at;
+
+	return !bpf_map_lookup_elem(u->execs_fd, &tgid, &at) && at >= since;
+}
+
+/* An exec while the mappings were read leaves the old image's in BPF,
+ * put there after the exec made BPF forget them: every walk of the new
+ * image would stop at its leaf until the exec's own event is handled,
+ * which may come after symbols are read. Read them again. */
+void unwind_process(struct unwind *u, pid_t tgid)
+{
+	__u64 since;
+	int tries = 0;
+
+	if (!u)
+		return;
+	do {
+		since = now_ns();
+		read_process(u, tgid);
+	} while (execd_since(u, tgid, since) && ++tries < 3);
 }
 
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
