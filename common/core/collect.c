@@ -20,6 +20,7 @@
 
 #include "capture.h"
 #include "collector.h"
+#include "execs.h"
 #include "kernel_names.h"
 #include "kernel.h"
 #include "output.h"
@@ -101,25 +102,15 @@ pid_t collect_cmd_pid(struct collector *c)
 	return c->child > 0 ? c->child : 0;
 }
 
-/* The process exec'd after its fork (BPF notes every exec in sb_execs):
- * the event, made before, names a parent whose mappings it no longer
- * has. Copied after the exec, they would outlive BPF's forgetting them,
- * and stop every walk of the new image at its leaf until the exec's own
- * event is handled. */
-static bool execd_since_fork(struct collector *c, const struct sb_event *e)
-{
-	__u64 at;
-
-	return !bpf_map_lookup_elem(c->execs_fd, &e->tgid, &at) &&
-	       at >= e->forked_at;
-}
-
 /* A new process forked by parent, not exec'd since: parent's mappings,
- * with no /proc/PID/maps read, when the capture of them is good for it. */
+ * with no /proc/PID/maps read, when the capture of them is good for it.
+ * The event was made at the fork: after an exec, the parent's mappings
+ * copied would outlive BPF's forgetting them at the exec, and stop every
+ * walk of the new image at its leaf until the exec's own event. */
 static bool inherit(struct collector *c, const struct sb_event *e)
 {
 	if (e->type != SB_EV_NEW_TGID || !e->parent || !ENABLE_SYMBOLIZE ||
-	    !c->procs || execd_since_fork(c, e) ||
+	    !c->procs || execd_since(c->execs_fd, e->tgid, e->forked_at) ||
 	    proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at))
 		return false;
 	unwind_inherit(c->unwind, e->tgid, e->parent);

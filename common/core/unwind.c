@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ehframe.h"
+#include "execs.h"
 #include "kernel.h"
 #include "kfeatures.h"
 #include "stackbox.h"
@@ -349,14 +350,6 @@ static void read_process(struct unwind *u, pid_t tgid)
 	free(pm);
 }
 
-/* tgid exec'd at or after since (BPF notes each exec in sb_execs) */
-static bool execd_since(struct unwind *u, pid_t tgid, __u64 since)
-{
-	__u64 at;
-
-	return !bpf_map_lookup_elem(u->execs_fd, &tgid, &at) && at >= since;
-}
-
 /* An exec while the mappings were read leaves the old image's in BPF,
  * put there after the exec made BPF forget them: every walk of the new
  * image would stop at its leaf until the exec's own event is handled,
@@ -371,7 +364,7 @@ void unwind_process(struct unwind *u, pid_t tgid)
 	do {
 		since = now_ns();
 		read_process(u, tgid);
-	} while (execd_since(u, tgid, since) && ++tries < 3);
+	} while (execd_since(u->execs_fd, tgid, since) && ++tries < 3);
 }
 
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
