@@ -12,23 +12,6 @@
 #define STACKBOX_COLLECT_BPF_H
 
 #include "base.bpf.h"
-#ifdef SB_WITH_UNWIND
-#include "unwind.bpf.h"
-#else
-static __always_inline int sb_unwind_wanted(void)
-{
-	return 0; /* no walk but the kernel's in this build */
-}
-
-static __always_inline long sb_unwind_user(struct sb_stack *st)
-{
-	return 0;
-}
-
-static __always_inline void sb_unwind_forget(__u32 tgid)
-{
-}
-#endif
 
 #ifndef SB_NVALUES
 #error "define SB_NVALUES before including collect.bpf.h"
@@ -57,6 +40,29 @@ struct {
 	__type(key, __u64);
 	__type(value, struct sb_stack);
 } sb_stacks SEC(".maps");
+
+#ifdef SB_WITH_UNWIND
+#include "unwind.bpf.h"
+#else
+static __always_inline int sb_unwind_wanted(void)
+{
+	return 0; /* no walk but the kernel's in this build */
+}
+
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
+{
+	*recalled = 0;
+	return 0;
+}
+
+static __always_inline void sb_unwind_remember(__u64 id)
+{
+}
+
+static __always_inline void sb_unwind_forget(__u32 tgid)
+{
+}
+#endif
 
 /* The processes to profile (-p, -- CMD), when sb_cfg.filter_tgid. */
 struct {
@@ -192,6 +198,7 @@ static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 {
 	struct sb_stack *st = sb_stack_buf();
 	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
+	__u64 id = 0;
 	long len;
 	int i;
 
@@ -201,9 +208,14 @@ static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
 	 * kernel had no callchain buffer free (nested capture): lost. */
 	if (tables)
-		len = sb_unwind_user(st);
+		len = sb_unwind_user(st, &id);
 	else
 		len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+	if (tables)
+		sb_stat_add(id ? SB_STAT_UNWIND_RECALLED : SB_STAT_UNWIND_WALKS,
+			    1);
+	if (id)
+		return id; /* the thread's last walk, proved the same */
 	if (len == 0)
 		return SB_STACK_NONE;
 	if (len < 0)
@@ -213,7 +225,10 @@ static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 			break;
 		h = sb_stack_hash(h, st->ip[i]);
 	}
-	return sb_stack_keep(st, h);
+	id = sb_stack_keep(st, h);
+	if (tables)
+		sb_unwind_remember(id);
+	return id;
 }
 
 static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)

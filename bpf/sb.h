@@ -115,7 +115,9 @@ struct sb_unwind_proc {
 	/* SB_UNWIND_AUTO: a file of the process has code without frame
 	 * pointers that a table covers: walk it by the tables */
 	__u32 tables;
-	__u32 pad;
+	/* a number user space gives each write of an entry: a walk it
+	 * remembers (unwind_memo.bpf.h) holds for these mappings only */
+	__u32 gen;
 	struct sb_unwind_map maps[SB_UNWIND_MAPS];
 };
 
@@ -127,7 +129,10 @@ enum sb_stat {
 	SB_STAT_EVENTS_DROPPED, /* the process event ring was full */
 	SB_STAT_UNWIND_UNKNOWN, /* eh_frame: a stack walked by frame pointer
 				 * before its process's mappings were read */
-	SB_STAT_APPLET0,	/* first of the applet's own counters */
+	SB_STAT_UNWIND_WALKS,	/* stacks walked by the tables */
+	SB_STAT_UNWIND_RECALLED, /* ... not walked: the thread's last walk
+				  * from there, proved the same */
+	SB_STAT_APPLET0,	 /* first of the applet's own counters */
 	SB_STAT_MAX = SB_STAT_APPLET0 + 8,
 };
 

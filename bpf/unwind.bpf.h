@@ -98,6 +98,27 @@ struct sb_row_search {
 	__u32 hit;   /* its hint was right: lo - 1 without a search */
 };
 
+/* A walk as remembered (unwind_memo.bpf.h): where it started, the
+ * words of the stack it read, the mappings it used (their gen), and the
+ * stack it gave. */
+#define SB_MEMO_READS 48 /* more words read: not remembered */
+struct sb_unwind_memo {
+	__u64 pc, sp, fp, lr;
+	__u64 code_at; /* arm64: the instruction word read at the start */
+	__u64 sum;     /* the words read, mixed in order */
+	__u64 id;
+	__u32 pid, tgid, gen;
+	__u32 n;   /* words read */
+	__u32 seq; /* odd while written, or left unfinished */
+	__u32 pad;
+	__s32 at[SB_MEMO_READS]; /* each word's address less sp */
+	/* words a scan for a return site read and passed over, a bit per
+	 * word of at[]: all that matters of them is that they lie outside
+	 * [out_lo, out_hi), or that no direct call is before them */
+	__u64 outside, nocall;
+	__u64 out_lo, out_hi;
+};
+
 struct sb_unwinder {
 	struct sb_scan_state sc;
 	struct sb_row_search rows;
@@ -111,6 +132,13 @@ struct sb_unwinder {
 	 * such code (musl's thread start) lie words of calls that returned */
 	__u32 scan;
 	__u32 hint; /* sb_unwind_hints' key: here, not on the BPF stack */
+	/* the walk's memo (unwind_memo.bpf.h): its slot, whether the walk
+	 * so far can be remembered, which walk on this CPU it is (one that
+	 * interrupted it leaves it unfinished) */
+	__u32 memo_slot, memo_ok, walks, walk;
+	__u64 check;	 /* the memo's words read again, mixed */
+	__u32 check_at;	 /* the next of them */
+	__u32 check_bad; /* a word noted by what it is not no longer is */
 };
 
 struct {
@@ -119,6 +147,23 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sb_unwinder);
 } sb_unwind_state SEC(".maps");
+
+#if defined(__TARGET_ARCH_x86)
+/* The function a return site's direct call went to, or 0. */
+static __always_inline __u64 sb_callee(__u64 ra)
+{
+	__u8 call[5];
+
+	if (ra < sizeof(call) ||
+	    bpf_probe_read_user(call, sizeof(call), (void *)(ra - 5)) ||
+	    call[0] != 0xe8)
+		return 0;
+	return ra + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
+			    (__u32)call[4] << 24);
+}
+#endif
+
+#include "unwind_memo.bpf.h"
 
 /* The legacy programs (SB_LEGACY) keep the maps, which the skeleton
  * names, and none of the walk. */
@@ -293,19 +338,6 @@ sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 /* how far above sp a return site is looked for, in words */
 #define SB_SCAN_FAR 1024
 
-/* The function a return site's direct call went to, or 0. */
-static __always_inline __u64 sb_callee(__u64 ra)
-{
-	__u8 call[5];
-
-	if (ra < sizeof(call) ||
-	    bpf_probe_read_user(call, sizeof(call), (void *)(ra - 5)) ||
-	    call[0] != 0xe8)
-		return 0;
-	return ra + (__s32)(call[1] | call[2] << 8 | call[3] << 16 |
-			    (__u32)call[4] << 24);
-}
-
 /*
  * Code without CFI, in a file that has a table (musl's libc linked into
  * a program: musl is built without unwind tables), may have no frame
@@ -336,7 +368,7 @@ static long sb_scan_step(__u32 i, void *ctx)
 	addr = u->sc.sp + i * 8;
 	if (u->sc.below && addr >= u->sc.below)
 		return 1;
-	w = sb_uread(addr);
+	w = sb_uread_scanned(u, addr, u->sc.m.start + 5, u->sc.m.end);
 	if (w < u->sc.m.start + 5 || w >= u->sc.m.end ||
 	    (u->sc.in && (w < u->sc.in || (u->sc.ra && w >= u->sc.ra))))
 		return 0;
@@ -372,10 +404,13 @@ static long sb_record_step(__u32 i, void *ctx)
 	if (!u)
 		return 1;
 	addr = u->sc.slot + 8 + i * 8;
-	up = sb_uread(addr);
-	w = sb_uread(addr + 8);
-	if (up <= addr || up - addr > SB_STACK_SPAN || up & 7 ||
-	    w < u->sc.m.start + 5 || w >= u->sc.m.end || !sb_callee(w))
+	/* a return site first: a word that cannot be one passes the pair
+	 * over, whatever the word before it holds */
+	w = sb_uread_scanned(u, addr + 8, u->sc.m.start + 5, u->sc.m.end);
+	if (w < u->sc.m.start + 5 || w >= u->sc.m.end)
+		return 0;
+	up = sb_uread_noted(u, addr);
+	if (up <= addr || up - addr > SB_STACK_SPAN || up & 7 || !sb_callee(w))
 		return 0;
 	u->sc.record = addr;
 	return 1;
@@ -391,7 +426,7 @@ static __always_inline int sb_scan(struct sb_unwinder *u,
 	u->sc = (struct sb_scan_state){.sp = u->sp, .m = *m, .f = *f};
 	if (u->fp > u->sp && u->fp - u->sp <= SB_SCAN_FAR * 8 && !(u->fp & 7)) {
 		u->sc.below = u->fp;
-		u->sc.in = sb_callee(sb_uread(u->fp + 8));
+		u->sc.in = sb_callee(sb_uread_called(u, u->fp + 8));
 	}
 	/* without a record, the first return site (code that reserved
 	 * much, as musl's sendmsg, 1 KiB, has it far up) */
@@ -504,12 +539,13 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		return 1;
 	if (r && (r->cfa == SB_CFA_SP || r->cfa == SB_CFA_FP)) {
 		cfa = (r->cfa == SB_CFA_SP ? u->sp : u->fp) + r->cfa_off;
-		fp = r->saved & SB_SAVED_FP ? sb_uread(cfa + r->fp_off) : u->fp;
+		fp = r->saved & SB_SAVED_FP ? sb_uread_noted(u, cfa + r->fp_off)
+					    : u->fp;
 #if defined(__TARGET_ARCH_x86)
-		ra = sb_uread(cfa - 8);
+		ra = sb_uread_noted(u, cfa - 8);
 #else
 		if (r->saved & SB_SAVED_RA)
-			ra = sb_uread(cfa + r->ra_off);
+			ra = sb_uread_noted(u, cfa + r->ra_off);
 		else if (!n) /* a leaf that has not saved the link register */
 			ra = u->lr;
 		else
@@ -528,10 +564,11 @@ static long sb_unwind_step(__u32 i, void *ctx)
 		if (u->fp < u->sp || u->fp - u->sp > SB_STACK_SPAN || u->fp & 7)
 			return 1;
 		cfa = u->fp + 16;
-		fp = sb_uread(u->fp);
-		ra = sb_uread(u->fp + 8);
+		fp = sb_uread_noted(u, u->fp);
+		ra = sb_uread_noted(u, u->fp + 8);
 #if defined(__TARGET_ARCH_arm64)
 		cfa = u->fp + sb_record_frame(ra);
+		u->memo_ok = 0; /* it read code: not remembered */
 #endif
 	}
 #if defined(__TARGET_ARCH_x86)
@@ -558,26 +595,32 @@ step:
  * returns right after a bl to this pc, that is the first frame, table
  * or not (musl's code has none and may keep no frame record).
  */
-static __always_inline int sb_at_entry(__u64 pc, __u64 lr)
+static __always_inline int sb_at_entry(struct sb_unwinder *u, __u64 pc,
+				       __u64 lr)
 {
-	__u32 insn = 0;
+	__u32 insn;
 
 	lr &= 0x0000ffffffffffffULL; /* a pointer authentication code */
-	if (lr < 4 ||
-	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(lr - 4)) ||
-	    (insn & 0xfc000000) != 0x94000000) /* bl imm26 */
+	if (lr < 4)
+		return 0;
+	insn = sb_code_noted(u, lr - 4);
+	if ((insn & 0xfc000000) != 0x94000000) /* bl imm26 */
 		return 0;
 	return lr - 4 + ((__s64)((__s32)(insn << 6) >> 6) << 2) == pc;
 }
 #endif
 
-/* The user stack of the current task into st; its length in bytes. */
-static __always_inline long sb_unwind_user(struct sb_stack *st)
+/* The user stack of the current task into st; its length in bytes.
+ * Or, when this thread's memo of the same walk holds, nothing walked:
+ * the stack's id in *recalled (0 otherwise). */
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 {
 	__u64 regs = sb_user_regs();
 	struct sb_unwinder *u;
 	__u32 zero = 0, n;
+	int entry = 0;
 
+	*recalled = 0;
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	if (!regs || !u)
 		return 0;
@@ -587,19 +630,32 @@ static __always_inline long sb_unwind_user(struct sb_stack *st)
 	u->pc = sb_kread(regs + SB_REG_PC);
 	u->sp = sb_kread(regs + SB_REG_SP);
 	u->fp = sb_kread(regs + SB_REG_FP);
+	u->lr = 0;
 #if defined(__TARGET_ARCH_arm64)
 	u->lr = sb_kread(regs + SB_REG_LR);
-	if (sb_at_entry(u->pc, u->lr)) {
+#endif
+	*recalled = sb_memo_begin();
+	if (*recalled)
+		return 0;
+#if defined(__TARGET_ARCH_arm64)
+	entry = sb_at_entry(u, u->pc, u->lr);
+#endif
+	if (entry) {
 		st->ip[0] = u->pc;
 		u->n = 1;
 		u->pc = u->lr & 0x0000ffffffffffffULL;
 	}
-#endif
 	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
 	n = u->n;
 	if (n < SB_MAX_DEPTH)
 		st->ip[n] = 0; /* readers stop at the first zero */
 	return n * sizeof(__u64);
+}
+
+/* The walk sb_unwind_user() made gave the stack id: remembered. */
+static __always_inline void sb_unwind_remember(__u64 id)
+{
+	sb_memo_keep(id);
 }
 
 /*
@@ -641,9 +697,14 @@ static __always_inline void sb_unwind_forget(__u32 tgid)
 {
 }
 
-static __always_inline long sb_unwind_user(struct sb_stack *st)
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 {
+	*recalled = 0;
 	return 0;
+}
+
+static __always_inline void sb_unwind_remember(__u64 id)
+{
 }
 #endif /* SB_MODERN */
 #endif

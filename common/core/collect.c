@@ -409,6 +409,12 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 		verbose("new processes: %lu had their mappings read, %lu "
 			"forks not exec'd were given their parent's",
 			c.procs_read, c.procs_copied);
+	if (c.unwind)
+		verbose("user stacks: %llu walked by the tables, %llu more a "
+			"thread's last walk again",
+			(unsigned long long)c.stats_prev[SB_STAT_UNWIND_WALKS],
+			(unsigned long long)
+				c.stats_prev[SB_STAT_UNWIND_RECALLED]);
 
 	ring_buffer__free(c.events);
 	capture_free(c.capture);

@@ -35,6 +35,7 @@ struct unwind {
 	int mode;		       /* SB_UNWIND_EH_FRAME or _AUTO */
 	struct walk_cache *walks;      /* _AUTO: each file's walk */
 	unsigned by_fp, by_tables;     /* _AUTO: processes walked so */
+	__u32 gen; /* the last sb_unwind_proc.gen given: 0 is never one */
 };
 
 const char *unwind_missing(void)
@@ -65,7 +66,8 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 				int mode, long long rows)
 {
 	static const char *const maps[] = {"sb_unwind_rows", "sb_unwind_files",
-					   "sb_unwind_procs"};
+					   "sb_unwind_procs",
+					   "sb_unwind_memos"};
 	struct unwind *u;
 
 	if (mode != SB_UNWIND_EH_FRAME && mode != SB_UNWIND_AUTO) {
@@ -270,6 +272,15 @@ static void add_mapping(const struct proc_map *m, void *arg)
 		(struct sb_unwind_map){m->start, m->end, m->pgoff, key};
 }
 
+/* A new gen for an entry of sb_unwind_procs being written: the walks
+ * BPF remembered with the old entry no longer hold (unwind_memo.bpf.h). */
+static __u32 next_gen(struct unwind *u)
+{
+	if (!++u->gen)
+		u->gen = 1;
+	return u->gen;
+}
+
 /*
  * BPF met code outside the mappings it was given, and they are still
  * the same (code in memory BPF cannot know): leave it marked stale, so
@@ -341,6 +352,7 @@ static void read_process(struct unwind *u, pid_t tgid)
 	if (read && pm->p.n && !unchanged(u, tgid, &pm->p)) {
 		if (u->mode == SB_UNWIND_AUTO)
 			say_walk(u, tgid, pm);
+		pm->p.gen = next_gen(u);
 		bpf_map_update_elem(u->procs_fd, &tgid, &pm->p, BPF_ANY);
 	}
 	if (pm->more)
@@ -378,6 +390,7 @@ void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 		unwind_process(u, tgid);
 	} else {
 		p->stale = 0;
+		p->gen = next_gen(u);
 		bpf_map_update_elem(u->procs_fd, &tgid, p, BPF_ANY);
 	}
 	free(p);
@@ -389,7 +402,8 @@ void unwind_exit(struct unwind *u, pid_t tgid)
 		bpf_map_delete_elem(u->procs_fd, &tgid);
 }
 
-void unwind_describe(const struct unwind *u, char *buf, size_t len)
+void unwind_describe(const struct unwind *u, __u64 walks, __u64 recalled,
+		     char *buf, size_t len)
 {
 	int n = 0;
 
@@ -407,11 +421,13 @@ void unwind_describe(const struct unwind *u, char *buf, size_t len)
 	snprintf(buf + n, len - n,
 		 "%seh_frame tables of %u files, %u of %u rows "
 		 "(%u KiB); frame pointers for %u files without a table, "
-		 "%u without room",
+		 "%u without room; %llu stacks walked by the tables, %llu "
+		 "more a thread's last walk again",
 		 n ? "" : "user stacks: ", u->files, u->used, u->cap,
 		 (unsigned)((size_t)u->used * sizeof(struct sb_unwind_row) /
 			    1024),
-		 u->without, u->full);
+		 u->without, u->full, (unsigned long long)walks,
+		 (unsigned long long)recalled);
 }
 
 void unwind_free(struct unwind *u)

@@ -58,12 +58,18 @@ oncpu() {
 }
 
 # offcpu LABEL WORKLOAD: sleeping time (S) only, so a preempted spin is
-# not counted. nap: 5 rounds of 50 ms and 30 ms naps. Each nap's time
-# is at least what it asked (nanosleep never returns early) and at most
-# what the workload timed around it (wake-up and run-queue wait, which
-# S time holds too), plus 2 ms for its clock reads.
+# not counted. nap: 5 naps of 50 ms, then 5 of 30 ms, from the same
+# registers (the two chains' frames are alike): a walk may be taken
+# from the thread's last one, of the same chain, never of the other.
+# Each nap's time is at least what it asked (nanosleep never returns
+# early) and at most what the workload timed around it (wake-up and
+# run-queue wait, which S time holds too), plus 2 ms for its clock
+# reads.
 offcpu() {
-	"$STACKBOX" offcpu --state S -f folded -- "$2" nap 5 >"$T/nap" 2>"$T/err"
+	"$STACKBOX" offcpu -v --state S -f folded -- "$2" nap 5 >"$T/nap" 2>"$T/err"
+	again=$(sed -n "s/.*user stacks: .*, \([0-9]*\) more a thread's last walk again/\1/p" "$T/err")
+	check "offcpu $1 -O2: walks taken from the thread's last one (${again:-none})" \
+		[ "${again:-0}" -gt 0 ]
 	set -- "$1" "$2" $(share "$T/nap" chain "$NAP_A" "$NAP_B") $(cat "$T/truth")
 	check "offcpu $1 -O2: whole chain main..nap_a|nap_b in >= 95% of blocked time ($(($3 + $4)) of $5 us)" \
 		fcmp "$5 > 0 && $3 + $4 >= 0.95 * $5"
