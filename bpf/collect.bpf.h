@@ -62,6 +62,11 @@ static __always_inline void sb_unwind_remember(__u64 id)
 static __always_inline void sb_unwind_forget(__u32 tgid)
 {
 }
+
+static __always_inline __u64 sb_user_regs(void)
+{
+	return 0;
+}
 #endif
 
 /* The processes to profile (-p, -- CMD), when sb_cfg.filter_tgid. */
@@ -308,16 +313,6 @@ static __always_inline __u64 sb_counted(__u64 id, __u32 lost_stat)
 	return id;
 }
 
-/* The current task's user stack (none under -K), by the unwinder --unwind
- * chose. */
-static __always_inline __u64 sb_user_stack(void *ctx)
-{
-	if (!sb_cfg.user_stacks)
-		return SB_STACK_NONE;
-	return sb_counted(sb_stack_id(ctx, BPF_F_USER_STACK),
-			  SB_STAT_USTACK_LOST);
-}
-
 /* ... for a program that has the user's registers (ip, sp, fp): with
  * frame pointers, walked from them. */
 static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
@@ -329,6 +324,25 @@ static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
 		return sb_counted(sb_stack_by(ctx, BPF_F_USER_STACK, 1),
 				  SB_STAT_USTACK_LOST);
 	return sb_counted(sb_user_stack_fp(ip, sp, fp), SB_STAT_USTACK_LOST);
+}
+
+/* The current task's user stack (none under -K), by the unwinder --unwind
+ * chose. Where the tables may walk, the user's registers are known:
+ * frame pointers are walked from them too (sb_user_stack_fp), not by
+ * the kernel, whose walk faults at the chain's end. */
+static __always_inline __u64 sb_user_stack(void *ctx)
+{
+	__u64 regs, pc;
+
+	if (!sb_cfg.user_stacks)
+		return SB_STACK_NONE;
+	regs = sb_cfg.unwind != SB_UNWIND_FP ? sb_user_regs() : 0;
+	pc = regs ? sb_kread(regs + SB_REG_PC) : 0;
+	if (pc) /* not a kernel thread's (zeros) */
+		return sb_user_stack_regs(ctx, pc, sb_kread(regs + SB_REG_SP),
+					  sb_kread(regs + SB_REG_FP));
+	return sb_counted(sb_stack_id(ctx, BPF_F_USER_STACK),
+			  SB_STAT_USTACK_LOST);
 }
 
 /* The current task's kernel stack (none under -U). */

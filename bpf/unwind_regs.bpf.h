@@ -71,6 +71,11 @@ static __always_inline __u64 sb_user_regs(void)
 		return sb_regs_from_stack();
 	return bpf_task_pt_regs(bpf_get_current_task_btf());
 }
+#else
+static __always_inline __u64 sb_user_regs(void)
+{
+	return 0; /* the legacy programs have no walk */
+}
 #endif
 
 #endif
