@@ -17,10 +17,10 @@
  * its table already is: the instructions a scan for a return site reads
  * (x86_64 code without CFI) are not noted, the stack words it reads
  * are, those it passed over only as lying outside the file's code or
- * after no call (enum sb_note). Not remembered: a walk that read more than SB_MEMO_READS words,
- * or that read code to size a frame record (arm64 frames without a
- * row: the code may lie outside the files); one whose process's
- * mappings were written meanwhile.
+ * after no call (enum sb_note). Not remembered: a walk that read more
+ * than SB_MEMO_READS words, or that read code to size a frame record
+ * (arm64 frames without a row: the code may lie outside the files);
+ * one whose process's mappings were written meanwhile.
  *
  * A memo lives in a slot of an array by thread id, as a direct-mapped
  * cache: threads whose ids collide take it from each other. A walk

@@ -163,7 +163,7 @@ int collect_snapshot(struct collector *c, bool final)
 	const char *map;
 	unsigned closing;
 	struct timespec grace = {0, FLIP_GRACE_NS};
-	char unwind[384];
+	char unwind[256];
 	int err;
 
 	struct timespec flip_wall;
@@ -212,9 +212,7 @@ int collect_snapshot(struct collector *c, bool final)
 	s.dropped_rows = stats[SB_STAT_ROWS_DROPPED];
 	s.dropped_events = stats[SB_STAT_EVENTS_DROPPED];
 	if (c->unwind) {
-		unwind_describe(c->unwind, stats[SB_STAT_UNWIND_WALKS],
-				stats[SB_STAT_UNWIND_RECALLED], unwind,
-				sizeof(unwind));
+		unwind_describe(c->unwind, unwind, sizeof(unwind));
 		s.unwind = unwind;
 		s.unwind_unknown = stats[SB_STAT_UNWIND_UNKNOWN];
 	}

@@ -402,8 +402,7 @@ void unwind_exit(struct unwind *u, pid_t tgid)
 		bpf_map_delete_elem(u->procs_fd, &tgid);
 }
 
-void unwind_describe(const struct unwind *u, __u64 walks, __u64 recalled,
-		     char *buf, size_t len)
+void unwind_describe(const struct unwind *u, char *buf, size_t len)
 {
 	int n = 0;
 
@@ -421,13 +420,11 @@ void unwind_describe(const struct unwind *u, __u64 walks, __u64 recalled,
 	snprintf(buf + n, len - n,
 		 "%seh_frame tables of %u files, %u of %u rows "
 		 "(%u KiB); frame pointers for %u files without a table, "
-		 "%u without room; %llu stacks walked by the tables, %llu "
-		 "more a thread's last walk again",
+		 "%u without room",
 		 n ? "" : "user stacks: ", u->files, u->used, u->cap,
 		 (unsigned)((size_t)u->used * sizeof(struct sb_unwind_row) /
 			    1024),
-		 u->without, u->full, (unsigned long long)walks,
-		 (unsigned long long)recalled);
+		 u->without, u->full);
 }
 
 void unwind_free(struct unwind *u)

@@ -40,11 +40,9 @@ void unwind_process(struct unwind *u, pid_t tgid);
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent);
 /* It is gone. */
 void unwind_exit(struct unwind *u, pid_t tgid);
-/* One line for the snapshot header, with its interval's counts of
- * stacks walked by the tables and of walks taken from a thread's last
- * (unwind_memo.bpf.h). */
-void unwind_describe(const struct unwind *u, __u64 walks, __u64 recalled,
-		     char *buf, size_t len);
+/* One line for the snapshot header (a string a bin stream interns:
+ * what changes every interval goes elsewhere). */
+void unwind_describe(const struct unwind *u, char *buf, size_t len);
 void unwind_free(struct unwind *u);
 #else
 static inline const char *unwind_missing(void)
@@ -69,8 +67,8 @@ static inline void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 static inline void unwind_exit(struct unwind *u, pid_t tgid)
 {
 }
-static inline void unwind_describe(const struct unwind *u, __u64 walks,
-				   __u64 recalled, char *buf, size_t len)
+static inline void unwind_describe(const struct unwind *u, char *buf,
+				   size_t len)
 {
 	snprintf(buf, len, "user stacks: frame pointers");
 }
