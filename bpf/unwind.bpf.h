@@ -470,9 +470,12 @@ static __always_inline __u64 sb_entry_frame(__u64 fn)
  * whose record is the one found). Its caller's sp is the record's
  * address plus N, not plus 16, and a caller the table covers needs that
  * sp exactly (musl's code keeps frame records, -O2 code finds its frame
- * from sp). 16 when not known.
+ * from sp). 16 when not known. A global function: the verifier checks
+ * its nested searches once, not again under each state of the walk's
+ * step (6.1 gave up on iostack's exit program at a million
+ * instructions when the step grew the memo's notes).
  */
-static __always_inline __u64 sb_record_frame(__u64 ra)
+__noinline __u64 sb_record_frame(__u64 ra)
 {
 	__u64 callee, n, at;
 	__u32 insn = 0;
