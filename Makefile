@@ -89,7 +89,7 @@ core-y += lib/intern # distinct byte strings by index: pprof's tables
 # kernel: what the running kernel has, and BPF maps
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
 core-y += kernel/mapwalk kernel/mapmake kernel/mapmem kernel/execs
-core-$(CONFIG_UNWIND_EH_FRAME) += kernel/unwind_walk # the table walk here? where the registers are
+core-$(CONFIG_UNWIND_EH_FRAME) += kernel/unwind_walk # bpf_loop or bounded; where the registers are
 core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
 # uprobes on user functions: memstack and stackcount
 UPROBES := $(if $(CONFIG_MEMSTACK)$(CONFIG_STACKCOUNT),y)
@@ -183,10 +183,13 @@ $(SKEL_DIR)/%.skel.h:
 else
 # The object is embedded in the binary: drop its DWARF. .BTF (maps) and
 # .BTF.ext (func info, which callbacks such as bpf_for_each_map_elem's
-# need) stay.
+# and global functions need) stay; .BTF.ext's relocations go, which
+# libbpf skips (it relocates only sections of code): a sixth of the
+# objects' compressed bytes.
+BPF_STRIP = $(LLVM_STRIP) -g --remove-section=.rel.BTF.ext
 $(O)/obj/bpf/%.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)/gen/config.mk | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c -o $@ $< && \
-		$(LLVM_STRIP) -g $@
+		$(BPF_STRIP) $@
 
 $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/gen
 	$(call quiet,GEN,$@)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && \
@@ -201,7 +204,7 @@ $(O)/gen/%.skel.h: $(O)/obj/bpf/%.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/ge
 # (sb_legacy_elf_NAME, in gen/NAME.legacy.c).
 $(O)/obj/bpf/%.legacy.bpf.o: $(srctree)/bpf/%.bpf.c $(wildcard $(srctree)/bpf/*.h) $(O)/gen/config.mk | $(O)/obj/bpf
 	$(call quiet,BPF,$@)$(CLANG) $(BPF_CFLAGS) -DSB_LEGACY -c -o $@ $< && \
-		$(LLVM_STRIP) -g $@
+		$(BPF_STRIP) $@
 $(O)/gen/%.legacy.c: $(O)/obj/bpf/%.legacy.bpf.o $(srctree)/scripts/skel-zip.sh | $(O)/gen
 	$(call quiet,GEN,$@)sh $(srctree)/scripts/skel-zip.sh --bytes sb_legacy_elf_$* $< > $@.tmp && mv $@.tmp $@
 endif

@@ -194,33 +194,13 @@ static __always_inline __u64 sb_stack_keep(struct sb_stack *st, __u64 h)
 	return h;
 }
 
-/*
- * The one place stacks are captured. Returns a stack id: a hash of the
- * frames, SB_STACK_NONE or SB_STACK_LOST. With tables, the user stack is
- * walked by unwind.bpf.h, else by the kernel.
- */
-static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
+/* The id of the len bytes of frames in st (a walk's result): 0 is no
+ * stack of that kind, below 0 a lost one. */
+static __always_inline __u64 sb_stack_done(struct sb_stack *st, long len,
+					   __u64 h)
 {
-	struct sb_stack *st = sb_stack_buf();
-	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
-	__u64 id = 0;
-	long len;
 	int i;
 
-	if (!st)
-		return SB_STACK_LOST;
-	/* 0: no stack of this kind (kernel thread, a user-mode sample's
-	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
-	 * kernel had no callchain buffer free (nested capture): lost. */
-	if (tables)
-		len = sb_unwind_user(st, &id);
-	else
-		len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
-	if (tables)
-		sb_stat_add(id ? SB_STAT_UNWIND_RECALLED : SB_STAT_UNWIND_WALKS,
-			    1);
-	if (id)
-		return id; /* the thread's last walk, proved the same */
 	if (len == 0)
 		return SB_STACK_NONE;
 	if (len < 0)
@@ -230,10 +210,55 @@ static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 			break;
 		h = sb_stack_hash(h, st->ip[i]);
 	}
-	id = sb_stack_keep(st, h);
-	if (tables)
-		sb_unwind_remember(id);
+	return sb_stack_keep(st, h);
+}
+
+/* The user stack walked by unwind.bpf.h, kept: its id. A global function:
+ * one copy of the walk's call, the hash and the keeping per object, not
+ * one in every program that takes a stack. */
+#ifdef SB_WITH_UNWIND
+__noinline __u64 sb_stack_tables(void)
+{
+	struct sb_stack *st = sb_stack_buf();
+	__u64 id = 0;
+	long len;
+
+	if (!st)
+		return SB_STACK_LOST;
+	len = sb_unwind_user(st, &id);
+	sb_stat_add(id ? SB_STAT_UNWIND_RECALLED : SB_STAT_UNWIND_WALKS, 1);
+	if (id)
+		return id; /* the thread's last walk, proved the same */
+	id = sb_stack_done(st, len, SB_HASH_USER);
+	sb_unwind_remember(id);
 	return id;
+}
+#else
+static __always_inline __u64 sb_stack_tables(void)
+{
+	return SB_STACK_NONE;
+}
+#endif
+
+/*
+ * The one place stacks are captured. Returns a stack id: a hash of the
+ * frames, SB_STACK_NONE or SB_STACK_LOST. With tables, the user stack is
+ * walked by unwind.bpf.h, else by the kernel.
+ */
+static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
+{
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
+
+	if (tables)
+		return sb_stack_tables();
+	if (!st)
+		return SB_STACK_LOST;
+	/* 0: no stack of this kind (kernel thread, a user-mode sample's
+	 * kernel part). Unlike bpf_get_stackid(), -EFAULT here means the
+	 * kernel had no callchain buffer free (nested capture): lost. */
+	return sb_stack_done(
+		st, bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags), h);
 }
 
 static __always_inline __u64 sb_stack_id(void *ctx, __u64 flags)
@@ -336,7 +361,9 @@ static __always_inline __u64 sb_user_stack(void *ctx)
 
 	if (!sb_cfg.user_stacks)
 		return SB_STACK_NONE;
-	regs = sb_cfg.unwind != SB_UNWIND_FP ? sb_user_regs() : 0;
+	/* the legacy programs keep the kernel's walk (they find the
+	 * registers only for the tables, by the kernel stack's top) */
+	regs = SB_MODERN && sb_cfg.unwind != SB_UNWIND_FP ? sb_user_regs() : 0;
 	pc = regs ? sb_kread(regs + SB_REG_PC) : 0;
 	if (pc) /* not a kernel thread's (zeros) */
 		return sb_user_stack_regs(ctx, pc, sb_kread(regs + SB_REG_SP),

@@ -52,12 +52,20 @@ struct sb_config {
 	__u8 track_procs; /* report new/exec/exit tgids to user space */
 	__u8 per_thread;  /* key by thread id as well as tgid */
 	__u8 unwind;	  /* enum sb_unwind_mode */
-	__u8 pad[2];
+	__u8 unwind_walk; /* enum sb_unwind_walk */
+	__u8 pad;
 	/* where the walk finds the user's registers: 0, bpf_task_pt_regs
 	 * (kernel BTF); else task_struct.stack's offset, and they are at
 	 * the top of the task's kernel stack (bpf/unwind_regs.bpf.h) */
 	__u32 task_stack_off;
 	__u32 pad2;
+};
+
+/* How the table walk loops over frames: bpf_loop (5.17+), or a bounded
+ * loop the verifier walks through (any kernel: bpf/unwind_bounded.bpf.h). */
+enum sb_unwind_walk {
+	SB_WALK_LOOP,
+	SB_WALK_BOUNDED,
 };
 
 /* What user space switches while BPF runs (.bss, mapped by the

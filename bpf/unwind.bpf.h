@@ -23,11 +23,10 @@
  * (sb_unwind_proc.tables), and by the kernel's frame-pointer walk
  * otherwise: sb_unwind_wanted().
  *
- * Included by collect.bpf.h, uses base.bpf.h and unwind_regs.bpf.h
- * (where the user's registers are: bpf_task_pt_regs with kernel BTF,
- * else the top of the kernel stack); needs Linux 5.17+ (bpf_loop) when
- * it runs, and 5.13+ to load at all (callbacks): CONFIG_UNWIND_EH_FRAME.
- * User space refuses it on older kernels.
+ * Included by collect.bpf.h, uses base.bpf.h, unwind_regs.bpf.h (where
+ * the user's registers are) and unwind_bounded.bpf.h (the walk without
+ * bpf_loop: before 5.17, and in the legacy programs); this walk needs
+ * Linux 5.17+ (bpf_loop) when it runs: CONFIG_UNWIND_EH_FRAME.
  */
 #ifndef STACKBOX_UNWIND_BPF_H
 #define STACKBOX_UNWIND_BPF_H
@@ -84,7 +83,9 @@ struct sb_scan_state {
 	__u64 in;    /* the function whose frame record that is, or 0 */
 	__u64 slot, ra, record; /* what was found */
 	__u32 fp_row;		/* the caller finds its frame by fp */
-	__u32 pad;
+	/* the bounded walk's: how many words it scans, the next one, and
+	 * what it looks for (0: no scan, 1: a return site, 2: a record) */
+	__u32 words, k, phase;
 };
 
 /* A binary search for a file's row (sb_row_of()): in the unwinder, as
@@ -139,6 +140,10 @@ struct sb_unwinder {
 	__u64 check;	 /* the memo's words read again, mixed */
 	__u32 check_at;	 /* the next of them */
 	__u32 check_bad; /* a word noted by what it is not no longer is */
+	/* the bounded walk's: the frame's row (cfa SB_CFA_NONE: none), and
+	 * whether its code is in a file (1) with a table (2) */
+	struct sb_unwind_row row;
+	__u32 file;
 };
 
 struct {
@@ -165,9 +170,8 @@ static __always_inline __u64 sb_callee(__u64 ra)
 
 #include "unwind_memo.bpf.h"
 
-/* The legacy programs (SB_LEGACY) keep the maps, which the skeleton
- * names, and none of the walk. */
-#if SB_MODERN
+/* What is below holds no callback nor atomic the legacy programs
+ * (SB_LEGACY) would call: they walk with unwind_bounded.bpf.h. */
 static __always_inline __u64 sb_uread(__u64 addr)
 {
 	__u64 v = 0;
@@ -334,9 +338,12 @@ sb_row_of(struct sb_unwinder *u, const struct sb_unwind_file *f, __u64 off)
 	return bpf_map_lookup_elem(&sb_unwind_rows, &i);
 }
 
-#if defined(__TARGET_ARCH_x86)
-/* how far above sp a return site is looked for, in words */
+/* how far above sp a return site is looked for, in words (x86_64) */
 #define SB_SCAN_FAR 1024
+
+/* The scan with bpf_loop, its reads noted for the memo: not in the
+ * legacy programs (their walk is unwind_bounded.bpf.h's). */
+#if defined(__TARGET_ARCH_x86) && SB_MODERN
 
 /*
  * Code without CFI, in a file that has a table (musl's libc linked into
@@ -499,6 +506,7 @@ __noinline __u64 sb_record_frame(__u64 ra)
 }
 #endif
 
+#if SB_MODERN
 /* One frame: record pc, then find the caller's pc, sp and fp. */
 static long sb_unwind_step(__u32 i, void *ctx)
 {
@@ -590,6 +598,7 @@ step:
 	u->scan = !f;
 	return 0;
 }
+#endif
 
 #if defined(__TARGET_ARCH_arm64)
 /*
@@ -613,19 +622,15 @@ static __always_inline int sb_at_entry(struct sb_unwinder *u, __u64 pc,
 }
 #endif
 
-/* The user stack of the current task into st; its length in bytes.
- * Or, when this thread's memo of the same walk holds, nothing walked:
- * the stack's id in *recalled (0 otherwise). */
-static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
+#include "unwind_bounded.bpf.h"
+
+/* The walk's first frame: the user's registers into u (the walk's
+ * state); 0 when they are not there. */
+static __always_inline int sb_unwind_start(struct sb_unwinder *u)
 {
 	__u64 regs = sb_user_regs();
-	struct sb_unwinder *u;
-	__u32 zero = 0, n;
-	int entry = 0;
 
-	*recalled = 0;
-	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
-	if (!regs || !u)
+	if (!regs)
 		return 0;
 	u->tgid = bpf_get_current_pid_tgid() >> 32;
 	u->n = 0;
@@ -637,9 +642,33 @@ static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 #if defined(__TARGET_ARCH_arm64)
 	u->lr = sb_kread(regs + SB_REG_LR);
 #endif
-	*recalled = sb_memo_begin();
-	if (*recalled)
+	return 1;
+}
+
+/* The user stack of the current task into st; its length in bytes.
+ * Or, when this thread's memo of the same walk holds, nothing walked:
+ * the stack's id in *recalled (0 otherwise). Before 5.17 (no
+ * bpf_loop), and in the legacy programs, the walk is the bounded one,
+ * which keeps no memo (it checks one with bpf_loop). */
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
+{
+	struct sb_unwinder *u;
+	__u32 zero = 0;
+	int entry = 0;
+	__u64 n;
+
+	*recalled = 0;
+	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
+	if (!u || !sb_unwind_start(u))
 		return 0;
+	u->memo_ok = 0;
+#if SB_MODERN
+	if (sb_cfg.unwind_walk != SB_WALK_BOUNDED) {
+		*recalled = sb_memo_begin();
+		if (*recalled)
+			return 0;
+	}
+#endif
 #if defined(__TARGET_ARCH_arm64)
 	entry = sb_at_entry(u, u->pc, u->lr);
 #endif
@@ -648,38 +677,48 @@ static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 		u->n = 1;
 		u->pc = u->lr & 0x0000ffffffffffffULL;
 	}
-	bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
+#if SB_MODERN
+	if (sb_cfg.unwind_walk != SB_WALK_BOUNDED)
+		bpf_loop(SB_MAX_DEPTH, sb_unwind_step, NULL, 0);
+	else
+#endif
+		sb_unwind_bounded(u);
 	n = u->n;
-	if (n < SB_MAX_DEPTH)
-		st->ip[n] = 0; /* readers stop at the first zero */
+	sb_bounded_put(st, n, 0); /* readers stop at the first zero */
 	return n * sizeof(__u64);
 }
 
 /* The walk sb_unwind_user() made gave the stack id: remembered. */
 static __always_inline void sb_unwind_remember(__u64 id)
 {
+#if SB_MODERN
 	sb_memo_keep(id);
+#endif
 }
 
 /*
  * Whether the current task's user stack is walked with the tables:
  * always under --unwind eh_frame, under the default where user space
  * said so for its process. A process whose mappings are not known yet
- * is walked by frame pointer and counted.
+ * is walked by frame pointer and counted. A global function: a call is
+ * all each program that takes a stack holds of it.
  */
-static __always_inline int sb_unwind_wanted(void)
+__noinline int sb_unwind_wanted_here(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct sb_unwind_proc *p;
 
-	if (sb_cfg.unwind == SB_UNWIND_FP)
-		return 0;
 	p = bpf_map_lookup_elem(&sb_unwind_procs, &tgid);
 	if (!p)
 		sb_stat_add(SB_STAT_UNWIND_UNKNOWN, 1);
 	if (sb_cfg.unwind == SB_UNWIND_EH_FRAME)
 		return 1;
 	return p && p->tables;
+}
+
+static __always_inline int sb_unwind_wanted(void)
+{
+	return sb_cfg.unwind != SB_UNWIND_FP && sb_unwind_wanted_here();
 }
 
 /* A process exec'd: its mappings are gone. Until user space has read the
@@ -690,24 +729,4 @@ static __always_inline void sb_unwind_forget(__u32 tgid)
 {
 	bpf_map_delete_elem(&sb_unwind_procs, &tgid);
 }
-#else
-static __always_inline int sb_unwind_wanted(void)
-{
-	return 0; /* the legacy programs have no walk */
-}
-
-static __always_inline void sb_unwind_forget(__u32 tgid)
-{
-}
-
-static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
-{
-	*recalled = 0;
-	return 0;
-}
-
-static __always_inline void sb_unwind_remember(__u64 id)
-{
-}
-#endif /* SB_MODERN */
 #endif

@@ -262,7 +262,9 @@ __noinline __u64 sb_memo_begin(void)
 	struct sb_unwinder *u;
 
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
-	if (!u)
+	/* the bounded walk (no bpf_loop: 5.13 to 5.16) keeps no memo; a
+	 * global function is checked even where nothing calls it */
+	if (!u || sb_cfg.unwind_walk == SB_WALK_BOUNDED)
 		return 0;
 	gen = sb_memo_gen(u->tgid);
 	u->memo_slot = pid % SB_MEMO_SLOTS;
@@ -313,6 +315,17 @@ __noinline int sb_memo_keep(__u64 id)
 	barrier();
 	m->seq++; /* odd to even: it holds */
 	return 1;
+}
+#else
+/* The legacy programs keep no memo (it is checked with bpf_loop): the
+ * one read the walk's start notes is read as it is. */
+static __always_inline __u32 sb_code_noted(struct sb_unwinder *u, __u64 addr)
+{
+	__u32 insn = 0;
+
+	if (bpf_probe_read_user(&insn, sizeof(insn), (void *)addr))
+		insn = 0;
+	return insn;
 }
 #endif /* SB_MODERN */
 #endif

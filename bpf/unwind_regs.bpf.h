@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user's registers of the current task, for the table walk, as the
- * address of its struct pt_regs (0: none). With kernel BTF the kernel
- * says where: bpf_task_pt_regs(). Without it they are where every entry
- * from user mode saves them on x86_64
+ * address of its struct pt_regs (0: none). With kernel BTF (5.15+) the
+ * kernel says where: bpf_task_pt_regs(). Without it (no BTF, or before
+ * 5.15) they are where every entry from user mode saves them on x86_64
  * and arm64, at the top of the task's kernel stack: task->stack +
  * THREAD_SIZE - sizeof(struct pt_regs) (no padding above on either
  * arch). task_struct.stack's offset comes from kernel types (--btf, the
@@ -45,10 +45,9 @@ static __always_inline __u64 sb_regs_at(__u64 stack, __u64 thread_size)
 	return sb_regs_user(regs) ? regs : 0;
 }
 
-#if SB_MODERN
 /* From the top of the current task's kernel stack. A global function:
  * one copy in the object, not one in each program that takes a stack
- * (memstack's grew 89 KB inlined). The legacy programs have no walk. */
+ * (memstack's grew 89 KB inlined). */
 __noinline __u64 sb_regs_from_stack(void)
 {
 	__u64 task = bpf_get_current_task(), stack, regs;
@@ -64,7 +63,7 @@ __noinline __u64 sb_regs_from_stack(void)
 	return regs;
 }
 
-/* sb_cfg.task_stack_off: 0 where the kernel has its own BTF */
+#if SB_MODERN
 static __always_inline __u64 sb_user_regs(void)
 {
 	if (sb_cfg.task_stack_off)
@@ -74,7 +73,7 @@ static __always_inline __u64 sb_user_regs(void)
 #else
 static __always_inline __u64 sb_user_regs(void)
 {
-	return 0; /* the legacy programs have no walk */
+	return sb_regs_from_stack(); /* before 5.13: no bpf_task_pt_regs */
 }
 #endif
 

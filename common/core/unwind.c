@@ -45,7 +45,7 @@ const char *unwind_missing(void)
 	return unwind_walk_choose(&(struct unwind_walk){0});
 }
 
-/* Where the walk finds the registers into cfg, said once under -v (each
+/* The walk's loop and registers into cfg, said once under -v (each
  * fallback opens the object again). */
 static void walk_configure(struct sb_config *cfg)
 {
@@ -70,6 +70,10 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 					   "sb_unwind_memos"};
 	struct unwind *u;
 
+	/* whether the walk runs or not: before 5.17 no global function
+	 * (checked whether called or not) may reach bpf_loop */
+	cfg->unwind_walk =
+		unwind_walk_bounded() ? SB_WALK_BOUNDED : SB_WALK_LOOP;
 	if (mode != SB_UNWIND_EH_FRAME && mode != SB_UNWIND_AUTO) {
 		/* unused: one entry each, not a preallocated thousand */
 		for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {

@@ -60,18 +60,12 @@ for b in $(boards); do
 	set -- "$(sum fp '(outer_burn|mu_work);[^-]')" "$(sum fp '')"
 	check "$t: fp, no frame pointers: no caller guessed ($1 of $2 samples)" \
 		fcmp "$2 >= 20 && $1 == 0"
-	if ! eh_frame_runs "$t" "$b" eh-err; then
-		# no table walk here before bpf_loop, the default's neither
-		# (issue 29's part for 5.10/5.15 is not merged: its bounded
-		# walk is too large for the binary)
-		skip "$t: default, -O2 chain: whole stacks" "the default walks frame pointers on this kernel (as eh_frame's SKIP says)"
-		continue
-	fi
-	# the table walk -v names: registers from the kernel stack's top
-	# without bpf_task_pt_regs (a -nobtf board)
+	# the table walk -v names: a bounded loop before bpf_loop (5.17),
+	# registers from the kernel stack's top without bpf_task_pt_regs
 	walk=$(sed -n 's/^@chain-err .*the table walk: //p' "$res" | head -1)
 	want='^bpf_loop; registers by bpf_task_pt_regs'
 	! board_nobtf "$b" || want='^bpf_loop; registers from the top of the kernel stack'
+	! kernel_before "$b" 5.17 || want='^a bounded loop .*; registers from the top of the kernel stack'
 	check "$t: -v names the table walk: $walk" sh -c 'echo "$1" | grep -qE "$2"' - "$walk" "$want"
 	# eh_frame: -O2 code without frame pointers, whole chain; the
 	# frame-pointer walk of it guesses no caller. Counted over the

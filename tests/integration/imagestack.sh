@@ -68,8 +68,14 @@ oncpu() {
 offcpu() {
 	"$STACKBOX" offcpu -v --state S -f folded -- "$2" nap 5 >"$T/nap" 2>"$T/err"
 	again=$(sed -n "s/.*user stacks: .*, \([0-9]*\) more a thread's last walk again/\1/p" "$T/err")
-	check "offcpu $1 -O2: walks taken from the thread's last one (${again:-none})" \
-		[ "${again:-0}" -gt 0 ]
+	# the bounded walk (no bpf_loop; STACKBOX_UNWIND_WALK=bounded)
+	# keeps no memo: its check loops with bpf_loop
+	if grep -q 'the table walk: a bounded loop' "$T/err"; then
+		skip "offcpu $1 -O2: walks taken from the thread's last one" "the bounded walk keeps no memo"
+	else
+		check "offcpu $1 -O2: walks taken from the thread's last one (${again:-none})" \
+			[ "${again:-0}" -gt 0 ]
+	fi
 	set -- "$1" "$2" $(share "$T/nap" chain "$NAP_A" "$NAP_B") $(cat "$T/truth")
 	check "offcpu $1 -O2: whole chain main..nap_a|nap_b in >= 95% of blocked time ($(($3 + $4)) of $5 us)" \
 		fcmp "$5 > 0 && $3 + $4 >= 0.95 * $5"
