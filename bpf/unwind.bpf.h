@@ -477,12 +477,18 @@ static __always_inline __u64 sb_entry_frame(__u64 fn)
  * whose record is the one found). Its caller's sp is the record's
  * address plus N, not plus 16, and a caller the table covers needs that
  * sp exactly (musl's code keeps frame records, -O2 code finds its frame
- * from sp). 16 when not known. A global function: the verifier checks
- * its nested searches once, not again under each state of the walk's
- * step (6.1 gave up on iostack's exit program at a million
- * instructions when the step grew the memo's notes).
+ * from sp). 16 when not known. A global function where the walk runs
+ * in bpf_loop: the verifier checks its nested searches once, not again
+ * under each state of the walk's step (6.1 gave up on iostack's exit
+ * program at a million instructions when the step grew the memo's
+ * notes). The legacy programs keep it inline: 5.10's bounded walk has
+ * no frame to spare under it (unwind_bounded.bpf.h).
  */
+#if SB_MODERN
 __noinline __u64 sb_record_frame(__u64 ra)
+#else
+static __always_inline __u64 sb_record_frame(__u64 ra)
+#endif
 {
 	__u64 callee, n, at;
 	__u32 insn = 0;
