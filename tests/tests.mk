@@ -13,6 +13,8 @@ WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(
 WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
 # preloaded into stackbox: the wall clock set mid-run (faults.sh)
 WORKLOADS += $(TESTS_O)/workloads/clockshift.so
+# a frame-pointer program whose -O2 library the loader maps after exec
+WORKLOADS += $(TESTS_O)/workloads/napfp
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # chain is built as images build: -O2, no frame pointers (said, not left
 # to the compiler's defaults, which some distributions changed), inlining
@@ -50,6 +52,13 @@ $(TESTS_O)/workloads/chain: $(srctree)/tests/workloads/chain.c | $(TESTS_O)/work
 
 $(TESTS_O)/workloads/clockshift.so: $(srctree)/tests/workloads/lib/clockshift.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) -O2 -shared -fPIC $(WARN) -o $@ $< -ldl
+
+$(TESTS_O)/workloads/libnap.so: $(srctree)/tests/workloads/lib/nap.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) $(NOFP_CFLAGS) -shared -fPIC $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/napfp: $(srctree)/tests/workloads/lib/napfp.c $(TESTS_O)/workloads/libnap.so
+	$(call quiet,CC,$@)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline $(WARN) -o $@ $< \
+		-L$(TESTS_O)/workloads -lnap -Wl,-rpath,'$$ORIGIN'
 
 $(TESTS_O)/unit $(TESTS_O)/workloads:
 	$(Q)mkdir -p $@

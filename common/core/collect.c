@@ -23,6 +23,7 @@
 #include "execs.h"
 #include "kernel_names.h"
 #include "kernel.h"
+#include "looks.h"
 #include "output.h"
 #include "output_sink.h"
 #include "percpu.h"
@@ -114,8 +115,21 @@ static bool inherit(struct collector *c, const struct sb_event *e)
 	    proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at))
 		return false;
 	unwind_inherit(c->unwind, e->tgid, e->parent);
+	looks_inherit(c->looks, e->tgid, e->parent);
 	c->procs_copied++;
 	return true;
+}
+
+/* A later look at tgid's mappings (looks.h): done once the tables walk
+ * it, or it is gone */
+static bool look_again(void *ctx, pid_t tgid)
+{
+	struct collector *c = ctx;
+	bool gone = !unwind_process(c->unwind, tgid);
+
+	if (ENABLE_SYMBOLIZE && c->procs && !gone)
+		proc_syms_capture(c->procs, tgid);
+	return gone || !unwind_by_frame_pointers(c->unwind, tgid);
 }
 
 static int on_event(void *ctx, void *data, size_t len)
@@ -139,8 +153,12 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case SB_EV_EXIT:
 		unwind_exit(c->unwind, e->tgid);
+		looks_forget(c->looks, e->tgid);
 		break;
 	}
+	if ((e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC) &&
+	    unwind_by_frame_pointers(c->unwind, e->tgid))
+		looks_read(c->looks, e->tgid, now_ns());
 	if (!ENABLE_SYMBOLIZE || !c->procs)
 		return 0;
 	switch (e->type) {
@@ -233,6 +251,8 @@ static void add_events(struct collector *c)
 		perror_exit("process event ring");
 	c->execs_fd =
 		bpf_map__fd(bpf_object__find_map_by_name(c->obj, "sb_execs"));
+	if (c->unwind)
+		c->looks = looks_new(c->execs_fd, look_again, c);
 	epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->events),
 		  &ev);
 }
@@ -278,6 +298,7 @@ static int run_loop(struct collector *c)
 		/* after it: a source that watches snapshots may have fired */
 		if (c->capture)
 			due = capture_due(c->capture, now_ns());
+		due = earliest(due, looks_run(c->looks, now_ns()));
 		if ((end && now >= end) ||
 		    c->child < 0) /* CMD could not start */
 			break;
@@ -420,6 +441,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	capture_free(c.capture);
 	destroy_bpf(&c);
 	unwind_free(c.unwind);
+	looks_free(c.looks);
 	stack_cache_free(c.stacks);
 	if (output_close(c.out))
 		status = 1;

@@ -38,6 +38,7 @@ struct collector {
 	struct output *out;
 	struct proc_syms *procs;
 	struct unwind *unwind;
+	struct looks *looks; /* mappings read again after an exec */
 	__u64 stats_prev[SB_STAT_MAX];
 	pid_t child;
 	int child_status;

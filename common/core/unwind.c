@@ -319,15 +319,25 @@ static bool choose_process(struct proc_maps *pm, pid_t tgid)
 	return !proc_maps_each_exec("/proc", tgid, add_mapping, pm);
 }
 
-/* --unwind auto: the walk a process got and why, once a process */
+/* --unwind auto: the walk a process got and why, when it is new or
+ * changes (its mappings read again after its exec: looks.h) */
 static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
 {
 	struct sb_unwind_proc *old = xmalloc(sizeof(*old));
 	bool again = !bpf_map_lookup_elem(u->procs_fd, &tgid, old);
+	bool same = again && old->tables == pm->p.tables;
 
 	free(old);
-	if (again)
+	if (same)
 		return;
+	if (again) { /* counted by its first walk (or its parent's) */
+		verbose("unwind: process %d: %s now (its mappings read "
+			"again: %s)",
+			tgid,
+			pm->p.tables ? "eh_frame tables" : "frame pointers",
+			pm->p.tables ? pm->why : "every file keeps them");
+		return;
+	}
 	if (!pm->p.tables)
 		verbose("unwind: process %d: frame pointers (every file keeps "
 			"them, the C library aside)",
@@ -342,7 +352,8 @@ static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
 		u->by_fp++;
 }
 
-static void read_process(struct unwind *u, pid_t tgid)
+/* Read tgid's mappings into BPF; false: they did not read. */
+static bool read_process(struct unwind *u, pid_t tgid)
 {
 	struct proc_maps *pm;
 	bool read;
@@ -364,23 +375,26 @@ static void read_process(struct unwind *u, pid_t tgid)
 			"executable mappings: frame pointers for the rest",
 			tgid, SB_UNWIND_MAPS);
 	free(pm);
+	return read;
 }
 
 /* An exec while the mappings were read leaves the old image's in BPF,
  * put there after the exec made BPF forget them: every walk of the new
  * image would stop at its leaf until the exec's own event is handled,
  * which may come after symbols are read. Read them again. */
-void unwind_process(struct unwind *u, pid_t tgid)
+bool unwind_process(struct unwind *u, pid_t tgid)
 {
 	__u64 since;
 	int tries = 0;
+	bool read;
 
 	if (!u)
-		return;
+		return false;
 	do {
 		since = now_ns();
-		read_process(u, tgid);
+		read = read_process(u, tgid);
 	} while (execd_since(u->execs_fd, tgid, since) && ++tries < 3);
+	return read;
 }
 
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
@@ -398,6 +412,19 @@ void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 		bpf_map_update_elem(u->procs_fd, &tgid, p, BPF_ANY);
 	}
 	free(p);
+}
+
+bool unwind_by_frame_pointers(struct unwind *u, pid_t tgid)
+{
+	struct sb_unwind_proc *p;
+	bool fp;
+
+	if (!u || u->mode != SB_UNWIND_AUTO)
+		return false;
+	p = xmalloc(sizeof(*p));
+	fp = !bpf_map_lookup_elem(u->procs_fd, &tgid, p) && !p->tables;
+	free(p);
+	return fp;
 }
 
 void unwind_exit(struct unwind *u, pid_t tgid)

@@ -34,10 +34,12 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 void unwind_loaded(struct unwind *u);
 /* Tell BPF where tgid's code is, loading the tables of its files:
  * when it is named or first seen, after exec, and when BPF met code
- * outside its known mappings. */
-void unwind_process(struct unwind *u, pid_t tgid);
+ * outside its known mappings. false: they did not read (it is gone). */
+bool unwind_process(struct unwind *u, pid_t tgid);
 /* tgid is a fork of parent that has not exec'd: parent's mappings. */
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent);
+/* --unwind auto gave tgid the frame-pointer walk. */
+bool unwind_by_frame_pointers(struct unwind *u, pid_t tgid);
 /* It is gone. */
 void unwind_exit(struct unwind *u, pid_t tgid);
 /* One line for the snapshot header (a string a bin stream interns:
@@ -58,11 +60,16 @@ static inline struct unwind *unwind_configure(struct bpf_object *obj,
 static inline void unwind_loaded(struct unwind *u)
 {
 }
-static inline void unwind_process(struct unwind *u, pid_t tgid)
+static inline bool unwind_process(struct unwind *u, pid_t tgid)
 {
+	return false;
 }
 static inline void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 {
+}
+static inline bool unwind_by_frame_pointers(struct unwind *u, pid_t tgid)
+{
+	return false;
 }
 static inline void unwind_exit(struct unwind *u, pid_t tgid)
 {

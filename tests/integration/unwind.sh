@@ -147,3 +147,22 @@ unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 check "eh_frame without BTF: says so in one line" \
 	grep -qx "offcpu: --unwind eh_frame: this kernel lacks kernel types for task_struct.stack (kernel BTF, --btf FILE or CONFIG_BTF_EMBED) to find the user's registers: user stacks by frame pointers" "$T/nobtf.err"
 check "eh_frame without BTF: frame pointers and leaf repair still give zeta_nap" grep -q 'outer_nap;zeta_nap;' "$T/nobtf"
+
+# --unwind auto on a frame-pointer program whose -O2 library the loader
+# maps after the exec (napfp, lib/nap.c): read at the exec, the program
+# and the loader say "frame pointers"; a later look (core/looks.h) finds
+# the library and gives it the tables, and its symbols too, though it
+# exits before the snapshot. A library path of 3000 missing directories
+# keeps the loader ~40 ms from mapping it, so the read at the exec comes
+# first. Every nap after the first ~420 ms (the last look) must have the
+# library's frames: 500 of 1000 ms at any load; without the looks, none.
+LLP=$(seq -f "$T/none/d%g" 1 3000 | tr '\n' ':')
+LD_LIBRARY_PATH=$LLP NAPFP_NAPPED="$T/napfp.took" "$STACKBOX" offcpu -v -f folded -- \
+	sh -c "sleep 0.2; exec '$WORKLOADS/napfp' 10 100" >"$T/napfp" 2>"$T/napfp.err"
+set -- "$(sum_us "$T/napfp" 'napfp_run;nap_outer;nap_inner;nanosleep;')" \
+	"$(sum_us "$T/napfp" 'napfp_run;')" "$(cat "$T/napfp.took" 2>/dev/null || echo 0)" \
+	"$(grep -c 'tables now' "$T/napfp.err")"
+check "auto, -O2 library mapped after the exec: its frames in $1 of $2 us napped under napfp_run (the program timed $3; $4 later reads gave the tables)" \
+	fcmp "$1 >= 500000 && $2 >= 990000 && $2 <= $3 + 2000"
+check "auto, -O2 library mapped after the exec: every frame of napfp named" \
+	test -z "$(grep 'napfp_run;' "$T/napfp" | grep -E '\[0x[0-9a-f]+\]')"

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Later looks at a new image's mappings (see looks.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "execs.h"
+#include "looks.h"
+#include "stackbox.h"
+
+/* room for the processes exec'd in the last few LOOK_SETTLE_NS: a fork
+ * storm beyond it goes without a second look, as before them */
+#define LOOKS_MAX 1024
+
+struct look {
+	pid_t tgid;
+	unsigned reads; /* later reads so far */
+	__u64 due;	/* CLOCK_MONOTONIC ns */
+};
+
+struct looks {
+	int execs_fd;
+	look_read_fn read;
+	void *ctx;
+	unsigned n;
+	struct look l[LOOKS_MAX];
+};
+
+struct looks *looks_new(int execs_fd, look_read_fn read, void *ctx)
+{
+	struct looks *l = xzalloc(sizeof(*l));
+
+	l->execs_fd = execs_fd;
+	l->read = read;
+	l->ctx = ctx;
+	return l;
+}
+
+void looks_free(struct looks *l)
+{
+	free(l);
+}
+
+static struct look *look_of(struct looks *l, pid_t tgid)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->l[i].tgid == tgid)
+			return &l->l[i];
+	return NULL;
+}
+
+static void look_at(struct looks *l, pid_t tgid, unsigned reads, __u64 due)
+{
+	struct look *k = look_of(l, tgid);
+
+	if (!k && l->n == LOOKS_MAX)
+		return;
+	if (!k)
+		k = &l->l[l->n++];
+	*k = (struct look){tgid, reads, due};
+}
+
+void looks_read(struct looks *l, pid_t tgid, __u64 now)
+{
+	if (l && execd_since(l->execs_fd, tgid, now - LOOK_SETTLE_NS))
+		look_at(l, tgid, 0, now + LOOK_SETTLE_NS);
+}
+
+void looks_inherit(struct looks *l, pid_t tgid, pid_t parent)
+{
+	struct look *k = l ? look_of(l, parent) : NULL;
+
+	if (k)
+		look_at(l, tgid, k->reads, k->due);
+}
+
+void looks_forget(struct looks *l, pid_t tgid)
+{
+	struct look *k = l ? look_of(l, tgid) : NULL;
+
+	if (k)
+		*k = l->l[--l->n];
+}
+
+__u64 looks_run(struct looks *l, __u64 now)
+{
+	__u64 next = 0;
+	unsigned i = 0;
+
+	if (!l)
+		return 0;
+	while (i < l->n) {
+		struct look k = l->l[i];
+
+		if (k.due > now) {
+			next = next && next < k.due ? next : k.due;
+			i++;
+			continue;
+		}
+		l->l[i] = l->l[--l->n]; /* taken: index i holds another */
+		if (!l->read(l->ctx, k.tgid) && ++k.reads < LOOK_READS)
+			look_at(l, k.tgid, k.reads,
+				now + (LOOK_SETTLE_NS << 2 * k.reads));
+	}
+	return next; /* one added again is at the end: the loop saw it */
+}

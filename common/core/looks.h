@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Later looks at a new image's mappings. A process read at its exec
+ * maps the program and the dynamic loader, which maps the libraries
+ * next: what was read then names none of their code, and --unwind auto
+ * chose the process's walk without them. A frame-pointer program would
+ * keep the frame-pointer walk through an -O2 library, and BPF, meeting
+ * no code outside the mappings on that walk, would never ask again. So
+ * a process given that walk by a read within LOOK_SETTLE_NS of its exec
+ * is read again that long after, then 4 and 16 times as long after
+ * that (a loader slowed by a long library path, or a loaded machine),
+ * until a read gives it the tables: BPF asks for what it lacks then.
+ * Its forks copied meanwhile are read with it.
+ */
+#ifndef STACKBOX_LOOKS_H
+#define STACKBOX_LOOKS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define LOOK_SETTLE_NS (20 * 1000 * 1000ULL)
+#define LOOK_READS     3 /* after the first */
+
+struct looks;
+
+/* read: tgid's mappings again; true when no more looks are needed */
+typedef bool (*look_read_fn)(void *ctx, pid_t tgid);
+
+struct looks *looks_new(int execs_fd, look_read_fn read, void *ctx);
+void looks_free(struct looks *l);
+/* tgid's mappings were read now, and need another look if it exec'd
+ * just now */
+void looks_read(struct looks *l, pid_t tgid, __u64 now);
+/* tgid is a fork given parent's mappings: looked at when parent is */
+void looks_inherit(struct looks *l, pid_t tgid, pid_t parent);
+/* tgid is gone */
+void looks_forget(struct looks *l, pid_t tgid);
+/* The looks due by now, taken: the time of the next, 0 for none. */
+__u64 looks_run(struct looks *l, __u64 now);
+
+#endif
