@@ -112,6 +112,7 @@ struct sb_unwind_memo {
 	__u32 n;   /* words read */
 	__u32 seq; /* odd while written, or left unfinished */
 	__u32 pad;
+	__s32 lo, hi;		 /* the words' span: at[] from lo, below hi */
 	__s32 at[SB_MEMO_READS]; /* each word's address less sp */
 	/* words a scan for a return site read and passed over, a bit per
 	 * word of at[]: all that matters of them is that they lie outside
