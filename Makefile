@@ -88,7 +88,7 @@ core-y += lib/anomaly # one series' detector: report and the device
 core-y += lib/intern # distinct byte strings by index: pprof's tables
 # kernel: what the running kernel has, and BPF maps
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
-core-y += kernel/mapwalk kernel/mapmake kernel/mapmem kernel/execs
+core-y += kernel/mapwalk kernel/mapmake kernel/mapmem kernel/code_changes
 core-$(CONFIG_UNWIND_EH_FRAME) += kernel/unwind_walk # bpf_loop or bounded; where the registers are
 core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
 # uprobes on user functions: memstack and stackcount

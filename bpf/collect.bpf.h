@@ -108,17 +108,19 @@ struct {
 	__type(value, struct sb_fork);
 } sb_forks SEC(".maps");
 
-/* The last exec of every process that exec'd while we run and lives: a
- * parent that exec'd after a fork no longer maps what its child does.
- * Not LRU: a forgotten exec could pass a parent's new mappings to an old
- * child, so a full map turns the copying off (sb_execs_full). */
+/* When each process that lives last changed its code while we run (an
+ * exec, or an executable mapping made or moved: sb_code_changed): a
+ * parent that changed it after a fork may no longer map what its child
+ * does. Not LRU: a forgotten change could pass a parent's new mappings
+ * to an old child, so a full map turns the copying off
+ * (sb_code_changes_full). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, __u64);
-} sb_execs SEC(".maps");
-__u32 sb_execs_full = 0;
+} sb_code_changes SEC(".maps");
+__u32 sb_code_changes_full = 0;
 
 static __always_inline void sb_event_from(__u32 type, __u32 tgid,
 					  const struct sb_fork *fork)
@@ -140,9 +142,9 @@ static __always_inline void sb_announce_task(__u32 tgid, __u64 task)
 		return;
 	bpf_map_update_elem(&sb_known, &tgid, &one, BPF_ANY);
 	f = bpf_map_lookup_elem(&sb_forks, &task);
-	if (f && (f->parent == tgid || sb_execs_full))
+	if (f && (f->parent == tgid || sb_code_changes_full))
 		f = NULL;
-	exec = f ? bpf_map_lookup_elem(&sb_execs, &f->parent) : NULL;
+	exec = f ? bpf_map_lookup_elem(&sb_code_changes, &f->parent) : NULL;
 	if (exec && *exec >= f->at)
 		f = NULL; /* the parent exec'd since */
 	sb_event_from(SB_EV_NEW_TGID, tgid, f);
@@ -475,16 +477,24 @@ int sb_on_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* The current process changes its code now. */
+static __always_inline void sb_code_changed(__u32 tgid)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (bpf_map_update_elem(&sb_code_changes, &tgid, &now, BPF_ANY))
+		sb_code_changes_full = 1;
+}
+
 SEC("raw_tp/sched_process_exec")
 int sb_on_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 task = bpf_get_current_task(), now = bpf_ktime_get_ns();
+	__u64 task = bpf_get_current_task();
 
 	bpf_map_delete_elem(&sb_forks, &task); /* its own mappings now */
 	sb_unwind_forget(tgid);
-	if (bpf_map_update_elem(&sb_execs, &tgid, &now, BPF_ANY))
-		sb_execs_full = 1;
+	sb_code_changed(tgid);
 	if (bpf_map_lookup_elem(&sb_known, &tgid))
 		sb_event(SB_EV_EXEC, tgid);
 	return 0;
@@ -498,11 +508,43 @@ int sb_on_exit(void *ctx)
 
 	bpf_map_delete_elem(&sb_forks, &task); /* its address may come back */
 	if ((__u32)id == tgid)
-		bpf_map_delete_elem(&sb_execs, &tgid);
+		bpf_map_delete_elem(&sb_code_changes, &tgid);
 	if ((__u32)id == tgid && bpf_map_lookup_elem(&sb_known, &tgid)) {
 		bpf_map_delete_elem(&sb_known, &tgid);
 		sb_event(SB_EV_EXIT, tgid);
 	}
+	return 0;
+}
+
+/*
+ * Code mapped (mmap, mprotect with PROT_EXEC) or a mapping moved (mremap
+ * of any: it may be code) after a fork: the parent's mappings read then
+ * are not the child's, and before them they are (plan.c attaches these
+ * beside the process programs, and says when it cannot). The calls' own
+ * tracepoints: raw_syscalls would run at every system call.
+ */
+#define SB_PROT_EXEC 4
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int sb_on_mmap(struct sb_sys_enter *ctx)
+{
+	if (ctx->args[2] & SB_PROT_EXEC)
+		sb_code_changed(bpf_get_current_pid_tgid() >> 32);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mprotect")
+int sb_on_mprotect(struct sb_sys_enter *ctx)
+{
+	if (ctx->args[2] & SB_PROT_EXEC)
+		sb_code_changed(bpf_get_current_pid_tgid() >> 32);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mremap")
+int sb_on_mremap(struct sb_sys_enter *ctx)
+{
+	sb_code_changed(bpf_get_current_pid_tgid() >> 32);
 	return 0;
 }
 

@@ -20,7 +20,7 @@
 
 #include "capture.h"
 #include "collector.h"
-#include "execs.h"
+#include "code_changes.h"
 #include "kernel_names.h"
 #include "kernel.h"
 #include "looks.h"
@@ -110,9 +110,19 @@ pid_t collect_cmd_pid(struct collector *c)
  * walk of the new image at its leaf until the exec's own event. */
 static bool inherit(struct collector *c, const struct sb_event *e)
 {
+	bool parent_same;
+
 	if (e->type != SB_EV_NEW_TGID || !e->parent || !ENABLE_SYMBOLIZE ||
-	    !c->procs || execd_since(c->execs_fd, e->tgid, e->forked_at) ||
-	    proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at))
+	    !c->procs ||
+	    code_changed_since(c->changes_fd, e->tgid, e->forked_at))
+		return false;
+	/* its capture, though read after the fork, is of the code it had
+	 * then: every change of code is seen (c->code_tracked) */
+	parent_same =
+		c->code_tracked &&
+		!code_changed_since(c->changes_fd, e->parent, e->forked_at);
+	if (proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at,
+			      parent_same))
 		return false;
 	unwind_inherit(c->unwind, e->tgid, e->parent);
 	looks_inherit(c->looks, e->tgid, e->parent);
@@ -249,10 +259,10 @@ static void add_events(struct collector *c)
 		on_event, c, NULL);
 	if (!c->events)
 		perror_exit("process event ring");
-	c->execs_fd =
-		bpf_map__fd(bpf_object__find_map_by_name(c->obj, "sb_execs"));
+	c->changes_fd = bpf_map__fd(
+		bpf_object__find_map_by_name(c->obj, "sb_code_changes"));
 	if (c->unwind)
-		c->looks = looks_new(c->execs_fd, look_again, c);
+		c->looks = looks_new(c->changes_fd, look_again, c);
 	epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->events),
 		  &ev);
 }

@@ -33,7 +33,9 @@ struct collector {
 	size_t nlinks, links_cap;
 	int sigfd, epfd;
 	struct ring_buffer *events;
-	int execs_fd; /* sb_execs: when each process last exec'd */
+	int changes_fd;	   /* sb_code_changes: when each process last
+			    * changed its code */
+	bool code_tracked; /* every change: mmap and mprotect too */
 	struct stack_cache *stacks;
 	struct output *out;
 	struct proc_syms *procs;

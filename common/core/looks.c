@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "execs.h"
+#include "code_changes.h"
 #include "looks.h"
 #include "stackbox.h"
 
@@ -18,18 +18,18 @@ struct look {
 };
 
 struct looks {
-	int execs_fd;
+	int changes_fd;
 	look_read_fn read;
 	void *ctx;
 	unsigned n;
 	struct look l[LOOKS_MAX];
 };
 
-struct looks *looks_new(int execs_fd, look_read_fn read, void *ctx)
+struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx)
 {
 	struct looks *l = xzalloc(sizeof(*l));
 
-	l->execs_fd = execs_fd;
+	l->changes_fd = changes_fd;
 	l->read = read;
 	l->ctx = ctx;
 	return l;
@@ -61,7 +61,7 @@ static void look_at(struct looks *l, pid_t tgid, unsigned reads, __u64 due)
 
 void looks_read(struct looks *l, pid_t tgid, __u64 now)
 {
-	if (l && execd_since(l->execs_fd, tgid, now - LOOK_SETTLE_NS))
+	if (l && code_changed_since(l->changes_fd, tgid, now - LOOK_SETTLE_NS))
 		look_at(l, tgid, 0, now + LOOK_SETTLE_NS);
 }
 

@@ -6,7 +6,8 @@
  * chose the process's walk without them. A frame-pointer program would
  * keep the frame-pointer walk through an -O2 library, and BPF, meeting
  * no code outside the mappings on that walk, would never ask again. So
- * a process given that walk by a read within LOOK_SETTLE_NS of its exec
+ * a process given that walk by a read within LOOK_SETTLE_NS of a change
+ * of its code (its exec, or the loader mapping a library)
  * is read again that long after, then 4 and 16 times as long after
  * that (a loader slowed by a long library path, or a loaded machine),
  * until a read gives it the tables: BPF asks for what it lacks then.
@@ -27,10 +28,10 @@ struct looks;
 /* read: tgid's mappings again; true when no more looks are needed */
 typedef bool (*look_read_fn)(void *ctx, pid_t tgid);
 
-struct looks *looks_new(int execs_fd, look_read_fn read, void *ctx);
+struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx);
 void looks_free(struct looks *l);
-/* tgid's mappings were read now, and need another look if it exec'd
- * just now */
+/* tgid's mappings were read now, and need another look if it changed
+ * its code just now (its exec, or the loader's mappings since) */
 void looks_read(struct looks *l, pid_t tgid, __u64 now);
 /* tgid is a fork given parent's mappings: looked at when parent is */
 void looks_inherit(struct looks *l, pid_t tgid, pid_t parent);

@@ -152,9 +152,13 @@ static void fall_back(struct collector *c, unsigned h, const char *why)
 		hk->alts[next].label);
 }
 
-/* The core's programs that follow processes (collect.bpf.h). */
+/* The core's programs that follow processes (collect.bpf.h), and those
+ * that see them change their code (without them, a fork whose parent
+ * was read after it reads its own mappings) */
 static const char *const process_progs[] = {"sb_on_fork", "sb_on_exec",
 					    "sb_on_exit"};
+static const char *const code_progs[] = {"sb_on_mmap", "sb_on_mprotect",
+					 "sb_on_mremap"};
 
 static void set_autoload(struct collector *c)
 {
@@ -162,6 +166,10 @@ static void set_autoload(struct collector *c)
 		bpf_program__set_autoload(bpf_object__find_program_by_name(
 						  c->obj, process_progs[i]),
 					  c->cfg->track_procs);
+	for (size_t i = 0; i < ARRAY_SIZE(code_progs); i++)
+		bpf_program__set_autoload(
+			bpf_object__find_program_by_name(c->obj, code_progs[i]),
+			c->cfg->track_procs);
 	/* off first: a program may stand for two alternatives (the same
 	 * way, tried first under some options) */
 	for (unsigned h = 0; hook(c, h); h++)
@@ -316,6 +324,26 @@ static int attach_plan(struct collector *c)
 				   "that exit may stay unresolved)",
 				   process_progs[i], load_strerror(errno));
 		collect_keep_link(c, l);
+	}
+	c->code_tracked = c->cfg->track_procs;
+	for (size_t i = 0; c->cfg->track_procs && i < ARRAY_SIZE(code_progs);
+	     i++) {
+		const char *sec = bpf_program__section_name(
+			bpf_object__find_program_by_name(c->obj,
+							 code_progs[i]));
+		struct bpf_link *l =
+			bpf_program__attach(bpf_object__find_program_by_name(
+				c->obj, code_progs[i]));
+
+		if (l) {
+			collect_keep_link(c, l);
+			continue;
+		}
+		if (c->code_tracked)
+			verbose("%s: %s: a fork whose parent's mappings were "
+				"read after it reads its own",
+				sec, load_strerror(errno));
+		c->code_tracked = false;
 	}
 	return 0;
 }

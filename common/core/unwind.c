@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ehframe.h"
-#include "execs.h"
+#include "code_changes.h"
 #include "kernel.h"
 #include "kfeatures.h"
 #include "stackbox.h"
@@ -28,8 +28,8 @@
 #endif
 
 struct unwind {
-	struct bpf_map *rows_map, *files_map, *procs_map, *execs_map;
-	int rows_fd, files_fd, procs_fd, execs_fd;
+	struct bpf_map *rows_map, *files_map, *procs_map, *changes_map;
+	int rows_fd, files_fd, procs_fd, changes_fd;
 	__u32 cap, used;	       /* rows */
 	unsigned files, full, without; /* loaded, no room, no table */
 	int mode;		       /* SB_UNWIND_EH_FRAME or _AUTO */
@@ -89,8 +89,8 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 	u->rows_map = bpf_object__find_map_by_name(obj, "sb_unwind_rows");
 	u->files_map = bpf_object__find_map_by_name(obj, "sb_unwind_files");
 	u->procs_map = bpf_object__find_map_by_name(obj, "sb_unwind_procs");
-	u->execs_map = bpf_object__find_map_by_name(obj, "sb_execs");
-	if (!u->rows_map || !u->files_map || !u->procs_map || !u->execs_map)
+	u->changes_map = bpf_object__find_map_by_name(obj, "sb_code_changes");
+	if (!u->rows_map || !u->files_map || !u->procs_map || !u->changes_map)
 		error_exit("--unwind eh_frame: not in these BPF programs "
 			   "(CONFIG_UNWIND_EH_FRAME)");
 	u->cap = rows;
@@ -109,7 +109,7 @@ void unwind_loaded(struct unwind *u)
 	u->rows_fd = bpf_map__fd(u->rows_map);
 	u->files_fd = bpf_map__fd(u->files_map);
 	u->procs_fd = bpf_map__fd(u->procs_map);
-	u->execs_fd = bpf_map__fd(u->execs_map);
+	u->changes_fd = bpf_map__fd(u->changes_map);
 }
 
 /* Our row from ehframe's, or false when it does not fit 16 bits. */
@@ -381,7 +381,8 @@ static bool read_process(struct unwind *u, pid_t tgid)
 /* An exec while the mappings were read leaves the old image's in BPF,
  * put there after the exec made BPF forget them: every walk of the new
  * image would stop at its leaf until the exec's own event is handled,
- * which may come after symbols are read. Read them again. */
+ * which may come after symbols are read. Read them again after any
+ * change of code meanwhile (an exec, code mapped). */
 bool unwind_process(struct unwind *u, pid_t tgid)
 {
 	__u64 since;
@@ -393,7 +394,7 @@ bool unwind_process(struct unwind *u, pid_t tgid)
 	do {
 		since = now_ns();
 		read = read_process(u, tgid);
-	} while (execd_since(u->execs_fd, tgid, since) && ++tries < 3);
+	} while (code_changed_since(u->changes_fd, tgid, since) && ++tries < 3);
 	return read;
 }
 

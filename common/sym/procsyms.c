@@ -580,20 +580,21 @@ int proc_syms_capture(struct proc_syms *ps, uint32_t tgid)
 
 /*
  * A fork maps what its parent mapped at the fork, and neither has exec'd
- * since (BPF checked). The parent's capture says so only if it was read
- * before the fork: one read later may show what the parent exec'd or
- * mapped after. What the parent mapped between its capture and the fork,
- * the child finds as a miss, read then (lookup).
+ * since (BPF checked). The parent's capture says so if it was read
+ * before the fork, or if the parent has not changed its code since the
+ * fork (parent_same, told by BPF): a read after a change may show what
+ * the parent exec'd or mapped after. What the parent mapped between its
+ * capture and the fork, the child finds as a miss, read then (lookup).
  */
 int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent,
-		      uint64_t forked_at)
+		      uint64_t forked_at, bool parent_same)
 {
 	const struct sproc *from = *proc_slot(ps, parent);
 	struct sproc **slot, *pr;
 	size_t i;
 
 	if (!from || from->recorded || !from->nmaps || parent == tgid ||
-	    from->read_at >= forked_at)
+	    (from->read_at >= forked_at && !parent_same))
 		return -1;
 	slot = proc_slot(ps, tgid);
 	if (*slot)

@@ -137,10 +137,11 @@ struct proc_syms *proc_syms_new(const char *procfs);
  * Returns 0, or -1 with errno when the process cannot be read. */
 int proc_syms_capture(struct proc_syms *ps, uint32_t tgid);
 /* tgid is a fork of parent (at forked_at, CLOCK_MONOTONIC ns), and
- * neither has exec'd since: copy parent's mappings. -1: they were not
- * read before the fork (capture tgid). */
+ * neither has exec'd since: copy parent's mappings. -1: they were read
+ * after the fork and parent_same does not say the parent's code is the
+ * same since (capture tgid). */
 int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent,
-		      uint64_t forked_at);
+		      uint64_t forked_at, bool parent_same);
 /* Its mappings changed (exec): capture again. */
 void proc_syms_exec(struct proc_syms *ps, uint32_t tgid);
 /* It exited: keep what was captured until the next proc_syms_gc(). */

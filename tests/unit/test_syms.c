@@ -1267,6 +1267,39 @@ static void test_fake_gc(const struct child *c)
 	proc_syms_free(ps);
 }
 
+/* A fork is given its parent's capture when that was read before the
+ * fork, or after it when the parent's code is the same since (BPF says
+ * so: parent_same). The forks' own maps are empty: only a copy names. */
+static void test_fake_inherit(const struct child *c)
+{
+	struct proc_syms *ps = proc_syms_new("syms-procfs");
+	char *real = edit_maps(c->pid, AS_IS);
+	char *dirs[] = {fake_proc(4000030, real), fake_proc(4000031, ""),
+			fake_proc(4000032, ""), fake_proc(4000033, "")};
+
+	CHECK("fake inherit: parent captured", !proc_syms_capture(ps, 4000030),
+	      "failed");
+	/* forked at 1 ns: long before the capture */
+	CHECK("fake inherit: read after the fork, code changed since: refused",
+	      proc_syms_inherit(ps, 4000031, 4000030, 1, false) == -1,
+	      "copied");
+	check_fake("inherit refused: the fork's own (empty) maps", ps, 4000031,
+		   c->addr[ALPHA], -1, NULL);
+	CHECK("fake inherit: read after the fork, code the same: copied",
+	      !proc_syms_inherit(ps, 4000032, 4000030, 1, true), "refused");
+	check_fake("inherit after the fork: the parent's code named", ps,
+		   4000032, c->addr[ALPHA], 0, "sym-pie");
+	CHECK("fake inherit: read before the fork: copied",
+	      !proc_syms_inherit(ps, 4000033, 4000030, UINT64_MAX, false),
+	      "refused");
+	check_fake("inherit before the fork: the parent's code named", ps,
+		   4000033, c->addr[ALPHA], 0, "sym-pie");
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		free(dirs[i]);
+	free(real);
+	proc_syms_free(ps);
+}
+
 static void test_fake_procfs(void)
 {
 	struct child c;
@@ -1277,6 +1310,7 @@ static void test_fake_procfs(void)
 		return;
 	}
 	test_fake_container(&c);
+	test_fake_inherit(&c);
 	test_fake_fallback(&c);
 	test_fake_deleted(&c);
 	test_fake_odd(&c);

@@ -2,9 +2,10 @@
 /*
  * Ground truth for processes forked while a profiler runs: the parent
  * naps 1 s (so it is a known process, read before it forks), then forks
- * FORKS children
- * (3). Each child naps 300 ms in child_nap() and exits; one more child
- * execs sleep 0.3 instead, so its mappings are no longer the parent's.
+ * FORKS children (3); with FORKS_EARLY=1 it forks at once, so that it is
+ * read after them. Each child naps 300 ms in child_nap() and exits; one
+ * more child execs sleep 0.3 instead, so its mappings are no longer the
+ * parent's.
  * With FORKS_WAITED=FILE, each nap child appends "child US": how long its
  * nap took, wake-up included.
  */
@@ -64,7 +65,8 @@ int main(void)
 	int n = env ? atoi(env) : 3, status, bad = 0;
 	pid_t pid;
 
-	parent_nap();
+	if (!getenv("FORKS_EARLY"))
+		parent_nap();
 	for (int i = 0; i <= n; i++) {
 		pid = fork();
 		if (pid < 0) {
