@@ -103,42 +103,54 @@ pid_t collect_cmd_pid(struct collector *c)
 	return c->child > 0 ? c->child : 0;
 }
 
-/* A new process forked by parent, not exec'd since: parent's mappings,
- * with no /proc/PID/maps read, when the capture of them is good for it.
- * The event was made at the fork: after an exec, the parent's mappings
- * copied would outlive BPF's forgetting them at the exec, and stop every
- * walk of the new image at its leaf until the exec's own event. */
-static bool inherit(struct collector *c, const struct sb_event *e)
+/* tgid, forked by parent at forked_at and not exec'd since, given its
+ * parent's mappings with no /proc/PID/maps read, when the capture of
+ * them is good for it: read before the fork, or after it with no change
+ * of the parent's code since (every change is seen: c->code_tracked). */
+static bool copy_parent(struct collector *c, pid_t tgid, pid_t parent,
+			__u64 forked_at)
 {
 	bool parent_same;
 
-	if (e->type != SB_EV_NEW_TGID || !e->parent || !ENABLE_SYMBOLIZE ||
-	    !c->procs ||
-	    code_changed_since(c->changes_fd, e->tgid, e->forked_at))
+	if (!ENABLE_SYMBOLIZE || !c->procs ||
+	    code_changed_since(c->changes_fd, tgid, forked_at))
 		return false;
-	/* its capture, though read after the fork, is of the code it had
-	 * then: every change of code is seen (c->code_tracked) */
-	parent_same =
-		c->code_tracked &&
-		!code_changed_since(c->changes_fd, e->parent, e->forked_at);
-	if (proc_syms_inherit(c->procs, e->tgid, e->parent, e->forked_at,
-			      parent_same))
+	parent_same = c->code_tracked &&
+		      !code_changed_since(c->changes_fd, parent, forked_at);
+	if (proc_syms_inherit(c->procs, tgid, parent, forked_at, parent_same))
 		return false;
-	unwind_inherit(c->unwind, e->tgid, e->parent);
-	looks_inherit(c->looks, e->tgid, e->parent);
+	unwind_inherit(c->unwind, tgid, parent);
+	return true;
+}
+
+/* A new process forked: its parent's mappings, where they are good for
+ * it. The event was made at the fork: after an exec, the parent's
+ * mappings copied would outlive BPF's forgetting them at the exec, and
+ * stop every walk of the new image at its leaf until the exec's own
+ * event. */
+static bool inherit(struct collector *c, const struct sb_event *e)
+{
+	if (e->type != SB_EV_NEW_TGID || !e->parent ||
+	    !copy_parent(c, e->tgid, e->parent, e->forked_at))
+		return false;
+	looks_inherit(c->looks, e->tgid, e->parent, e->forked_at);
 	c->procs_copied++;
 	return true;
 }
 
-/* A later look at tgid's mappings (looks.h): done once the tables walk
- * it, or it is gone */
-static bool look_again(void *ctx, pid_t tgid)
+/* A later look at tgid's mappings (looks.h): a fork copied while its
+ * parent was looked at takes the parent's again, else they are read;
+ * done once the tables walk it, or it is gone */
+static bool look_again(void *ctx, pid_t tgid, pid_t parent, __u64 forked_at)
 {
 	struct collector *c = ctx;
-	bool gone = !unwind_process(c->unwind, tgid);
+	bool gone = false;
 
-	if (ENABLE_SYMBOLIZE && c->procs && !gone)
-		proc_syms_capture(c->procs, tgid);
+	if (!parent || !copy_parent(c, tgid, parent, forked_at)) {
+		gone = !unwind_process(c->unwind, tgid);
+		if (ENABLE_SYMBOLIZE && c->procs && !gone)
+			proc_syms_capture(c->procs, tgid);
+	}
 	return gone || !unwind_by_frame_pointers(c->unwind, tgid);
 }
 

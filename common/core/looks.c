@@ -12,9 +12,10 @@
 #define LOOKS_MAX 1024
 
 struct look {
-	pid_t tgid;
-	unsigned reads; /* later reads so far */
-	__u64 due;	/* CLOCK_MONOTONIC ns */
+	pid_t tgid, parent; /* parent: a fork copied from it (else 0) */
+	unsigned reads;	    /* later reads so far */
+	__u64 due;	    /* CLOCK_MONOTONIC ns */
+	__u64 forked_at;
 };
 
 struct looks {
@@ -48,29 +49,32 @@ static struct look *look_of(struct looks *l, pid_t tgid)
 	return NULL;
 }
 
-static void look_at(struct looks *l, pid_t tgid, unsigned reads, __u64 due)
+static void look_at(struct looks *l, const struct look *at)
 {
-	struct look *k = look_of(l, tgid);
+	struct look *k = look_of(l, at->tgid);
 
 	if (!k && l->n == LOOKS_MAX)
 		return;
 	if (!k)
 		k = &l->l[l->n++];
-	*k = (struct look){tgid, reads, due};
+	*k = *at;
 }
 
 void looks_read(struct looks *l, pid_t tgid, __u64 now)
 {
 	if (l && code_changed_since(l->changes_fd, tgid, now - LOOK_SETTLE_NS))
-		look_at(l, tgid, 0, now + LOOK_SETTLE_NS);
+		look_at(l, &(struct look){.tgid = tgid,
+					  .due = now + LOOK_SETTLE_NS});
 }
 
-void looks_inherit(struct looks *l, pid_t tgid, pid_t parent)
+void looks_inherit(struct looks *l, pid_t tgid, pid_t parent, __u64 forked_at)
 {
 	struct look *k = l ? look_of(l, parent) : NULL;
 
+	/* a ms after the parent's: its mappings read again by then */
 	if (k)
-		look_at(l, tgid, k->reads, k->due);
+		look_at(l, &(struct look){tgid, parent, k->reads,
+					  k->due + NS_PER_MS, forked_at});
 }
 
 void looks_forget(struct looks *l, pid_t tgid)
@@ -97,9 +101,13 @@ __u64 looks_run(struct looks *l, __u64 now)
 			continue;
 		}
 		l->l[i] = l->l[--l->n]; /* taken: index i holds another */
-		if (!l->read(l->ctx, k.tgid) && ++k.reads < LOOK_READS)
-			look_at(l, k.tgid, k.reads,
-				now + (LOOK_SETTLE_NS << 2 * k.reads));
+		if (l->read(l->ctx, k.tgid, k.parent, k.forked_at) ||
+		    ++k.reads == LOOK_READS)
+			continue;
+		k.due = now + (LOOK_SETTLE_NS << 2 * k.reads);
+		if (k.parent) /* after the parent's next read */
+			k.due += NS_PER_MS;
+		look_at(l, &k);
 	}
 	return next; /* one added again is at the end: the loop saw it */
 }

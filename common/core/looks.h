@@ -11,7 +11,8 @@
  * is read again that long after, then 4 and 16 times as long after
  * that (a loader slowed by a long library path, or a loaded machine),
  * until a read gives it the tables: BPF asks for what it lacks then.
- * Its forks copied meanwhile are read with it.
+ * Its forks copied meanwhile take its mappings again after each of its
+ * reads, where they are still good for them, else read their own.
  */
 #ifndef STACKBOX_LOOKS_H
 #define STACKBOX_LOOKS_H
@@ -25,16 +26,18 @@
 
 struct looks;
 
-/* read: tgid's mappings again; true when no more looks are needed */
-typedef bool (*look_read_fn)(void *ctx, pid_t tgid);
+/* read: tgid's mappings again, or for a fork copied from parent (not 0)
+ * at forked_at, the parent's again; true when no more looks are needed */
+typedef bool (*look_read_fn)(void *ctx, pid_t tgid, pid_t parent,
+			     __u64 forked_at);
 
 struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx);
 void looks_free(struct looks *l);
 /* tgid's mappings were read now, and need another look if it changed
  * its code just now (its exec, or the loader's mappings since) */
 void looks_read(struct looks *l, pid_t tgid, __u64 now);
-/* tgid is a fork given parent's mappings: looked at when parent is */
-void looks_inherit(struct looks *l, pid_t tgid, pid_t parent);
+/* tgid is a fork given parent's mappings: looked at just after parent */
+void looks_inherit(struct looks *l, pid_t tgid, pid_t parent, __u64 forked_at);
 /* tgid is gone */
 void looks_forget(struct looks *l, pid_t tgid);
 /* The looks due by now, taken: the time of the next, 0 for none. */

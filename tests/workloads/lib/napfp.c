@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * napfp N MS: N naps of MS ms, main > napfp_run > nap_outer >
+ * napfp N MS [fork]: N naps of MS ms, main > napfp_run > nap_outer >
  * nap_inner > nanosleep, the nap_ functions in libnap.so (lib/nap.c,
  * no frame pointers), this program with frame pointers. Under
  * --unwind auto the program alone says "frame pointers"; the library,
  * mapped by the dynamic loader after the exec, says "tables". With
- * NAPFP_NAPPED=FILE it writes there how long the naps took, in us.
+ * "fork", a child forked first makes the same naps under napfp_child.
+ * With NAPFP_NAPPED=FILE it writes there how long the parent's naps
+ * took, in us.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -43,18 +48,31 @@ NOINLINE static void napfp_run(int n, long ms)
 	nap_sink += 3;
 }
 
+NOINLINE static void napfp_child(int n, long ms)
+{
+	napfp_run(n, ms);
+	nap_sink += 5;
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = getenv("NAPFP_NAPPED");
-	int n = argc > 1 ? number(argv[1], 1, 1000, "N") : 4;
+	int n = argc > 1 ? number(argv[1], 1, 1000, "N") : 4, status = 0;
 	long ms = argc > 2 ? number(argv[2], 1, 10000, "MS") : 100;
+	pid_t child = argc > 3 && !strcmp(argv[3], "fork") ? fork() : -1;
 	double t0 = now_us();
 	FILE *f;
 
+	if (!child) {
+		napfp_child(n, ms);
+		return 0;
+	}
 	napfp_run(n, ms);
+	if (child > 0 && waitpid(child, &status, 0) != child)
+		status = 1;
 	if (out && (f = fopen(out, "w"))) {
 		fprintf(f, "%.0f\n", now_us() - t0);
 		fclose(f);
 	}
-	return 0;
+	return status != 0;
 }
