@@ -139,19 +139,21 @@ static bool inherit(struct collector *c, const struct sb_event *e)
 }
 
 /* A later look at tgid's mappings (looks.h): a fork copied while its
- * parent was looked at takes the parent's again, else they are read;
- * done once the tables walk it, or it is gone */
-static bool look_again(void *ctx, pid_t tgid, pid_t parent, __u64 forked_at)
+ * parent was looked at takes the parent's again, else they are read */
+static enum look_found look_again(void *ctx, pid_t tgid, pid_t parent,
+				  __u64 forked_at)
 {
 	struct collector *c = ctx;
-	bool gone = false;
+	int read = 0; /* a fork's copy: as if the same */
 
 	if (!parent || !copy_parent(c, tgid, parent, forked_at)) {
-		gone = !unwind_process(c->unwind, tgid);
-		if (ENABLE_SYMBOLIZE && c->procs && !gone)
+		read = unwind_process(c->unwind, tgid);
+		if (ENABLE_SYMBOLIZE && c->procs && read >= 0)
 			proc_syms_capture(c->procs, tgid);
 	}
-	return gone || !unwind_by_frame_pointers(c->unwind, tgid);
+	if (read < 0 || !unwind_by_frame_pointers(c->unwind, tgid))
+		return LOOK_DONE;
+	return read ? LOOK_CHANGED : LOOK_SAME;
 }
 
 static int on_event(void *ctx, void *data, size_t len)

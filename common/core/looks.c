@@ -13,7 +13,8 @@
 
 struct look {
 	pid_t tgid, parent; /* parent: a fork copied from it (else 0) */
-	unsigned reads;	    /* later reads so far */
+	unsigned same;	    /* reads that found the mappings the same */
+	unsigned reads;	    /* in all */
 	__u64 due;	    /* CLOCK_MONOTONIC ns */
 	__u64 forked_at;
 };
@@ -73,7 +74,7 @@ void looks_inherit(struct looks *l, pid_t tgid, pid_t parent, __u64 forked_at)
 
 	/* a ms after the parent's: its mappings read again by then */
 	if (k)
-		look_at(l, &(struct look){tgid, parent, k->reads,
+		look_at(l, &(struct look){tgid, parent, k->same, k->reads,
 					  k->due + NS_PER_MS, forked_at});
 }
 
@@ -87,6 +88,7 @@ void looks_forget(struct looks *l, pid_t tgid)
 
 __u64 looks_run(struct looks *l, __u64 now)
 {
+	enum look_found found;
 	__u64 next = 0;
 	unsigned i = 0;
 
@@ -101,10 +103,11 @@ __u64 looks_run(struct looks *l, __u64 now)
 			continue;
 		}
 		l->l[i] = l->l[--l->n]; /* taken: index i holds another */
-		if (l->read(l->ctx, k.tgid, k.parent, k.forked_at) ||
-		    ++k.reads == LOOK_READS)
+		found = l->read(l->ctx, k.tgid, k.parent, k.forked_at);
+		if (found == LOOK_DONE || ++k.reads == LOOK_MAX ||
+		    (found == LOOK_SAME && ++k.same == LOOK_SAME_READS))
 			continue;
-		k.due = now + (LOOK_SETTLE_NS << 2 * k.reads);
+		k.due = now + (LOOK_SETTLE_NS << 2 * k.same);
 		if (k.parent) /* after the parent's next read */
 			k.due += NS_PER_MS;
 		look_at(l, &k);

@@ -7,12 +7,14 @@
  * keep the frame-pointer walk through an -O2 library, and BPF, meeting
  * no code outside the mappings on that walk, would never ask again. So
  * a process given that walk by a read within LOOK_SETTLE_NS of a change
- * of its code (its exec, or the loader mapping a library)
- * is read again that long after, then 4 and 16 times as long after
- * that (a loader slowed by a long library path, or a loaded machine),
- * until a read gives it the tables: BPF asks for what it lacks then.
- * Its forks copied meanwhile take its mappings again after each of its
- * reads, where they are still good for them, else read their own.
+ * of its code (its exec, or the loader mapping a library) is read again
+ * that long after, again as long after while each read finds its
+ * mappings changed (the loader still at work: a long library path, slow
+ * flash, a loaded machine), then 4 and 16 times as long after reads
+ * that find them the same, until a read gives it the tables: BPF asks
+ * for what it lacks then. Its forks copied meanwhile take its mappings
+ * again after each of its reads, where they are still good for them,
+ * else read their own.
  */
 #ifndef STACKBOX_LOOKS_H
 #define STACKBOX_LOOKS_H
@@ -21,15 +23,23 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define LOOK_SETTLE_NS (20 * 1000 * 1000ULL)
-#define LOOK_READS     3 /* after the first */
+#define LOOK_SETTLE_NS	(20 * 1000 * 1000ULL)
+#define LOOK_SAME_READS 3   /* reads that find the mappings the same */
+#define LOOK_MAX	250 /* reads in all: 5 s of a loader at work */
 
 struct looks;
 
+/* What a look found */
+enum look_found {
+	LOOK_DONE,    /* no more looks: the tables walk it, or it is gone */
+	LOOK_CHANGED, /* its mappings changed since the last read */
+	LOOK_SAME,
+};
+
 /* read: tgid's mappings again, or for a fork copied from parent (not 0)
- * at forked_at, the parent's again; true when no more looks are needed */
-typedef bool (*look_read_fn)(void *ctx, pid_t tgid, pid_t parent,
-			     __u64 forked_at);
+ * at forked_at, the parent's again */
+typedef enum look_found (*look_read_fn)(void *ctx, pid_t tgid, pid_t parent,
+					__u64 forked_at);
 
 struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx);
 void looks_free(struct looks *l);

@@ -352,10 +352,12 @@ static void say_walk(struct unwind *u, pid_t tgid, const struct proc_maps *pm)
 		u->by_fp++;
 }
 
-/* Read tgid's mappings into BPF; false: they did not read. */
-static bool read_process(struct unwind *u, pid_t tgid)
+/* Read tgid's mappings into BPF: 1, what BPF had changed; 0, the same;
+ * -1, they did not read. */
+static int read_process(struct unwind *u, pid_t tgid)
 {
 	struct proc_maps *pm;
+	int ret = -1;
 	bool read;
 
 	pm = xzalloc(sizeof(*pm));
@@ -364,18 +366,21 @@ static bool read_process(struct unwind *u, pid_t tgid)
 	/* the kernel lists them sorted, as the BPF search needs */
 	read = pm->load ? !proc_maps_each_exec("/proc", tgid, add_mapping, pm)
 			: choose_process(pm, tgid);
+	if (read)
+		ret = 0;
 	if (read && pm->p.n && !unchanged(u, tgid, &pm->p)) {
 		if (u->mode == SB_UNWIND_AUTO)
 			say_walk(u, tgid, pm);
 		pm->p.gen = next_gen(u);
 		bpf_map_update_elem(u->procs_fd, &tgid, &pm->p, BPF_ANY);
+		ret = 1;
 	}
 	if (pm->more)
 		verbose("--unwind eh_frame: process %d has more than %d "
 			"executable mappings: frame pointers for the rest",
 			tgid, SB_UNWIND_MAPS);
 	free(pm);
-	return read;
+	return ret;
 }
 
 /* An exec while the mappings were read leaves the old image's in BPF,
@@ -383,19 +388,18 @@ static bool read_process(struct unwind *u, pid_t tgid)
  * image would stop at its leaf until the exec's own event is handled,
  * which may come after symbols are read. Read them again after any
  * change of code meanwhile (an exec, code mapped). */
-bool unwind_process(struct unwind *u, pid_t tgid)
+int unwind_process(struct unwind *u, pid_t tgid)
 {
 	__u64 since;
-	int tries = 0;
-	bool read;
+	int tries = 0, ret;
 
 	if (!u)
-		return false;
+		return -1;
 	do {
 		since = now_ns();
-		read = read_process(u, tgid);
+		ret = read_process(u, tgid);
 	} while (code_changed_since(u->changes_fd, tgid, since) && ++tries < 3);
-	return read;
+	return ret;
 }
 
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)

@@ -34,8 +34,9 @@ struct unwind *unwind_configure(struct bpf_object *obj, struct sb_config *cfg,
 void unwind_loaded(struct unwind *u);
 /* Tell BPF where tgid's code is, loading the tables of its files:
  * when it is named or first seen, after exec, and when BPF met code
- * outside its known mappings. false: they did not read (it is gone). */
-bool unwind_process(struct unwind *u, pid_t tgid);
+ * outside its known mappings. 1: what BPF had changed; 0: the same;
+ * -1: they did not read (it is gone). */
+int unwind_process(struct unwind *u, pid_t tgid);
 /* tgid is a fork of parent that has not exec'd: parent's mappings. */
 void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent);
 /* --unwind auto gave tgid the frame-pointer walk. */
@@ -60,9 +61,9 @@ static inline struct unwind *unwind_configure(struct bpf_object *obj,
 static inline void unwind_loaded(struct unwind *u)
 {
 }
-static inline bool unwind_process(struct unwind *u, pid_t tgid)
+static inline int unwind_process(struct unwind *u, pid_t tgid)
 {
-	return false;
+	return -1;
 }
 static inline void unwind_inherit(struct unwind *u, pid_t tgid, pid_t parent)
 {

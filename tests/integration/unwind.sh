@@ -155,8 +155,9 @@ check "eh_frame without BTF: frame pointers and leaf repair still give zeta_nap"
 # exits before the snapshot. Its child, forked before that look and
 # given its mappings, takes them again after it. A library path of 3000
 # missing directories keeps the loader ~40 ms from mapping it, so the
-# read at the exec comes first. Every nap after the first ~420 ms (the
-# last look) must have the library's frames: 500 of 1000 ms at any load;
+# read at the exec comes first. The looks follow the loader every 20 ms
+# while it maps, so every nap after the first few must have the
+# library's frames: 500 of 1000 ms at any load (900 here, stress-ng too);
 # without the looks, none. System-wide (a CMD's children are not CMD),
 # under a name of its own.
 cp "$WORKLOADS/napfp" "$T/napfp$$"
