@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "stackbox.h"
+
 #define LOOK_SETTLE_NS	(20 * 1000 * 1000ULL)
 #define LOOK_SAME_READS 3   /* reads that find the mappings the same */
 #define LOOK_MAX	250 /* reads in all: 5 s of a loader at work */
@@ -41,6 +43,7 @@ enum look_found {
 typedef enum look_found (*look_read_fn)(void *ctx, pid_t tgid, pid_t parent,
 					__u64 forked_at);
 
+#if ENABLE_UNWIND_EH_FRAME
 struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx);
 void looks_free(struct looks *l);
 /* tgid's mappings were read now, and need another look if it changed
@@ -53,4 +56,28 @@ void looks_forget(struct looks *l, pid_t tgid);
 /* The looks due by now, taken: the time of the next, 0 for none. */
 __u64 looks_run(struct looks *l, __u64 now);
 
+#else /* no walk to choose again: nothing to look for */
+static inline struct looks *looks_new(int changes_fd, look_read_fn read,
+				      void *ctx)
+{
+	return NULL;
+}
+static inline void looks_free(struct looks *l)
+{
+}
+static inline void looks_read(struct looks *l, pid_t tgid, __u64 now)
+{
+}
+static inline void looks_inherit(struct looks *l, pid_t tgid, pid_t parent,
+				 __u64 forked_at)
+{
+}
+static inline void looks_forget(struct looks *l, pid_t tgid)
+{
+}
+static inline __u64 looks_run(struct looks *l, __u64 now)
+{
+	return 0;
+}
+#endif
 #endif
