@@ -193,10 +193,12 @@ static __always_inline __u32 sb_memo_gen(__u32 tgid)
 }
 
 /* Word k of memo m, read again as v: mixed into u->check, or checked
- * to be what its note says still. */
-static __noinline void sb_memo_take(struct sb_unwinder *u,
-				    const struct sb_unwind_memo *m, __u32 k,
-				    __u64 v)
+ * to be what its note says still. Inline in both checks: a frame less
+ * under the programs whose stacks reach 512 bytes before 6.18 (iostack's
+ * syscall exit, through sb_stack_tables and the bpf_loop callback). */
+static __always_inline void sb_memo_take(struct sb_unwinder *u,
+					 const struct sb_unwind_memo *m,
+					 __u32 k, __u64 v)
 {
 	if (k < 64 && m->outside & 1ULL << k)
 		u->check_bad |= v >= m->out_lo && v < m->out_hi;
@@ -208,16 +210,13 @@ static __noinline void sb_memo_take(struct sb_unwinder *u,
 		u->check = sb_memo_mix(u->check, v);
 }
 
-/* The next words of the memo read again (sb_memo_take): two at once
- * where they are neighbours (a frame's saved frame pointer and return
- * address), as each read costs more than its bytes. */
+/* The next word of the memo read again, alone, as the walk read it
+ * (sb_memo_take): the check where its span does not read in one. */
 static long sb_memo_check_step(__u32 i, void *ctx)
 {
 	const struct sb_unwind_memo *m;
 	struct sb_unwinder *u;
-	__u64 w[2] = {0, 0};
 	__u32 zero = 0, k;
-	__s32 at;
 
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
 	m = u ? bpf_map_lookup_elem(&sb_unwind_memos, &u->memo_slot) : NULL;
@@ -226,20 +225,8 @@ static long sb_memo_check_step(__u32 i, void *ctx)
 	k = u->check_at;
 	if (k >= m->n || k >= SB_MEMO_READS)
 		return 1;
-	at = m->at[k];
-	if (k + 1 < m->n && k + 1 < SB_MEMO_READS && m->at[k + 1] == at + 8) {
-		if (bpf_probe_read_user(w, sizeof(w), (void *)(m->sp + at))) {
-			/* each alone, as the walk read them */
-			w[0] = sb_memo_word(m->sp + at);
-			w[1] = sb_memo_word(m->sp + at + 8);
-		}
-		sb_memo_take(u, m, k, w[0]);
-		sb_memo_take(u, m, k + 1, w[1]);
-		u->check_at = k + 2;
-	} else {
-		sb_memo_take(u, m, k, sb_memo_word(m->sp + at));
-		u->check_at = k + 1;
-	}
+	sb_memo_take(u, m, k, sb_memo_word(m->sp + m->at[k]));
+	u->check_at = k + 1;
 	return 0;
 }
 
@@ -250,16 +237,19 @@ static long sb_memo_check_step(__u32 i, void *ctx)
 static __noinline int sb_memo_check_span(struct sb_unwinder *u,
 					 const struct sb_unwind_memo *m)
 {
-	struct sb_memo_span *b;
-	__u32 zero = 0, k, n = m->n, o;
 	__s64 len = (__s64)m->hi - m->lo;
+	struct sb_memo_span *b;
+	__u32 zero = 0, k, o;
 
 	b = bpf_map_lookup_elem(&sb_memo_spans, &zero);
 	if (!b || len <= 0 || len > SB_MEMO_SPAN ||
 	    bpf_probe_read_user(b->w, len, (void *)(m->sp + m->lo)))
 		return 0;
+	/* m's fields read again in the loop, not held: four values live
+	 * across it fit the callee-saved registers, and the frame stays
+	 * small (see below) */
 	for (k = 0; k < SB_MEMO_READS; k++) {
-		if (k >= n)
+		if (k >= m->n)
 			break;
 		o = m->at[k] - m->lo;
 		if (o & 7 || o >= SB_MEMO_SPAN)
