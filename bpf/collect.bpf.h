@@ -49,8 +49,7 @@ static __always_inline int sb_unwind_wanted(void)
 	return 0; /* no walk but the kernel's in this build */
 }
 
-static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled,
-					   __u64 pc, __u64 sp, __u64 fp)
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 {
 	*recalled = 0;
 	return 0;
@@ -216,12 +215,11 @@ static __always_inline __u64 sb_stack_done(struct sb_stack *st, long len,
 	return sb_stack_keep(st, h);
 }
 
-/* The user stack walked by unwind.bpf.h, kept: its id. From the user's
- * registers pc, sp, fp when the caller has them, else (pc 0) read here.
- * A global function: one copy of the walk's call, the hash and the
- * keeping per object, not one in every program that takes a stack. */
+/* The user stack walked by unwind.bpf.h, kept: its id. A global function:
+ * one copy of the walk's call, the hash and the keeping per object, not
+ * one in every program that takes a stack. */
 #ifdef SB_WITH_UNWIND
-__noinline __u64 sb_stack_tables(__u64 pc, __u64 sp, __u64 fp)
+__noinline __u64 sb_stack_tables(void)
 {
 	struct sb_stack *st = sb_stack_buf();
 	__u64 id = 0;
@@ -229,7 +227,7 @@ __noinline __u64 sb_stack_tables(__u64 pc, __u64 sp, __u64 fp)
 
 	if (!st)
 		return SB_STACK_LOST;
-	len = sb_unwind_user(st, &id, pc, sp, fp);
+	len = sb_unwind_user(st, &id);
 	sb_stat_add(id ? SB_STAT_UNWIND_RECALLED : SB_STAT_UNWIND_WALKS, 1);
 	if (id)
 		return id; /* the thread's last walk, proved the same */
@@ -238,7 +236,7 @@ __noinline __u64 sb_stack_tables(__u64 pc, __u64 sp, __u64 fp)
 	return id;
 }
 #else
-static __always_inline __u64 sb_stack_tables(__u64 pc, __u64 sp, __u64 fp)
+static __always_inline __u64 sb_stack_tables(void)
 {
 	return SB_STACK_NONE;
 }
@@ -255,7 +253,7 @@ static __always_inline __u64 sb_stack_by(void *ctx, __u64 flags, int tables)
 	__u64 h = (flags & BPF_F_USER_STACK) ? SB_HASH_USER : SB_HASH_KERN;
 
 	if (tables)
-		return sb_stack_tables(0, 0, 0);
+		return sb_stack_tables();
 	if (!st)
 		return SB_STACK_LOST;
 	/* 0: no stack of this kind (kernel thread, a user-mode sample's
@@ -350,7 +348,7 @@ static __always_inline __u64 sb_user_stack_regs(void *ctx, __u64 ip, __u64 sp,
 	if (!sb_cfg.user_stacks)
 		return SB_STACK_NONE;
 	if (sb_unwind_wanted())
-		return sb_counted(sb_stack_tables(ip, sp, fp),
+		return sb_counted(sb_stack_by(ctx, BPF_F_USER_STACK, 1),
 				  SB_STAT_USTACK_LOST);
 	return sb_counted(sb_user_stack_fp(ip, sp, fp), SB_STAT_USTACK_LOST);
 }

@@ -633,34 +633,18 @@ static __always_inline int sb_at_entry(struct sb_unwinder *u, __u64 pc,
 
 /* The walk's first frame: the user's registers into u (the walk's
  * state); 0 when they are not there. */
-static __always_inline int sb_unwind_start(struct sb_unwinder *u, __u64 pc,
-					   __u64 sp, __u64 fp)
+static __always_inline int sb_unwind_start(struct sb_unwinder *u)
 {
-	/* the caller's registers where it read them (the same), else here;
-	 * arm64's lr is read here either way */
-#if defined(__TARGET_ARCH_arm64)
-	const int lr_too = 1;
-#else
-	const int lr_too = 0;
-#endif
-	__u64 regs = 0;
+	__u64 regs = sb_user_regs();
 
-	if (!pc || lr_too) {
-		regs = sb_user_regs();
-		if (!regs)
-			return 0;
-	}
-	if (!pc) {
-		pc = sb_kread(regs + SB_REG_PC);
-		sp = sb_kread(regs + SB_REG_SP);
-		fp = sb_kread(regs + SB_REG_FP);
-	}
+	if (!regs)
+		return 0;
 	u->tgid = bpf_get_current_pid_tgid() >> 32;
 	u->n = 0;
 	u->scan = 1;
-	u->pc = pc;
-	u->sp = sp;
-	u->fp = fp;
+	u->pc = sb_kread(regs + SB_REG_PC);
+	u->sp = sb_kread(regs + SB_REG_SP);
+	u->fp = sb_kread(regs + SB_REG_FP);
 	u->lr = 0;
 #if defined(__TARGET_ARCH_arm64)
 	u->lr = sb_kread(regs + SB_REG_LR);
@@ -668,14 +652,12 @@ static __always_inline int sb_unwind_start(struct sb_unwinder *u, __u64 pc,
 	return 1;
 }
 
-/* The user stack of the current task into st, from its user registers
- * pc, sp, fp (pc 0: not read yet); its length in bytes.
+/* The user stack of the current task into st; its length in bytes.
  * Or, when this thread's memo of the same walk holds, nothing walked:
  * the stack's id in *recalled (0 otherwise). Before 5.17 (no
  * bpf_loop), and in the legacy programs, the walk is the bounded one,
  * which keeps no memo (it checks one with bpf_loop). */
-static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled,
-					   __u64 pc, __u64 sp, __u64 fp)
+static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled)
 {
 	struct sb_unwinder *u;
 	__u32 zero = 0;
@@ -684,7 +666,7 @@ static __always_inline long sb_unwind_user(struct sb_stack *st, __u64 *recalled,
 
 	*recalled = 0;
 	u = bpf_map_lookup_elem(&sb_unwind_state, &zero);
-	if (!u || !sb_unwind_start(u, pc, sp, fp))
+	if (!u || !sb_unwind_start(u))
 		return 0;
 	u->memo_ok = 0;
 #if SB_MODERN
