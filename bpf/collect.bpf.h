@@ -133,7 +133,7 @@ static __always_inline void sb_event_from(__u32 type, __u32 tgid,
  * if it is a fork that has not exec'd. */
 static __always_inline void sb_announce_task(__u32 tgid, __u64 task)
 {
-	__u64 *exec;
+	__u64 *changed;
 	struct sb_fork *f;
 	__u8 one = 1;
 
@@ -144,9 +144,9 @@ static __always_inline void sb_announce_task(__u32 tgid, __u64 task)
 	f = bpf_map_lookup_elem(&sb_forks, &task);
 	if (f && (f->parent == tgid || sb_code_changes_full))
 		f = NULL;
-	exec = f ? bpf_map_lookup_elem(&sb_code_changes, &f->parent) : NULL;
-	if (exec && *exec >= f->at)
-		f = NULL; /* the parent exec'd since */
+	changed = f ? bpf_map_lookup_elem(&sb_code_changes, &f->parent) : NULL;
+	if (changed && *changed >= f->at)
+		f = NULL; /* the parent changed its code since */
 	sb_event_from(SB_EV_NEW_TGID, tgid, f);
 }
 
