@@ -159,6 +159,7 @@ static const char *why_not(struct collector *c, const struct attach_alt *alt,
 			   char *buf, size_t len)
 {
 	enum feature_answer k = collect_alt_kernel(c, alt);
+	const char *sym;
 
 	if (k == FEATURE_NEEDS_ROOT)
 		return "needs root to tell";
@@ -178,9 +179,14 @@ static const char *why_not(struct collector *c, const struct attach_alt *alt,
 			 alt->name);
 		return buf;
 	case KF_FENTRY:
-		if (feature_usable(SB_F_FENTRY))
+		if (!feature_usable(SB_F_FENTRY))
+			return kbtf_available() ? "no fentry" : "no kernel BTF";
+		if (!kbtf_has_func(alt->name) ||
+		    !(sym = collect_kernel_symbol(c, alt->name)))
 			break;
-		return kbtf_available() ? "no fentry" : "no kernel BTF";
+		/* fentry finds its function by name: not a copy's */
+		snprintf(buf, len, "%s is %s here", alt->name, sym);
+		return buf;
 	case KF_KPROBE:
 		if (feature_usable(SB_F_KPROBES))
 			break;

@@ -209,6 +209,9 @@ bool collect_alt_usable(struct collector *c, const struct attach_alt *alt);
 /* The same, or FEATURE_NEEDS_ROOT where this user cannot tell. */
 enum feature_answer collect_alt_answer(struct collector *c,
 				       const struct attach_alt *alt);
+/* The symbol kallsyms lists kernel function fn as: itself, or a copy
+ * GCC made of it (fn.isra.0); NULL when it lists neither. */
+const char *collect_kernel_symbol(struct collector *c, const char *fn);
 /* Its kernel part alone, before the applet's requires(). */
 enum feature_answer collect_alt_kernel(struct collector *c,
 				       const struct attach_alt *alt);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "collect.h"
+#include "kernel.h"
 #include "libbpf_log.h"
 
 #define MAX_HOOKS 8
@@ -24,8 +25,9 @@ struct collector {
 	struct sb_config *cfg;
 	struct sb_ctl *ctl; /* BPF's .bss: the interval's map, the gate */
 	unsigned choice[MAX_HOOKS];
-	struct { /* kprobe alternatives' functions, found in kallsyms */
+	struct { /* kprobe and fentry alternatives' functions in kallsyms */
 		const char *name[32];
+		char as[32][KSYM_LEN]; /* the symbol each was found as */
 		unsigned n, found;
 		bool scanned;
 	} kfuncs;

@@ -55,26 +55,37 @@ bool attach_forced(const char *label)
 	return false;
 }
 
-/* The kernel functions kprobe alternatives name, looked up in one pass
- * over /proc/kallsyms when the plan first needs one. */
-static bool kallsyms_lists(struct collector *c, const char *fn)
+/* The symbol kallsyms lists fn as (itself, or a copy GCC made of it:
+ * ksym_is_function), or NULL. The functions kprobe and fentry
+ * alternatives name are looked up in one pass over /proc/kallsyms when
+ * the plan first needs one. */
+static const char *kallsyms_lists(struct collector *c, const char *fn)
 {
+	static char other[KSYM_LEN];
 	unsigned n = 0;
 
 	if (!c->kfuncs.scanned) {
 		for (unsigned h = 0; hook(c, h); h++)
 			for (const struct attach_alt *a = hook(c, h)->alts;
 			     a->prog && n < ARRAY_SIZE(c->kfuncs.name); a++)
-				if (a->needs == KF_KPROBE)
+				if (a->needs == KF_KPROBE ||
+				    a->needs == KF_FENTRY)
 					c->kfuncs.name[n++] = a->name;
 		c->kfuncs.n = n;
-		c->kfuncs.found = kallsyms_have(c->kfuncs.name, n);
+		c->kfuncs.found =
+			kallsyms_have(c->kfuncs.name, n, c->kfuncs.as);
 		c->kfuncs.scanned = true;
 	}
 	for (unsigned i = 0; i < c->kfuncs.n; i++)
 		if (!strcmp(c->kfuncs.name[i], fn))
-			return c->kfuncs.found & (1u << i);
-	return kallsyms_have(&fn, 1);
+			return c->kfuncs.found & (1u << i) ? c->kfuncs.as[i]
+							   : NULL;
+	return kallsyms_have(&fn, 1, &other) ? other : NULL;
+}
+
+const char *collect_kernel_symbol(struct collector *c, const char *fn)
+{
+	return kallsyms_lists(c, fn);
 }
 
 void collect_keep_link(struct collector *c, struct bpf_link *link)
@@ -87,12 +98,22 @@ void collect_keep_link(struct collector *c, struct bpf_link *link)
 enum feature_answer collect_alt_kernel(struct collector *c,
 				       const struct attach_alt *alt)
 {
+	enum feature_answer a;
+	const char *sym;
+
 	if (alt->needs == KF_KPROBE) /* kallsyms read once for them all */
 		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
 				       !kallsyms_lists(c, alt->name)
 			       ? FEATURE_NO
 			       : feature_answer(SB_F_KPROBES);
-	return kernel_offers(alt->needs, alt->category, alt->name);
+	a = kernel_offers(alt->needs, alt->category, alt->name);
+	/* the kernel finds fentry's function by its exact name, which a
+	 * copy GCC made of it (name.isra.0) does not have, though BTF names
+	 * the function */
+	if (a == FEATURE_YES && alt->needs == KF_FENTRY &&
+	    (!(sym = kallsyms_lists(c, alt->name)) || strcmp(sym, alt->name)))
+		return FEATURE_NO;
+	return a;
 }
 
 enum feature_answer collect_alt_answer(struct collector *c,
@@ -278,6 +299,19 @@ static void prealloc_for_perf_event(struct collector *c)
 		"Linux 6.1)");
 }
 
+/* A kprobe attaches to the symbol its function was found as (it may
+ * be a copy, name.isra.0); the others as their section says. */
+static struct bpf_link *attach_alt(struct collector *c,
+				   const struct attach_alt *alt,
+				   struct bpf_program *p)
+{
+	const char *sym;
+
+	if (alt->needs == KF_KPROBE && (sym = kallsyms_lists(c, alt->name)))
+		return bpf_program__attach_kprobe(p, false, sym);
+	return bpf_program__attach(p);
+}
+
 /* Load the attach links of the chosen programs. 0, or the failing hook + 1. */
 static int attach_plan(struct collector *c)
 {
@@ -287,8 +321,8 @@ static int attach_plan(struct collector *c)
 
 		if (!hook_on(c, h))
 			continue;
-		l = bpf_program__attach(
-			bpf_object__find_program_by_name(c->obj, name));
+		l = attach_alt(c, &hook(c, h)->alts[c->choice[h]],
+			       bpf_object__find_program_by_name(c->obj, name));
 		if (!l) {
 			int err = errno;
 			const char *way = hook(c, h)->alts[c->choice[h]].label;

@@ -106,24 +106,81 @@ int kernel_tracepoint_field(const char *category, const char *name,
 
 /* ---- kernel functions: kallsyms, kprobes ---- */
 
-unsigned kallsyms_have(const char *const *names, unsigned n)
+bool ksym_is_function(const char *sym, const char *name)
 {
-	unsigned found = 0;
+	size_t n = strlen(name);
+
+	if (strncmp(sym, name, n))
+		return false;
+	sym += n;
+	if (!*sym)
+		return true;
+	if (!strncmp(sym, ".isra.", 6))
+		sym += 6;
+	else if (!strncmp(sym, ".constprop.", 11))
+		sym += 11;
+	else
+		return false;
+	return *sym && strspn(sym, "0123456789") == strlen(sym);
+}
+
+unsigned kallsyms_have(const char *const *names, unsigned n,
+		       char (*found_as)[KSYM_LEN])
+{
+	unsigned found = 0, exact = 0;
 	char line[512];
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		char type, name[256];
+		char type, name[KSYM_LEN];
 
-		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-		    (type == 't' || type == 'T'))
-			for (unsigned i = 0; i < n && i < 32; i++)
-				if (!strcmp(names[i], name))
-					found |= 1u << i;
+		if (sscanf(line, "%*s %c %127s", &type, name) != 2 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		for (unsigned i = 0; i < n && i < 32; i++) {
+			/* the function itself over a copy of it */
+			if ((exact & 1u << i) ||
+			    !ksym_is_function(name, names[i]))
+				continue;
+			found |= 1u << i;
+			if (!strcmp(name, names[i]))
+				exact |= 1u << i;
+			if (found_as) /* name is shorter than KSYM_LEN */
+				memcpy(found_as[i], name, strlen(name) + 1);
+		}
 	}
 	if (f)
 		fclose(f);
 	return found;
+}
+
+bool kallsyms_text(const char *sym, unsigned long long *lo,
+		   unsigned long long *hi)
+{
+	unsigned long long at, start = 0, end = ~0ULL;
+	char line[512], type, name[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	/* the file is not in address order (modules, BPF): the next
+	 * address up is looked for over all of it */
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &at, &type, name) == 3 &&
+		    !strcmp(name, sym) && (type == 't' || type == 'T'))
+			start = at;
+	if (f && start) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx", &at) == 1 && at > start &&
+			    at < end)
+				end = at;
+	}
+	if (f)
+		fclose(f);
+	if (!start || end == ~0ULL)
+		return false;
+	*lo = start;
+	*hi = end;
+	return true;
 }
 
 bool kprobes_work(void)

@@ -82,9 +82,23 @@ enum feature_answer tracepoint_answer(const char *category, const char *name);
 int kernel_tracepoint_field(const char *category, const char *name,
 			    const char *field, unsigned *size);
 
-/* Which of names[0..n) (n <= 32) /proc/kallsyms lists as text, as bits:
- * one pass over the file for all of them. */
-unsigned kallsyms_have(const char *const *names, unsigned n);
+/* Is sym, a kallsyms name, the function name: itself, or a copy GCC
+ * made of the whole function with other arguments (name.isra.N,
+ * name.constprop.N), whose entry sees every call? Not .part.N or .cold,
+ * pieces of it. */
+bool ksym_is_function(const char *sym, const char *name);
+#define KSYM_LEN 128
+/* Which of names[0..n) (n <= 32) /proc/kallsyms lists as text, as bits,
+ * itself or as such a copy: one pass over the file for all of them. With
+ * found_as, the symbol each was found as (the function's own name where
+ * both are listed): what a kprobe attaches to. */
+unsigned kallsyms_have(const char *const *names, unsigned n,
+		       char (*found_as)[KSYM_LEN]);
+/* The text of kernel function sym, from its address to the next symbol's
+ * ([lo, hi)); false where kallsyms does not show it (addresses hidden
+ * from this user, or no such function). */
+bool kallsyms_text(const char *sym, unsigned long long *lo,
+		   unsigned long long *hi);
 /* Can kprobes be created here (the PMU, or tracefs' kprobe_events)? */
 bool kprobes_work(void);
 /* The same, or FEATURE_NEEDS_ROOT where only tracefs could tell and

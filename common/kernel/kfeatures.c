@@ -408,7 +408,7 @@ enum feature_answer kernel_offers(enum kernel_feature feature,
 					    : feature_answer(SB_F_FENTRY);
 	case KF_KPROBE: /* kprobes first: a pass over kallsyms costs more */
 		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
-				       !kallsyms_have(&name, 1)
+				       !kallsyms_have(&name, 1, NULL)
 			       ? FEATURE_NO
 			       : feature_answer(SB_F_KPROBES);
 	}

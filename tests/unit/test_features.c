@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "kernel.h"
 #include "kfeatures.h"
 #include "stackbox.h"
 
@@ -170,11 +171,56 @@ static int nobody(void)
 	return check_failed ? 1 : 0;
 }
 
+/* Kernel functions by name: GCC's copies of a whole function (.isra.N,
+ * .constprop.N) are it, its pieces (.part.N, .cold) are not; and the
+ * running kernel's finish_task_switch, which offcpu's finish way probes,
+ * is found as a symbol kallsyms lists, with its text after it. */
+static void kernel_symbols(void)
+{
+	static const struct {
+		const char *sym;
+		bool is;
+	} cases[] = {
+		{"f", true},
+		{"f.isra.0", true},
+		{"f.constprop.12", true},
+		{"f.part.0", false},
+		{"f.cold", false},
+		{"fg", false},
+		{"f.isra.", false},
+		{"f.isra.0x", false},
+		{"g", false},
+		{"f.isra.0.cold", false},
+	};
+	char as[1][KSYM_LEN], name[160];
+	const char *fn = "finish_task_switch";
+	unsigned long long lo = 0, hi = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(name, sizeof(name), "%s is f: %s", cases[i].sym,
+			 cases[i].is ? "yes" : "no");
+		CHECK_INT(name, ksym_is_function(cases[i].sym, "f"),
+			  cases[i].is);
+	}
+	CHECK("kallsyms lists finish_task_switch, as itself or a copy",
+	      kallsyms_have(&fn, 1, as) == 1 && ksym_is_function(as[0], fn),
+	      "found as %s", as[0]);
+	if (geteuid()) {
+		SKIP("its text's addresses", "kallsyms shows them to root");
+		return;
+	}
+	CHECK("its text has an address and ends at the next symbol",
+	      kallsyms_text(as[0], &lo, &hi) && lo && hi > lo &&
+		      hi - lo < 65536,
+	      "%s at %llx..%llx", as[0], lo, hi);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--nobody"))
 		return nobody();
 	refusal_lines();
+	kernel_symbols();
 	if (geteuid()) {
 		SKIP("feature probes", "needs root (as nobody they say so)");
 		return 0;
