@@ -25,11 +25,13 @@
 //usage:                   values are unbiased estimates
 //usage:@COMMON
 //usage:
-//usage:STACKBOX_ATTACH=switch-in|raw_tp|tp_btf|tracepoint forces the way to
-//usage:attach (switch-in: stacks walked only for blocks counted, the
-//usage:kernel's once they end; chosen by itself with -m, -M or -s; with
-//usage:switch-in,sys_exit the user's at the syscall's exit; with ...,pid-hash
-//usage:its blocks by thread id, not in task storage).
+//usage:STACKBOX_ATTACH=finish|switch-in|raw_tp|tp_btf|tracepoint forces the
+//usage:way to attach (finish: both stacks walked when a block ends, in its
+//usage:task, only for blocks counted, by fentry or kprobe on
+//usage:finish_task_switch; switch-in: the kernel's once it ends, the user's
+//usage:at switch-out; either chosen by itself with -m, -M or -s, finish
+//usage:first; with switch-in,sys_exit the user's at the syscall's exit; with
+//usage:...,pid-hash its blocks by thread id, not in task storage).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -89,12 +91,26 @@ static const struct metric offcpu_metrics[] = {
  * first, because tp_btf makes libbpf parse all of the kernel's BTF to
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
+	{"offcpu_switch_in", "finish", KF_BTF, NULL, NULL, OFFCPU_REQ_FINISH,
+	 "-m, -M or -s"},
 	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
 	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
 	{"offcpu_tp_btf", "tp_btf", KF_BTF},
 	{"offcpu_tracepoint", "tracepoint", KF_TRACEPOINT, "sched",
 	 "sched_switch"},
+	{NULL},
+};
+
+/* The finish way's end of each block, in the task switched in:
+ * finish_task_switch, by fentry where the kernel finds it by that name,
+ * else by kprobe (on the copy GCC made of it, finish_task_switch.isra.0,
+ * as Debian's kernels have it). */
+static const struct attach_alt finish_alts[] = {
+	{"offcpu_finish_fentry", "fentry", KF_FENTRY, NULL,
+	 "finish_task_switch"},
+	{"offcpu_finish_kprobe", "kprobe", KF_KPROBE, NULL,
+	 "finish_task_switch"},
 	{NULL},
 };
 
@@ -139,9 +155,20 @@ static bool want_wakeups(struct collector *c, void *args)
 	return a->wakers || !task_runtime_off(a);
 }
 
+static bool offcpu_requires(struct collector *c, void *args, unsigned bits);
+
+/* finish_task_switch is probed when sched_switch takes the finish way,
+ * whose requires() asks the same; attached before it, so that no block
+ * it notes waits for a probe not yet there. */
+static bool want_finish(struct collector *c, void *args)
+{
+	return offcpu_requires(c, args, OFFCPU_REQ_FINISH);
+}
+
 /* New tasks' first wakeups (sched_wakeup_new) end no blocked time: they
  * were never switched out, so only sched_waking names wakers. */
 static const struct attach_hook offcpu_hooks[] = {
+	{"finish_task_switch", finish_alts, want_finish, "-m, -M or -s"},
 	{"sched_switch", switch_alts},
 	{"sched_waking", wakeup_alts, want_wakeups, "-w"},
 	{NULL},
@@ -203,14 +230,30 @@ static bool ids_layout(struct offcpu_bpf *s)
 static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 {
 	struct offcpu_args *a = args;
+	bool other = false;
 
-	if (!(bits & OFFCPU_REQ_SWITCH_IN))
+	if (!(bits & (OFFCPU_REQ_SWITCH_IN | OFFCPU_REQ_FINISH)))
 		return true;
 	/* the programs for kernels before 5.13 (no BPF callbacks: plan.c
 	 * takes them then) have an empty switch-in program */
 	if (!feature_usable(SB_F_PSEUDO_FUNC))
 		return false;
-	return attach_forced("switch-in") || a->min || a->max || a->sample;
+	if (bits & OFFCPU_REQ_SWITCH_IN)
+		return attach_forced("switch-in") || a->min || a->max ||
+		       a->sample;
+	/* finish: not where sched_switch is forced another way, and only
+	 * with a way to probe finish_task_switch */
+	for (const struct attach_alt *alt = switch_alts; alt->prog; alt++)
+		other |= strcmp(alt->label, "finish") &&
+			 attach_forced(alt->label);
+	if (attach_forced("finish") ? false
+	    : other		    ? true
+				    : !(a->min || a->max || a->sample))
+		return false;
+	for (const struct attach_alt *alt = finish_alts; alt->prog; alt++)
+		if (collect_alt_kernel(c, alt) == FEATURE_YES)
+			return true;
+	return false;
 }
 
 /* The switch-in way's own: a block under way at a snapshot is cut into
@@ -220,11 +263,39 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
  * the syscall's exit, and no cut (the user stack is not known yet).
  * That puts every syscall of the machine on its slow path, which cost
  * more than it saved on perf bench sched messaging: only when asked. */
-static void configure_switch_in(struct offcpu_bpf *s)
+/* The finish way: finish_task_switch's text, whose frames (and those
+ * before them, its probe's) kernel stacks walked there drop. */
+static bool configure_finish(struct collector *c, struct offcpu_bpf *s)
+{
+	bool fin = bpf_program__autoload(s->progs.offcpu_finish_fentry) ||
+		   bpf_program__autoload(s->progs.offcpu_finish_kprobe);
+	const char *sym =
+		fin ? collect_kernel_symbol(c, "finish_task_switch") : NULL;
+	unsigned long long lo, hi;
+
+	s->rodata->stacks_at_finish = fin;
+	if (!fin)
+		return false;
+	if (sym && kallsyms_text(sym, &lo, &hi)) {
+		s->rodata->finish_lo = lo;
+		s->rodata->finish_hi = hi;
+	} else {
+		error_msg("finish: %s: no address in /proc/kallsyms: kernel "
+			  "stacks keep the probe's frames",
+			  sym ? sym : "finish_task_switch");
+	}
+	verbose("finish: both stacks walked in %s, when a block ends, only "
+		"for the blocks counted",
+		sym ? sym : "finish_task_switch");
+	return true;
+}
+
+static void configure_switch_in(struct collector *c, struct offcpu_bpf *s)
 {
 	bool in = bpf_program__autoload(s->progs.offcpu_switch_in);
 	bool user = s->rodata->sb_cfg.user_stacks;
-	bool ex = in && user && attach_forced("sys_exit");
+	bool fin = configure_finish(c, s);
+	bool ex = in && user && !fin && attach_forced("sys_exit");
 
 	s->rodata->user_at_exit = ex;
 	bpf_program__set_autoload(s->progs.offcpu_sys_exit, ex);
@@ -235,11 +306,13 @@ static void configure_switch_in(struct offcpu_bpf *s)
 	s->rodata->kstack_at_switch_in = 1;
 	if (ex)
 		s->rodata->cut_blocked = 0;
-	verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
-		"the blocks counted",
-		!user ? "no user stacks"
-		: ex  ? "user stacks at the syscall's exit (else at switch-out)"
-		      : "user stacks at switch-out");
+	if (!fin)
+		verbose("switch-in: kernel stacks walked at switch-in, %s, only for "
+			"the blocks counted",
+			!user ? "no user stacks"
+			: ex  ? "user stacks at the syscall's exit (else at "
+				"switch-out)"
+			      : "user stacks at switch-out");
 }
 
 /*
@@ -317,6 +390,8 @@ static const char *cut_note(const struct offcpu_bpf *s,
 		return "when they wake (-M: a block's length is known then)";
 	if (!s->rodata->cut_blocked)
 		return "when they wake (switch-in way, sys_exit)";
+	if (s->rodata->stacks_at_finish)
+		return "in it, their stacks lost until they wake (finish way)";
 	if (s->rodata->kstack_at_switch_in)
 		return "in it, their kernel stack lost until they wake "
 		       "(switch-in way)";
@@ -338,7 +413,7 @@ static int offcpu_configure(struct collector *c, void *skel, void *args)
 	 * comes after the switch-in's atomic xchg and cmpxchg (5.12) */
 	s->rodata->cut_blocked =
 		feature_usable(SB_F_FOR_EACH_MAP_ELEM) && !a->max;
-	configure_switch_in(s);
+	configure_switch_in(c, s);
 	configure_starts(s);
 	bpf_program__set_autoload(s->progs.offcpu_cut,
 				  s->rodata->cut_blocked &&
@@ -484,7 +559,7 @@ static const char *const offcpu_stat_names[] = {
 	"switch-ins not reported (block lost, no end known)",
 	"blocks without their user stack (switch-in: map of them full)",
 	"parts of blocks under way at a snapshot, without their kernel stack "
-	"(switch-in: walked when they end)",
+	"(switch-in, finish: walked when they end; finish: the user's too)",
 	NULL,
 };
 

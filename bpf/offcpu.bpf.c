@@ -179,8 +179,9 @@ static __noinline void cut_start(struct offcpu_start *s, __u64 task, __u64 flip)
 /* The block of s ends at end (a switch-in): counted, unless -m/-M leave
  * it out, -s does not draw it, or a snapshot's cut counted it up to
  * s->cut already (only a block as long as the period: see cut_one). */
-static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
-					__u64 end, void *next, void *owner)
+static __always_inline void count_block(void *ctx, struct offcpu_start *s,
+					__u32 pid, __u64 end, void *next,
+					void *owner, int at_finish)
 {
 	__u64 flip = sb_ctl.flip, cut = 0, from, d = end - s->ts, value = 0;
 
@@ -216,8 +217,8 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
 			__builtin_memcpy(s->key.other_comm, w->comm,
 					 sizeof(s->key.other_comm));
 		}
-		count_row(&s->key, &v, s, pid, next, owner,
-			  sb_interval_at(flip, end));
+		count_row(ctx, &s->key, &v, s, pid, next, owner,
+			  sb_interval_at(flip, end), at_finish);
 	}
 	start_end(pid, s);
 	if (wakers_on)
@@ -236,8 +237,8 @@ static __always_inline void count_block(struct offcpu_start *s, __u32 pid,
  * it: a later switch would have been prev's switch-out). Neither later
  * than its start: dropped. Each way has its counter.
  */
-static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
-					     __u64 now, __u64 ran,
+static __always_inline void missed_switch_in(void *ctx, struct offcpu_start *s,
+					     __u32 pid, __u64 now, __u64 ran,
 					     __u64 cpu_last, void *prev)
 {
 	__u64 on = ran > s->ran ? ran - s->ran : 0;
@@ -245,12 +246,12 @@ static __always_inline void missed_switch_in(struct offcpu_start *s, __u32 pid,
 
 	if (s->ran && ran && on <= now - s->ts) {
 		sb_stat_add(OFFCPU_STAT_MISSED_RAN, 1);
-		count_block(s, pid, now - on, NULL, prev);
+		count_block(ctx, s, pid, now - on, NULL, prev, 0);
 	} else if (seen > s->ts && seen <= now) {
 		sb_stat_add(seen == s->woken ? OFFCPU_STAT_MISSED_WOKEN
 					     : OFFCPU_STAT_MISSED_CPU,
 			    1);
-		count_block(s, pid, seen, NULL, prev);
+		count_block(ctx, s, pid, seen, NULL, prev, 0);
 	} else {
 		sb_stat_add(OFFCPU_STAT_MISSED_LOST, 1);
 		start_end(pid, s);
@@ -287,7 +288,7 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 
 		s = start_of(pid, prev);
 		if (s)
-			missed_switch_in(s, pid, now, ran, cpu_last, prev);
+			missed_switch_in(ctx, s, pid, now, ran, cpu_last, prev);
 		if (cls >= 0 && (state_mask & (1 << cls))) {
 			struct offcpu_start st = {.ts = now, .ran = ran};
 
@@ -301,10 +302,31 @@ static __always_inline void on_switch(void *ctx, int cls, __u32 next_pid,
 				sb_stat_add(OFFCPU_STAT_STARTS_FULL, 1);
 		}
 	}
+	if (stacks_at_finish) /* counted in next's own context */
+		return;
 	s = start_of(next_pid, next);
 	if (s)
-		count_block(s, next_pid, now, next, next);
+		count_block(ctx, s, next_pid, now, next, next, 0);
 }
+
+/* The finish way: the task switched in ends its block, in its own
+ * context (both stacks its); a block the probe missed is counted at
+ * the task's next switch-out (missed_switch_in), its stacks lost. */
+#if SB_MODERN
+static __always_inline void on_finish(void *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid();
+	void *task = task_store ? bpf_get_current_task_btf() : NULL;
+	struct offcpu_start *s;
+
+	if (!pid)
+		return;
+	s = start_of(pid, task);
+	if (s)
+		count_block(ctx, s, pid, bpf_ktime_get_ns(), NULL,
+			    (void *)bpf_get_current_task(), 1);
+}
+#endif
 
 /*
  * pid is woken; if it is blocked here, note when (the end of its block
@@ -416,6 +438,26 @@ int offcpu_switch_in(__u64 *ctx)
 
 	on_switch(ctx, classify_raw(ctx[0], state), task_pid((void *)ctx[2]),
 		  (void *)ctx[2], user_at_exit, (void *)ctx[1]);
+#endif
+	return 0;
+}
+
+/* The finish way's end of a block. finish_task_switch's argument (prev)
+ * is not read: its name may be a copy GCC made with other arguments. */
+SEC("fentry/finish_task_switch")
+int offcpu_finish_fentry(__u64 *ctx)
+{
+#if SB_MODERN
+	on_finish(ctx);
+#endif
+	return 0;
+}
+
+SEC("kprobe/finish_task_switch")
+int offcpu_finish_kprobe(struct pt_regs *ctx)
+{
+#if SB_MODERN
+	on_finish(ctx);
 #endif
 	return 0;
 }

@@ -21,8 +21,9 @@ enum offcpu_stat {
 	/* switch-in way: a counted block's user stack not kept for its
 	 * syscall's exit (the map of them full): counted without it */
 	OFFCPU_STAT_LATER_FULL,
-	/* switch-in way: a snapshot's part of a block under way, counted
-	 * before its kernel stack is walked (at the block's end) */
+	/* switch-in and finish ways: a snapshot's part of a block under
+	 * way, counted before its kernel stack (finish: its user stack
+	 * too) is walked, at the block's end */
 	OFFCPU_STAT_CUT_NO_KSTACK,
 };
 
@@ -41,5 +42,8 @@ struct offcpu_start {
 /* The switch-in way's requires bit: chosen for blocks that -m, -M or -s
  * may leave out, or when forced (STACKBOX_ATTACH=switch-in). */
 #define OFFCPU_REQ_SWITCH_IN 1u
+/* The finish way's: the same options, and a way to probe
+ * finish_task_switch (STACKBOX_ATTACH=finish forces it). */
+#define OFFCPU_REQ_FINISH 2u
 
 #endif

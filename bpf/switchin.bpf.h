@@ -15,6 +15,11 @@
  *   switch-out. A task that blocks again before its syscall returns is
  *   still in it: the walk at that switch-out serves both blocks.
  *
+ * The finish way (stacks_at_finish) goes further: at switch-out only the
+ * block's time, state and ids; when it ends, both stacks are walked in
+ * the task's own context, from finish_task_switch (fentry, else kprobe),
+ * which every switched-in task runs first.
+ *
  * Needs offcpu_start, starts and sb_count_in(); uses pt_regs' fixed layout
  * (SB_REG_*, base.bpf.h) through bpf_task_pt_regs() (5.15).
  */
@@ -33,6 +38,14 @@ const volatile __u32 task_cgroups_off = 0;
 const volatile __u32 cset_dfl_cgrp_off = 0;
 const volatile __u32 cgroup_kn_off = 0;
 const volatile __u32 kn_id_off = 0;
+
+/* The finish way: blocks are counted, and their stacks walked, in
+ * finish_task_switch, whose text is [finish_lo, finish_hi) (kallsyms):
+ * a kernel stack walked there starts with the probe's frames and that
+ * function's, which are dropped. */
+const volatile __u8 stacks_at_finish = 0;
+const volatile __u64 finish_lo = 0;
+const volatile __u64 finish_hi = 0;
 
 /* A counted block waiting for its user stack at its syscall's exit,
  * and the interval it ended in (sb_interval_at). */
@@ -117,7 +130,12 @@ static __always_inline void key_at_switch_out(void *ctx,
 	} else {
 		sb_key_task(&st->key, id);
 	}
-	if (ustack != SB_STACK_NONE || !sb_cfg.user_stacks)
+	if (stacks_at_finish) { /* walked when the block ends, or lost */
+		st->key.user_stack =
+			sb_cfg.user_stacks ? SB_STACK_LOST : SB_STACK_NONE;
+		st->key.kern_stack =
+			sb_cfg.kern_stacks ? SB_STACK_LOST : SB_STACK_NONE;
+	} else if (ustack != SB_STACK_NONE || !sb_cfg.user_stacks)
 		st->key.user_stack = ustack;
 	else if (user_exit && in_syscall())
 		st->user_later = 1;
@@ -170,19 +188,74 @@ static __always_inline __u64 task_kern_stack(void *task)
 	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
 }
 
+/* The current task's kernel stack in finish_task_switch, from it down
+ * (__schedule first), as sb_stack_id() keeps stacks. The frames before
+ * it (a trampoline's, a kprobe's) are in the first few; where none is
+ * finish_task_switch's, the stack is kept whole. */
+static __always_inline __u64 finish_kern_stack(void *ctx)
+{
+	struct sb_stack *st = sb_stack_buf();
+	__u64 h = SB_HASH_KERN;
+	long len;
+	int i, n, skip = 0;
+
+	if (!sb_cfg.kern_stacks)
+		return SB_STACK_NONE;
+	if (!st)
+		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
+	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0);
+	if (len == 0)
+		return SB_STACK_NONE;
+	if (len < 0)
+		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
+	n = len / 8;
+	for (i = 0; i < 8 && i < n; i++)
+		if (st->ip[i] >= finish_lo && st->ip[i] < finish_hi) {
+			skip = i + 1;
+			break;
+		}
+	for (i = 0; i < SB_MAX_DEPTH; i++) {
+		int from = i + skip;
+
+		if (from >= n || from >= SB_MAX_DEPTH)
+			break;
+		st->ip[i] = st->ip[from];
+		h = sb_stack_hash(h, st->ip[i]);
+	}
+	/* the buffer ends with zeros: the frames moved up leave theirs */
+	for (i = 0; i < 8; i++) {
+		int at = n - skip + i;
+
+		if (i >= skip)
+			break;
+		if (at >= 0 && at < SB_MAX_DEPTH)
+			st->ip[at] = 0;
+	}
+	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
+}
+
 /* A counted block's row, in the map of interval (sb_interval_at of its
  * end). Switch-in way (next: the task switched in): its kernel stack
  * now; its user stack now known, or at its syscall's exit. owner: the
  * block's task on the switch-in way (next, or prev whose switch-in was
  * not reported), else NULL. */
-static __always_inline void count_row(struct sb_key *key, struct sb_values *v,
+static __always_inline void count_row(void *ctx, struct sb_key *key,
+				      struct sb_values *v,
 				      struct offcpu_start *s, __u32 pid,
-				      void *next, void *owner, __u32 interval)
+				      void *next, void *owner, __u32 interval,
+				      int at_finish)
 {
 	void *counts = sb_counts_of(interval);
 	struct offcpu_later l;
 
 	key_ids_at_count(key, (__u64)owner);
+	if (at_finish) { /* in the block's task: both stacks are its */
+		key->kern_stack = finish_kern_stack(ctx);
+		if (sb_cfg.user_stacks)
+			key->user_stack = user_stack_now(ctx);
+		sb_count_in(counts, key, v);
+		return;
+	}
 	if (!next) {
 		sb_count_in(counts, key, v);
 		return;

@@ -3,7 +3,8 @@
 # offcpu section of tests/board/guest): the default attach path and the
 # classic tracepoint, with -w, against tests/workloads/block.c's known
 # blocked times and waker; -m 500ms and -s 10ms on the way the plan
-# takes on each kernel.
+# takes on each kernel (finish, where finish_task_switch can be probed),
+# and on the switch-in way.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
@@ -44,8 +45,8 @@ ran() {
 # of what they took (over 6 standard deviations: offcpu.sh's figures for
 # 2 s; TCG's slower calls leave more time on a CPU inside them)
 sampled() {
-	set -- "$(sed -n "s/^@s10 //p" "$res" | awk -v f="$1" '$0 ~ f && /nanosleep/ { s += $NF } END { print s + 0 }')" \
-		"$(waited s10 "$1")" "$1"
+	set -- "$(sed -n "s/^@$2 //p" "$res" | awk -v f="$1" '$0 ~ f && /nanosleep/ { s += $NF } END { print s + 0 }')" \
+		"$(waited "$2" "$1")" "$1"
 	if fcmp "${2:-0} > 0 && $1 >= $2 * 0.85 && $1 <= $2 * 1.15"; then
 		pass "$t -s 10ms ($used): $3's naps estimated $1 us (they took $2)"
 	else
@@ -80,20 +81,40 @@ for b in $(boards); do
 			within "$t $p ($used): mutex held 800 ms" "$3" "${6:-800000}"
 		fi
 	done
-	if ran min; then
-		used=$(sed -n "s/^@err-min offcpu: sched_switch: attached with //p" "$res")
-		set -- $(known min) "$(waited min nap_longest)"
-		check "$t -m 500ms ($used): keeps the pipe's 600 ms block ($2 us)" fcmp "$2 > 500000"
-		if fcmp "${4:-0} > 0 && $4 < 500000"; then
-			check "$t -m 500ms ($used): drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
-		else
-			check "$t -m 500ms ($used): a nap took ${4:-?} us here: no more than the naps took ($1 us)" \
-				fcmp "$1 <= $(waited min nap_thread)"
+	# the way the plan takes, then switch-in forced where that was finish
+	for w in default switch-in; do
+		if [ $w = switch-in ] && ! grep -q "^@rc-min-$w " "$res"; then
+			skip "$t switch-in forced" "the plan took switch-in or the switch-out ways here (the runs above)"
+			continue
 		fi
-	fi
-	if ran s10; then
-		used=$(sed -n "s/^@err-s10 offcpu: sched_switch: attached with //p" "$res")
-		sampled tick_thread
-		sampled step_thread
-	fi
+		if ran min-$w; then
+			used=$(sed -n "s/^@err-min-$w offcpu: sched_switch: attached with //p" "$res")
+			set -- $(known min-$w) "$(waited min-$w nap_longest)"
+			check "$t -m 500ms ($used): keeps the pipe's 600 ms block ($2 us)" fcmp "$2 > 500000"
+			if fcmp "${4:-0} > 0 && $4 < 500000"; then
+				check "$t -m 500ms ($used): drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
+			else
+				check "$t -m 500ms ($used): a nap took ${4:-?} us here: no more than the naps took ($1 us)" \
+					fcmp "$1 <= $(waited min-$w nap_thread)"
+			fi
+			# the finish way walks the kernel stack inside the
+			# probed function: its frames and the probe's are cut
+			check "$t -m 500ms ($used): kernel stacks start at __schedule" \
+				sh -c "! sed -n 's/^@min-$w //p' '$res' | grep -q 'finish_task_switch\|kprobe'"
+		fi
+		if ran s10-$w; then
+			used=$(sed -n "s/^@err-s10-$w offcpu: sched_switch: attached with //p" "$res")
+			sampled tick_thread s10-$w
+			sampled step_thread s10-$w
+		fi
+	done
+	# kernels from 5.13 with BTF and kprobes (every board's but 5.10's
+	# and the nobtf ones) probe finish_task_switch: -m takes that way
+	case $b in
+	5.10-* | *-nobtf) ;;
+	*)
+		check "$t: -m 500ms took the finish way" \
+			grep -q "^@err-min-default offcpu: sched_switch: attached with finish" "$res"
+		;;
+	esac
 done
