@@ -173,18 +173,26 @@ wait_for() {
 # targets; T is a scratch directory, and cleanup() runs at exit; SB is a
 # private copy of ./stackbox, so a rebuild during the run changes nothing
 # (it keeps its name: the applet is chosen by argv[0]); PROBE is
-# bench/probe.c, built.
+# bench/probe.c, built. With BENCH_BUILT=DIR (a board: bench/board.sh)
+# both are in DIR, built on the host, and nothing is built.
 bench_start() {
 	_name=$1
 	shift
 	[ -f "bench/$_name.sh" ] || die "run from the repository root: sh bench/$_name.sh"
 	[ "$(id -u)" = 0 ] || die "run as root (BPF)"
-	make -s stackbox "$@" >/dev/null || die "make failed"
+	[ -n "${BENCH_BUILT:-}" ] || make -s stackbox "$@" >/dev/null ||
+		die "make failed"
 	T=$(mktemp -d /tmp/stackbox-bench.XXXXXX)
 	LIVE="" # pids this script started and has not waited for yet
 	STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
+	if [ -n "${BENCH_BUILT:-}" ]; then
+		# inside a board (bench/board.sh): built on the host
+		SB=$BENCH_BUILT/stackbox
+		PROBE=$BENCH_BUILT/probe
+		return
+	fi
 	mkdir "$T/bin"
 	cp ./stackbox "$T/bin/stackbox"
 	SB=$T/bin/stackbox

@@ -34,8 +34,9 @@ QUIET=${QUIET:-20}
 QUIET_MAX=${QUIET_MAX:-10}
 QUIET_TOTAL=${QUIET_TOTAL:-60}
 BPF_STATS=${BPF_STATS:-1}
-NCPU=$(getconf _NPROCESSORS_ONLN)
-HZ=$(getconf CLK_TCK)
+# busybox (a board's) has nproc, and no getconf
+NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
 bench_start offcpu
 

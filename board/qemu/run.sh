@@ -14,7 +14,7 @@
 # arguments, BOARD_DISK=IMAGE a raw disk image the guest sees as
 # /dev/vda (virtio; its writes are discarded at power off),
 # BOARD_FILES="SRC:DEST ..." more files into the guest's root (DEST
-# relative to it), BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
+# relative to it, its directories made), BOARD_MODULES="ext4 ..." kernel modules to load at boot (with what they
 # depend on; get-modules.sh takes them from the kernel's package),
 # BOARD_TCG more -accel tcg options (thread=single: every vCPU in one
 # host thread; see docs/boards.md on the x86_64 text_poke hang).
@@ -79,6 +79,7 @@ for w in "$OUT/musl-$arch/workloads"/*; do
 	[ ! -f "$w" ] || cp "$w" "$s/workloads/"
 done
 for f in ${BOARD_FILES:-}; do
+	mkdir -p "$(dirname "$s/${f#*:}")"
 	cp "${f%%:*}" "$s/${f#*:}" || { echo "run.sh: cannot copy ${f%%:*}" >&2; exit 2; }
 done
 # Modules, in the order to load them (/modules); a failure shows in the
@@ -114,6 +115,11 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# what udev makes on a full system; scripts read /dev/stdin
+ln -s /proc/self/fd /dev/fd
+ln -s fd/0 /dev/stdin
+ln -s fd/1 /dev/stdout
+ln -s fd/2 /dev/stderr
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
