@@ -92,7 +92,7 @@ static const struct metric offcpu_metrics[] = {
  * load (14.6 MB at peak here, against 5.3 MB). */
 static const struct attach_alt switch_alts[] = {
 	{"offcpu_switch_in", "finish", KF_BTF, NULL, NULL, OFFCPU_REQ_FINISH,
-	 "-m, -M or -s"},
+	 "-m, -M or -s where finish_task_switch is probed"},
 	{"offcpu_switch_in", "switch-in", KF_BTF, NULL, NULL,
 	 OFFCPU_REQ_SWITCH_IN, "-m, -M or -s"},
 	{"offcpu_raw_tp", "raw_tp", KF_LAYOUT},
@@ -241,15 +241,15 @@ static bool offcpu_requires(struct collector *c, void *args, unsigned bits)
 	if (bits & OFFCPU_REQ_SWITCH_IN)
 		return attach_forced("switch-in") || a->min || a->max ||
 		       a->sample;
-	/* finish: not where sched_switch is forced another way, and only
-	 * with a way to probe finish_task_switch */
+	/* finish: forced; else with those options, unless sched_switch
+	 * is forced another way */
 	for (const struct attach_alt *alt = switch_alts; alt->prog; alt++)
 		other |= strcmp(alt->label, "finish") &&
 			 attach_forced(alt->label);
-	if (attach_forced("finish") ? false
-	    : other		    ? true
-				    : !(a->min || a->max || a->sample))
+	if (!attach_forced("finish") &&
+	    (other || !(a->min || a->max || a->sample)))
 		return false;
+	/* and a way to probe finish_task_switch */
 	for (const struct attach_alt *alt = finish_alts; alt->prog; alt++)
 		if (collect_alt_kernel(c, alt) == FEATURE_YES)
 			return true;

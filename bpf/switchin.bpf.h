@@ -167,71 +167,56 @@ static __always_inline __u64 flush_later(void *ctx, __u32 pid)
 static __always_inline __u64 task_kern_stack(void *task)
 {
 	struct sb_stack *st = sb_stack_buf();
-	__u64 h = SB_HASH_KERN;
-	long len;
-	int i;
 
 	if (!sb_cfg.kern_stacks)
 		return SB_STACK_NONE;
 	if (!st)
 		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
-	len = bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0);
-	if (len == 0)
-		return SB_STACK_NONE;
-	if (len < 0)
-		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
-	for (i = 0; i < SB_MAX_DEPTH; i++) {
-		if (i * 8 >= len)
-			break;
-		h = sb_stack_hash(h, st->ip[i]);
-	}
-	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
+	return sb_counted(sb_stack_done(st,
+					bpf_get_task_stack(task, st->ip,
+							   sizeof(st->ip), 0),
+					SB_HASH_KERN),
+			  SB_STAT_KSTACK_LOST);
 }
 
-/* The current task's kernel stack in finish_task_switch, from it down
- * (__schedule first), as sb_stack_id() keeps stacks. The frames before
- * it (a trampoline's, a kprobe's) are in the first few; where none is
- * finish_task_switch's, the stack is kept whole. */
+/* The len bytes of frames in st, walked inside finish_task_switch, less
+ * its frame and those before it (a trampoline's, a kprobe's: the first
+ * few): the new length. None of its frames: the stack is kept whole. */
+static __always_inline long drop_probe_frames(struct sb_stack *st, long len)
+{
+	int i, n = len / 8, skip = 0;
+
+	for (i = 0; i < 8 && i < n; i++)
+		if (st->ip[i] >= finish_lo && st->ip[i] < finish_hi) {
+			skip = i + 1;
+			break;
+		}
+	for (i = 0; i + skip < n && i + skip < SB_MAX_DEPTH; i++)
+		st->ip[i] = st->ip[i + skip];
+	/* the buffer ends in zeros: the skip frames moved up leave theirs
+	 * (at most 8: a loop the compiler does not make a memset) */
+	for (int k = 0; k < 8 && k < skip; k++)
+		if (n - skip + k >= 0 && n - skip + k < SB_MAX_DEPTH)
+			st->ip[n - skip + k] = 0;
+	return (long)(n - skip) * 8;
+}
+
+/* The current task's kernel stack in finish_task_switch, from its
+ * caller (__schedule) down, as sb_stack_id() keeps stacks. */
 static __always_inline __u64 finish_kern_stack(void *ctx)
 {
 	struct sb_stack *st = sb_stack_buf();
-	__u64 h = SB_HASH_KERN;
 	long len;
-	int i, n, skip = 0;
 
 	if (!sb_cfg.kern_stacks)
 		return SB_STACK_NONE;
 	if (!st)
 		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
 	len = bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0);
-	if (len == 0)
-		return SB_STACK_NONE;
-	if (len < 0)
-		return sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
-	n = len / 8;
-	for (i = 0; i < 8 && i < n; i++)
-		if (st->ip[i] >= finish_lo && st->ip[i] < finish_hi) {
-			skip = i + 1;
-			break;
-		}
-	for (i = 0; i < SB_MAX_DEPTH; i++) {
-		int from = i + skip;
-
-		if (from >= n || from >= SB_MAX_DEPTH)
-			break;
-		st->ip[i] = st->ip[from];
-		h = sb_stack_hash(h, st->ip[i]);
-	}
-	/* the buffer ends with zeros: the frames moved up leave theirs */
-	for (i = 0; i < 8; i++) {
-		int at = n - skip + i;
-
-		if (i >= skip)
-			break;
-		if (at >= 0 && at < SB_MAX_DEPTH)
-			st->ip[at] = 0;
-	}
-	return sb_counted(sb_stack_keep(st, h), SB_STAT_KSTACK_LOST);
+	if (len > 0)
+		len = drop_probe_frames(st, len);
+	return sb_counted(sb_stack_done(st, len, SB_HASH_KERN),
+			  SB_STAT_KSTACK_LOST);
 }
 
 /* A counted block's row, in the map of interval (sb_interval_at of its

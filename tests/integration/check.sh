@@ -121,6 +121,16 @@ if has offcpu; then
 		check "check: offcpu's sched_switch says when it walks at switch-in" \
 			sh -c "'$STACKBOX' check | grep -q '^offcpu .*sched_switch .*no switch-in: taken with -m, -M or -s;'"
 	same_as_run "check as root" "$T/tsv" offcpu -w
+	# the finish way's probe: none where there are no kprobes (fentry
+	# cannot take Debian's finish_task_switch.isra.0 either)
+	if [ "$(feature kprobes "$T/tsv")" = no ]; then
+		check "check: offcpu's finish_task_switch: none, no kprobes here" \
+			sh -c "[ '$(way offcpu "finish_task_switch (-m, -M or -s)" "$T/tsv")' = none ] &&
+				echo '$(notes offcpu "finish_task_switch (-m, -M or -s)" "$T/tsv")' | grep -q 'no kprobe: no kprobes'"
+	else
+		check "check: offcpu's finish_task_switch: by fentry or kprobe" \
+			sh -c "case '$(way offcpu "finish_task_switch (-m, -M or -s)" "$T/tsv")' in fentry|kprobe) ;; *) exit 1 ;; esac"
+	fi
 fi
 if has rastack; then
 	if at_least 6 10; then
@@ -156,9 +166,9 @@ check "check without BTF: says how to provide BTF" \
 if has offcpu; then
 	check "check without BTF: offcpu's sched_switch takes the tracepoint" \
 		[ "$(way offcpu sched_switch "$T/nobtf")" = tracepoint ]
-	check "check without BTF: switch-in, raw_tp and tp_btf lack kernel BTF" \
+	check "check without BTF: finish, switch-in, raw_tp and tp_btf lack kernel BTF" \
 		[ "$(notes offcpu sched_switch "$T/nobtf")" = \
-		  "no switch-in: no kernel BTF; no raw_tp: no kernel types (--btf FILE); no tp_btf: no kernel BTF" ]
+		  "no finish: no kernel BTF; no switch-in: no kernel BTF; no raw_tp: no kernel types (--btf FILE); no tp_btf: no kernel BTF" ]
 	unshare -m sh -c "mount --bind '$T/empty' /sys/kernel/btf/vmlinux &&
 		'$STACKBOX' offcpu -v -d 1 -f folded" >/dev/null 2>"$T/nobtf.err"
 	check "check without BTF: offcpu really takes the tracepoint" \
