@@ -55,11 +55,9 @@ bool attach_forced(const char *label)
 	return false;
 }
 
-/* The symbol kallsyms lists fn as (itself, or a copy GCC made of it:
- * ksym_is_function), or NULL. The functions kprobe and fentry
- * alternatives name are looked up in one pass over /proc/kallsyms when
- * the plan first needs one. */
-static const char *kallsyms_lists(struct collector *c, const char *fn)
+/* The functions kprobe and fentry alternatives name are looked up in
+ * one pass over /proc/kallsyms when the plan first needs one. */
+const char *collect_kernel_symbol(struct collector *c, const char *fn)
 {
 	static char other[KSYM_LEN];
 	unsigned n = 0;
@@ -83,11 +81,6 @@ static const char *kallsyms_lists(struct collector *c, const char *fn)
 	return kallsyms_have(&fn, 1, &other) ? other : NULL;
 }
 
-const char *collect_kernel_symbol(struct collector *c, const char *fn)
-{
-	return kallsyms_lists(c, fn);
-}
-
 void collect_keep_link(struct collector *c, struct bpf_link *link)
 {
 	c->links = grow_array(c->links, &c->links_cap, c->nlinks + 1,
@@ -103,7 +96,7 @@ enum feature_answer collect_alt_kernel(struct collector *c,
 
 	if (alt->needs == KF_KPROBE) /* kallsyms read once for them all */
 		return feature_answer(SB_F_KPROBES) == FEATURE_NO ||
-				       !kallsyms_lists(c, alt->name)
+				       !collect_kernel_symbol(c, alt->name)
 			       ? FEATURE_NO
 			       : feature_answer(SB_F_KPROBES);
 	a = kernel_offers(alt->needs, alt->category, alt->name);
@@ -111,7 +104,8 @@ enum feature_answer collect_alt_kernel(struct collector *c,
 	 * copy GCC made of it (name.isra.0) does not have, though BTF names
 	 * the function */
 	if (a == FEATURE_YES && alt->needs == KF_FENTRY &&
-	    (!(sym = kallsyms_lists(c, alt->name)) || strcmp(sym, alt->name)))
+	    (!(sym = collect_kernel_symbol(c, alt->name)) ||
+	     strcmp(sym, alt->name)))
 		return FEATURE_NO;
 	return a;
 }
@@ -307,7 +301,8 @@ static struct bpf_link *attach_alt(struct collector *c,
 {
 	const char *sym;
 
-	if (alt->needs == KF_KPROBE && (sym = kallsyms_lists(c, alt->name)))
+	if (alt->needs == KF_KPROBE &&
+	    (sym = collect_kernel_symbol(c, alt->name)))
 		return bpf_program__attach_kprobe(p, false, sym);
 	return bpf_program__attach(p);
 }

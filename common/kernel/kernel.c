@@ -161,18 +161,17 @@ bool kallsyms_text(const char *sym, unsigned long long *lo,
 	char line[512], type, name[256];
 	FILE *f = fopen("/proc/kallsyms", "re");
 
-	/* the file is not in address order (modules, BPF): the next
-	 * address up is looked for over all of it */
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &at, &type, name) == 3 &&
-		    !strcmp(name, sym) && (type == 't' || type == 'T'))
+	/* the kernel's own symbols come first, in address order; modules'
+	 * and BPF's after them are not: the next address up is looked for
+	 * in every line after sym's, in the same pass */
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &at, &type, name) != 3)
+			continue;
+		if (!start && !strcmp(name, sym) &&
+		    (type == 't' || type == 'T'))
 			start = at;
-	if (f && start) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%llx", &at) == 1 && at > start &&
-			    at < end)
-				end = at;
+		else if (start && at > start && at < end)
+			end = at;
 	}
 	if (f)
 		fclose(f);
