@@ -20,12 +20,17 @@ export SAN_ASAN_OPTIONS="log_path=$san_logs/asan:detect_leaks=1"
 export SAN_UBSAN_OPTIONS="log_path=$san_logs/ubsan:print_stacktrace=1"
 [ ! -x "$san/stackbox" ] || export SAN_STACKBOX="$san/stackbox"
 
+# report NAME START: a test's heading with the seconds it took (the
+# budget is 30 minutes for everything), then its FAILs and SKIPs
+report() {
+	echo "== $1 ($(($(date +%s) - $2)) s)"
+	cat "$log.one" >>"$log"
+	grep -E '^(FAIL|SKIP) ' "$log.one" || true
+}
+
 # run_unit TEST: one unit test binary or script, its lines into $log
 run_unit() {
-	case $1 in
-	"$san"/*) echo "== unit/san/$(basename "$1")" ;;
-	*) echo "== unit/$(basename "$1")" ;;
-	esac
+	start=$(date +%s)
 	case $1 in
 	*.sh) sh "$1" ;;
 	"$san"/*) ( cd "$TESTS_O" && ASAN_OPTIONS=$SAN_ASAN_OPTIONS \
@@ -33,8 +38,10 @@ run_unit() {
 	*) ( cd "$TESTS_O" && "$1" ) ;;
 	esac >"$log.one" 2>&1 ||
 		echo "FAIL $(basename "$1"): exited with status $?" >>"$log.one"
-	cat "$log.one" >>"$log"
-	grep -E '^(FAIL|SKIP) ' "$log.one" || true
+	case $1 in
+	"$san"/*) report "unit/san/$(basename "$1")" "$start" ;;
+	*) report "unit/$(basename "$1")" "$start" ;;
+	esac
 }
 
 for suite in $suites; do
@@ -52,11 +59,10 @@ for suite in $suites; do
 	integration|board)
 		for t in "$here/$suite"/*.sh; do
 			[ -f "$t" ] || continue
-			echo "== $suite/$(basename "$t")"
+			start=$(date +%s)
 			sh "$t" >"$log.one" 2>&1 ||
 				echo "FAIL $(basename "$t"): exited with status $?" >>"$log.one"
-			cat "$log.one" >>"$log"
-			grep -E '^(FAIL|SKIP) ' "$log.one" || true
+			report "$suite/$(basename "$t")" "$start"
 		done ;;
 	*) echo "run.sh: unknown suite '$suite'" >&2; exit 2 ;;
 	esac

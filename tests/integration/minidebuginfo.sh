@@ -68,12 +68,22 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# serve DIR: debuginfod on 127.0.0.1, scanning DIR; PORT and SERVER set
+# served URL: the server answers 200 for URL
+served() {
+	python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$1" 2>/dev/null
+}
+
+# serve DIR BUILDID: debuginfod on 127.0.0.1, scanning DIR; PORT and
+# SERVER set. Ready when it serves both files of BUILDID: "fts traversed"
+# is logged when the walk ends, while its scanner threads may still be
+# indexing what the walk queued (a slower machine asked too soon, got
+# 404 and the chains stayed unnamed).
 serve() {
 	PORT=$(free_port)
 	debuginfod -F -p "$PORT" -d "$T/db.sqlite" "$1" >"$T/server.log" 2>&1 &
 	SERVER=$!
-	wait_for 20 grep -q 'fts traversed' "$T/server.log"
+	wait_for 60 served "http://127.0.0.1:$PORT/buildid/$2/debuginfo" &&
+		wait_for 60 served "http://127.0.0.1:$PORT/buildid/$2/executable"
 }
 
 host() { # LIBC BINARY
@@ -91,7 +101,7 @@ host() { # LIBC BINARY
 	sb_report -f folded "$T/s.bin" >"$T/rep0" 2>"$T/err"
 	check "report $1: stripped bare, no server: the chain unnamed" \
 		[ "$(folded_sum "$T/rep0" '^chain')" -gt 0 -a "$(folded_sum "$T/rep0" 'spin_|work_|stage_')" = 0 ]
-	if ! serve "$T/scan"; then
+	if ! serve "$T/scan" "$id"; then
 		fail "report $1: debuginfod serves $T/scan" "$(tail -3 "$T/server.log" | tr '\n' '|')"
 		kill "$SERVER" 2>/dev/null
 		return

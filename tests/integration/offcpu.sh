@@ -173,7 +173,9 @@ folded_is "offcpu -M 1s -i 300ms: nothing of a 2 s sleep" "$T/cutM" ';long_nap;'
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
 for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,pid-hash,tp_btf switch-in,sys_exit,tp_btf; do
 	STACKBOX_ATTACH=$p "$STACKBOX" offcpu -w -f folded -- "$BLOCK" >"$T/w-$p" 2>&1
-	waker=$(grep pipe_thread "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
+	# the pipe read's stack: the thread may also have waited for
+	# mmap_lock on its way, woken by another thread's mprotect
+	waker=$(grep ';pipe_thread;.*pipe_read;' "$T/w-$p" | sed -n 's/.*;--;//p' | head -1)
 	check "offcpu -w $p: the pipe wait names its waker's function" \
 		sh -c "echo '$waker' | grep -q ';fill_pipe;.*;block [0-9]*\$'"
 	check "offcpu -w $p: the waker's kernel stack starts in try_to_wake_up" \
