@@ -4,70 +4,86 @@
 # Environment (set by make check): STACKBOX, TESTS_O, OUT.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+san=$TESTS_O/san
+
+# run_unit OUT TEST: one unit test binary or script, its lines into OUT
+# and the seconds it took into OUT.s. Unit tests share nothing but the
+# build they read, so they run UNIT_JOBS (2) at a time, each lane a
+# run.sh --unit (xargs); integration tests attach BPF system-wide and
+# run one at a time.
+run_unit() {
+	start=$(date +%s)
+	case $2 in
+	*.sh) sh "$2" ;;
+	"$san"/*) ( cd "$TESTS_O" && ASAN_OPTIONS=$SAN_ASAN_OPTIONS \
+		UBSAN_OPTIONS=$SAN_UBSAN_OPTIONS "$2" ) ;;
+	*) ( cd "$TESTS_O" && "$2" ) ;;
+	esac >"$1" 2>&1 ||
+		echo "FAIL $(basename "$2"): exited with status $?" >>"$1"
+	echo $(($(date +%s) - start)) >"$1.s"
+}
+if [ "${1:-}" = --unit ]; then
+	run_unit "$2" "$3"
+	exit 0
+fi
+
 suites=${*:-unit integration board}
 log=$(mktemp)
+runs=$(mktemp -d)
 export STACKBOX TESTS_O OUT="${OUT:-}" WORKLOADS="$TESTS_O/workloads"
 export FIXTURES="$TESTS_O/fixtures" SRCTREE="${here%/tests}"
 # The sanitized build (tests/unit/sanitize.mk): its unit tests run after
 # the plain ones, and report's tests use its binary (sb_report). Its
 # reports go to files, so a test that ignores report's exit status or
 # its stderr still cannot hide one: each file is a FAIL below.
-san=$TESTS_O/san
 san_logs=$(mktemp -d)
-trap 'rm -f "$log"; rm -rf "$san_logs"' EXIT
+trap 'rm -f "$log"; rm -rf "$san_logs" "$runs"' EXIT
 # (only sanitized runs get the options: fuzz targets keep their own)
 export SAN_ASAN_OPTIONS="log_path=$san_logs/asan:detect_leaks=1"
 export SAN_UBSAN_OPTIONS="log_path=$san_logs/ubsan:print_stacktrace=1"
 [ ! -x "$san/stackbox" ] || export SAN_STACKBOX="$san/stackbox"
 
-# report NAME START: a test's heading with the seconds it took (the
-# budget is 30 minutes for everything), then its FAILs and SKIPs
+# report NAME OUT SECONDS: a test's heading with the seconds it took
+# (the budget is 30 minutes for everything), then its FAILs and SKIPs
 report() {
-	echo "== $1 ($(($(date +%s) - $2)) s)"
-	cat "$log.one" >>"$log"
-	grep -E '^(FAIL|SKIP) ' "$log.one" || true
-}
-
-# run_unit TEST: one unit test binary or script, its lines into $log
-run_unit() {
-	start=$(date +%s)
-	case $1 in
-	*.sh) sh "$1" ;;
-	"$san"/*) ( cd "$TESTS_O" && ASAN_OPTIONS=$SAN_ASAN_OPTIONS \
-		UBSAN_OPTIONS=$SAN_UBSAN_OPTIONS "$1" ) ;;
-	*) ( cd "$TESTS_O" && "$1" ) ;;
-	esac >"$log.one" 2>&1 ||
-		echo "FAIL $(basename "$1"): exited with status $?" >>"$log.one"
-	case $1 in
-	"$san"/*) report "unit/san/$(basename "$1")" "$start" ;;
-	*) report "unit/$(basename "$1")" "$start" ;;
-	esac
+	echo "== $1 ($3 s)"
+	cat "$2" >>"$log"
+	grep -E '^(FAIL|SKIP) ' "$2" || true
 }
 
 for suite in $suites; do
 	case $suite in
 	unit)
+		# the list, each sanitized test after its plain one; run in
+		# lanes, reported in this order
 		for t in "$TESTS_O"/unit/test_* "$here"/unit/*.sh; do
 			[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
 			[ -f "$t" ] || continue
-			run_unit "$t"
+			echo "$t"
 			st=$san/unit/$(basename "$t")
-			[ "${t%.sh}" != "$t" ] || [ ! -x "$st" ] || run_unit "$st"
-		done
+			[ "${t%.sh}" != "$t" ] || [ ! -x "$st" ] || echo "$st"
+		done | awk -v d="$runs" '{ print d "/" NR, $0 }' >"$runs/list"
+		xargs -P "${UNIT_JOBS:-2}" -L 1 sh "$0" --unit <"$runs/list"
+		while read -r out t; do
+			case $t in
+			"$san"/*) name=unit/san/$(basename "$t") ;;
+			*) name=unit/$(basename "$t") ;;
+			esac
+			report "$name" "$out" "$(cat "$out.s")"
+		done <"$runs/list"
 		[ -x "$san/stackbox" ] ||
 			echo "SKIP sanitized unit tests and report: not built (tests/unit/sanitize.mk)" | tee -a "$log" ;;
 	integration|board)
 		for t in "$here/$suite"/*.sh; do
 			[ -f "$t" ] || continue
 			start=$(date +%s)
-			sh "$t" >"$log.one" 2>&1 ||
-				echo "FAIL $(basename "$t"): exited with status $?" >>"$log.one"
-			report "$suite/$(basename "$t")" "$start"
+			sh "$t" >"$runs/one" 2>&1 ||
+				echo "FAIL $(basename "$t"): exited with status $?" >>"$runs/one"
+			report "$suite/$(basename "$t")" "$runs/one" $(($(date +%s) - start))
 		done ;;
 	*) echo "run.sh: unknown suite '$suite'" >&2; exit 2 ;;
 	esac
 done
-rm -f "$log.one"
 for r in "$san_logs"/*; do
 	[ -f "$r" ] || continue
 	echo "FAIL sanitizer: $(grep -m1 -E 'ERROR|runtime error' "$r" | cut -c1-200) (${r##*/})" | tee -a "$log"
