@@ -118,7 +118,7 @@ wait_for() {
 }
 
 # board_list: every board tests/boards.sh boots by default, slowest
-# first so that two at a time end together: the three kernels on both
+# first so that those booted together end together: the three kernels on both
 # arches with BTF, and 5.10 and 6.1 with it hidden (vendor kernels built
 # without pahole are that old).
 board_list() {
