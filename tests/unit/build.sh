@@ -6,7 +6,7 @@
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$SRCTREE" || exit 1
-unset KCONFIG_CONFIG O # nested makes must use their own O=
+unset KCONFIG_CONFIG O MAKEFLAGS MAKELEVEL # nested makes: their own O=, no jobserver of ours
 
 # kconfig-conf must accept the Kconfig without a warning
 if command -v kconfig-conf >/dev/null; then
