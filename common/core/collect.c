@@ -438,8 +438,6 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 	if (c.capture)
 		capture_watch(c.capture, c.epfd);
 	describe(&c, args);
-	c.interval_start = boot_ns();
-	clock_gettime(CLOCK_REALTIME, &c.interval_wall);
 	if (go >= 0)
 		start_child(&c, go, cmd[0]);
 	/* a status record is one line: the applet's line, then the filters */

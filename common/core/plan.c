@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cgroup.h"
 #include "capture.h"
@@ -532,6 +533,12 @@ void open_load_attach(struct collector *c)
 		capture_loaded(c->capture); /* -T: the gate, before attach */
 		sb_elf_release(); /* libbpf is done with the object's ELF */
 		unwind_loaded(c->unwind);
+		/* the first interval starts where counting does, at the
+		 * first attach: the setup after it (a process's tables read,
+		 * 20 ms on a loaded board) was counted in no snapshot's span,
+		 * and the first snapshot charged a block more than it lasted */
+		c->interval_start = boot_ns();
+		clock_gettime(CLOCK_REALTIME, &c->interval_wall);
 		if (attach_plan(c)) { /* it fell back: load again */
 			destroy_bpf(c);
 			continue;
