@@ -63,7 +63,9 @@ for b in $(boards); do
 		pass "$t $p: exits 0"
 		used=$(sed -n "s/^@err-$p offcpu: sched_switch: attached with //p" "$res")
 		check "$t $p: attached ($used)" test -n "$used"
-		waker=$(sed -n "s/^@$p //p" "$res" | grep pipe_thread | sed -n 's/.*;--;//p' | head -1)
+		# the pipe read's row: the thread may also have waited for
+		# mmap_lock, woken by pthread_create's mprotect
+		waker=$(sed -n "s/^@$p //p" "$res" | grep ';pipe_thread;.*pipe_read;' | sed -n 's/.*;--;//p' | head -1)
 		check "$t $p: -w names the pipe's waker, fill_pipe" \
 			sh -c "echo '$waker' | grep -q '^try_to_wake_up;.*;fill_pipe;'"
 		# what block.c timed (BLOCK_WAITED): a starved TCG vCPU wakes
