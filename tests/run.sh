@@ -6,12 +6,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 san=$TESTS_O/san
 
-# run_unit OUT TEST: one unit test binary or script, its lines into OUT
-# and the seconds it took into OUT.s. Unit tests share nothing but the
-# build they read, so they run UNIT_JOBS (2) at a time, each lane a
-# run.sh --unit (xargs); integration tests attach BPF system-wide and
-# run one at a time.
-run_unit() {
+# run_test OUT TEST: one test binary or script, its lines into OUT and
+# the seconds it took into OUT.s. Unit tests share nothing but the build
+# they read, so they run UNIT_JOBS (2) at a time, each lane a run.sh
+# --unit (xargs); integration tests attach BPF system-wide and run one
+# at a time.
+run_test() {
 	start=$(date +%s)
 	case $2 in
 	*.sh) sh "$2" ;;
@@ -23,7 +23,7 @@ run_unit() {
 	echo $(($(date +%s) - start)) >"$1.s"
 }
 if [ "${1:-}" = --unit ]; then
-	run_unit "$2" "$3"
+	run_test "$2" "$3"
 	exit 0
 fi
 
@@ -76,10 +76,8 @@ for suite in $suites; do
 	integration|board)
 		for t in "$here/$suite"/*.sh; do
 			[ -f "$t" ] || continue
-			start=$(date +%s)
-			sh "$t" >"$runs/one" 2>&1 ||
-				echo "FAIL $(basename "$t"): exited with status $?" >>"$runs/one"
-			report "$suite/$(basename "$t")" "$runs/one" $(($(date +%s) - start))
+			run_test "$runs/one" "$t"
+			report "$suite/$(basename "$t")" "$runs/one" "$(cat "$runs/one.s")"
 		done ;;
 	*) echo "run.sh: unknown suite '$suite'" >&2; exit 2 ;;
 	esac

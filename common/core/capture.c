@@ -55,8 +55,7 @@ static void open_window(struct capture *cap, uint64_t now)
 		cap->take(c, false);
 	} else {
 		c->ctl->paused = 0;
-		c->interval_start = boot_ns();
-		clock_gettime(CLOCK_REALTIME, &c->interval_wall);
+		collect_interval_begin(c);
 	}
 	c->next_snap = c->o->interval ? now + c->o->interval : 0;
 }

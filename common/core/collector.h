@@ -88,7 +88,9 @@ void unwatch_pids(struct collector *c);
 bool pids_gone(struct collector *c);
 
 /* drain.c: drain, merge and emit one interval; nonzero when a sink
- * failed. */
+ * failed. collect_interval_begin(): an interval starts now (counting
+ * begins: the first attach, a trigger's window opening). */
 int collect_snapshot(struct collector *c, bool final);
+void collect_interval_begin(struct collector *c);
 
 #endif

@@ -537,8 +537,7 @@ void open_load_attach(struct collector *c)
 		 * first attach: the setup after it (a process's tables read,
 		 * 20 ms on a loaded board) was counted in no snapshot's span,
 		 * and the first snapshot charged a block more than it lasted */
-		c->interval_start = boot_ns();
-		clock_gettime(CLOCK_REALTIME, &c->interval_wall);
+		collect_interval_begin(c);
 		if (attach_plan(c)) { /* it fell back: load again */
 			destroy_bpf(c);
 			continue;
