@@ -88,9 +88,15 @@ void unwatch_pids(struct collector *c);
 bool pids_gone(struct collector *c);
 
 /* drain.c: drain, merge and emit one interval; nonzero when a sink
- * failed. collect_interval_begin(): an interval starts now (counting
- * begins: the first attach, a trigger's window opening). */
+ * failed. */
 int collect_snapshot(struct collector *c, bool final);
-void collect_interval_begin(struct collector *c);
+
+/* An interval starts now, where counting begins: the first attach, a
+ * trigger's window opening. (The next starts at each snapshot.) */
+static inline void collect_interval_begin(struct collector *c)
+{
+	c->interval_start = boot_ns();
+	clock_gettime(CLOCK_REALTIME, &c->interval_wall);
+}
 
 #endif

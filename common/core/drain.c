@@ -156,12 +156,6 @@ static struct timespec wall_before(const struct timespec *t, uint64_t ns)
 				 at % (int64_t)NS_PER_SEC};
 }
 
-void collect_interval_begin(struct collector *c)
-{
-	c->interval_start = boot_ns();
-	clock_gettime(CLOCK_REALTIME, &c->interval_wall);
-}
-
 int collect_snapshot(struct collector *c, bool final)
 {
 	struct snapshot s = {0};
