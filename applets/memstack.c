@@ -215,7 +215,8 @@ static const struct uprobe_fn alloc_fns[] = {
 	{"free", MS_FREE, false},
 };
 
-/* With perf event uprobes: a program per function. */
+/* With perf event uprobes and no cookies: a program per function,
+ * which passes the call to ms_entry_tail. */
 static struct bpf_program *entry_prog(void *skel, unsigned fn)
 {
 	struct memstack_bpf *s = skel;
@@ -340,11 +341,12 @@ static void autoload_mode(struct ms_state *st, int mode)
 			want = allocator_mode(mode) && !st->uprobes.session;
 		else if (!strcmp(n, "ms_session"))
 			want = allocator_mode(mode) && st->uprobes.session;
-		else if (!strcmp(n, "ms_entry_multi"))
-			want = allocator_mode(mode) && st->uprobes.multi &&
-			       !st->uprobes.session;
-		else if (!strncmp(sec, "uprobe", 6))
-			want = allocator_mode(mode) && !st->uprobes.multi;
+		else if (!strcmp(n, "ms_entry"))
+			want = allocator_mode(mode) && !st->uprobes.session &&
+			       (st->uprobes.multi || st->uprobes.perf_cookie);
+		else if (!strncmp(sec, "uprobe", 6)) /* the tail call's */
+			want = allocator_mode(mode) && !st->uprobes.multi &&
+			       !st->uprobes.perf_cookie;
 		else if (!strcmp(sec, "perf_event"))
 			want = mode == MS_MODE_FAULTS;
 		else if (!strncmp(sec, "tracepoint/kmem/", 16))
@@ -357,8 +359,8 @@ static void autoload_mode(struct ms_state *st, int mode)
 		bpf_program__set_expected_attach_type(
 			st->skel->progs.ms_session, st->uprobes.session);
 	else if (st->uprobes.multi) {
-		bpf_program__set_expected_attach_type(
-			st->skel->progs.ms_entry_multi, st->uprobes.multi);
+		bpf_program__set_expected_attach_type(st->skel->progs.ms_entry,
+						      st->uprobes.multi);
 		bpf_program__set_expected_attach_type(
 			st->skel->progs.ms_alloc_return, st->uprobes.multi);
 	}
@@ -395,6 +397,15 @@ static void choose_uprobes(struct ms_state *st, const char *prefix,
 					     MS_CALL_SESSION_COOKIE))
 		error_exit("-s: the session program cannot call the uprobe "
 			   "session kfuncs");
+	bool cookie = !multi && feature_usable(SB_F_PERF_COOKIE);
+
+	if (!multi)
+		verbose("uprobes: %s",
+			cookie ? "one entry program, each function's kind in "
+				 "its cookie"
+			       : "a program per function, passing its call "
+				 "to one by tail call (no BPF cookies on "
+				 "perf event links: Linux < 5.15)");
 	st->uprobes = (struct uprobes){
 		.fns = alloc_fns,
 		/* free is the table's last: --mode alloc leaves it out */
@@ -403,7 +414,8 @@ static void choose_uprobes(struct ms_state *st, const char *prefix,
 		.multi = multi,
 		.session = session,
 		.multi_entry =
-			session ? s->progs.ms_session : s->progs.ms_entry_multi,
+			session ? s->progs.ms_session : s->progs.ms_entry,
+		.perf_cookie = cookie,
 		.ret = s->progs.ms_alloc_return,
 		.perf_entry = entry_prog,
 		.ctx = s,
@@ -491,6 +503,14 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 
 	if (a->mode == MS_MODE_FAULTS)
 		return ms_attach_faults(c, s);
+	if (bpf_program__fd(s->progs.ms_entry_tail) >= 0) {
+		__u32 slot = 0;
+		int fd = bpf_program__fd(s->progs.ms_entry_tail);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.ms_entry_jump),
+					&slot, &fd, BPF_ANY))
+			return -errno;
+	}
 	if ((err = collect_attach_tracepoints(c, s->obj, "ms_")))
 		return err;
 	if (a->mode == MS_MODE_MMAP)
@@ -852,7 +872,8 @@ static void ms_describe(struct collector *c, void *args, char *buf, size_t len)
 			"addresses allocated again without a free seen",     \
 			"calls not seen (thread map full)",                  \
 			"calls whose return was not seen",                   \
-			"process ends not seen (exit map full)", NULL,       \
+			"process ends not seen (exit map full)",             \
+			"calls not seen (a tail call failed)", NULL,         \
 	}
 static const char *const user_stats[] = ALLOCATOR_STATS(
 	"frees of pointers not known (allocated before the start, or bad)");
@@ -881,9 +902,10 @@ static const char *const kernel_stats[] = {
 };
 
 static const struct collector_ops memstack_ops = {
-	.features = (const enum sb_feature[]){SB_F_UPROBE_MULTI,
-					      SB_F_UPROBE_SESSION, SB_F_BTF,
-					      SB_F_END},
+	.features =
+		(const enum sb_feature[]){SB_F_UPROBE_MULTI,
+					  SB_F_UPROBE_SESSION, SB_F_PERF_COOKIE,
+					  SB_F_BTF, SB_F_END},
 	.metrics = held_metrics,
 	.nmetrics = V_BAD_FREES,
 	SB_SKELETON_OPS(memstack),

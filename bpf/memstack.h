@@ -84,6 +84,7 @@ enum ms_stat {
 	MS_STAT_THREADS_FULL, /* call not seen: thread map full */
 	MS_STAT_NO_RETURN,    /* a call whose return was not seen */
 	MS_STAT_EXITS_LOST,   /* a process end not noted: exit map full */
+	MS_STAT_NO_ENTRY,     /* call not seen: its tail call failed */
 };
 
 /* Tables for sampling (-s), filled by user space. */

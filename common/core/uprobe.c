@@ -283,9 +283,12 @@ static int attach_perf(struct uprobes *u, struct uprobe_file *f,
 		struct bpf_link *l = NULL;
 
 		if (!u->fns[fn].ret_only) {
+			opts.bpf_cookie =
+				u->perf_cookie ? u->fns[fn].cookie : 0;
 			l = bpf_program__attach_uprobe_opts(
-				u->perf_entry(u->ctx, fn), pid, open_path,
-				f->sites[i].off, &opts);
+				u->perf_cookie ? u->multi_entry
+					       : u->perf_entry(u->ctx, fn),
+				pid, open_path, f->sites[i].off, &opts);
 			if (!l)
 				return -errno;
 			keep_link(u, l, -1);
@@ -293,6 +296,7 @@ static int attach_perf(struct uprobes *u, struct uprobe_file *f,
 		if (!u->fns[fn].ret && !u->fns[fn].ret_only)
 			continue;
 		opts.retprobe = true;
+		opts.bpf_cookie = 0;
 		l = bpf_program__attach_uprobe_opts(u->ret, pid, open_path,
 						    f->sites[i].off, &opts);
 		if (!l)

@@ -23,7 +23,7 @@ struct bpf_program;
  * earlier in the table. */
 struct uprobe_fn {
 	const char *name; /* without the prefix */
-	uint64_t cookie;  /* what the uprobe_multi entry program is given */
+	uint64_t cookie;  /* what the entry program by cookie is given */
 	bool ret;	  /* a return probe too */
 	bool ret_only;	  /* the return probe alone (stackcount ur:) */
 };
@@ -58,7 +58,9 @@ struct uprobes {
 	int session;
 	struct bpf_program *multi_entry; /* every entry, by cookie */
 	struct bpf_program *ret;	 /* every return probe */
-	/* with perf events: the entry program of fns[fn] */
+	/* with perf events: multi_entry with each function's cookie
+	 * (perf_cookie: 5.15+), else the entry program of fns[fn] */
+	bool perf_cookie;
 	struct bpf_program *(*perf_entry)(void *ctx, unsigned fn);
 	void *ctx;
 	/* the layer's */

@@ -151,6 +151,15 @@ static enum feature_answer probe_bpf_loop(void)
 					      BPF_FUNC_loop, NULL) == 1);
 }
 
+/* the helper and the perf event links that carry the cookie came
+ * together (5.15) */
+static enum feature_answer probe_perf_cookie(void)
+{
+	return answer(libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+					      BPF_FUNC_get_attach_cookie,
+					      NULL) == 1);
+}
+
 static enum feature_answer probe_uprobe_multi(void)
 {
 	return answer(uprobe_multi_attach_type() > 0);
@@ -291,6 +300,12 @@ static const struct feature {
 				 probe_uprobe_session, ENABLE_MEMSTACK,
 				 .loads = true, "allocator returns (-s)",
 				 "session", "uretprobe"},
+	[SB_F_PERF_COOKIE] = {"BPF cookies on perf event links", "Linux 5.15+",
+			      "memstack's perf event uprobes run a program "
+			      "per function, each passing its call to one by "
+			      "tail call",
+			      probe_perf_cookie, ENABLE_MEMSTACK,
+			      .loads = true},
 	[SB_F_KPROBES] = {"kprobes", "CONFIG_KPROBES=y, CONFIG_KPROBE_EVENTS=y",
 			  "rastack attaches with its tracepoints (Linux "
 			  "6.10+) or fentry",

@@ -31,6 +31,7 @@ enum sb_feature {
 	SB_F_BPF_LOOP,		/* bpf_loop (5.17): --unwind eh_frame */
 	SB_F_UPROBE_MULTI,	/* uprobe_multi links (6.6): memstack */
 	SB_F_UPROBE_SESSION,	/* uprobe sessions (6.13): memstack -s */
+	SB_F_PERF_COOKIE,	/* BPF cookies on perf event links (5.15) */
 	SB_F_KPROBES,		/* kprobes: rastack before 6.10 */
 	SB_F_FENTRY,		/* fentry through BPF trampolines */
 	SB_F_PERF_CYCLES,	/* hardware cycles: oncpu */

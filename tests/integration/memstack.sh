@@ -360,7 +360,7 @@ check "--bad-frees with -s is refused" grep -q "memstack: --bad-frees: every all
 # The kernel frees a program after an RCU grace period that follows its
 # link's release: seconds on a busy machine, so up to 10 s. Programs of
 # another stackbox running now (another test) would look like ours.
-none_left() { ! bpftool prog show 2>/dev/null | grep -q 'ms_alloc_return\|ms_entry_multi\|ms_session'; }
+none_left() { ! bpftool prog show 2>/dev/null | grep -q 'ms_alloc_return\|ms_entry\|ms_session'; }
 if pgrep -x stackbox >/dev/null; then
 	skip "no memstack program left loaded" "another stackbox is running (pid $(pgrep -x stackbox | head -1))"
 else

@@ -58,6 +58,7 @@ static const struct {
 	{SB_F_RINGBUF, 5, 8},	   {SB_F_ATOMICS, 5, 12},
 	{SB_F_PSEUDO_FUNC, 5, 13}, {SB_F_FOR_EACH_MAP_ELEM, 5, 13},
 	{SB_F_BPF_LOOP, 5, 17},	   {SB_F_UPROBE_MULTI, 6, 6},
+	{SB_F_PERF_COOKIE, 5, 15},
 };
 
 static void refusal_lines(void)
