@@ -63,6 +63,10 @@ static __always_inline void sb_unwind_forget(__u32 tgid)
 {
 }
 
+static __always_inline void sb_unwind_code_mapped(__u32 tgid)
+{
+}
+
 static __always_inline __u64 sb_user_regs(void)
 {
 	return 0;
@@ -477,13 +481,17 @@ int sb_on_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* The current process changes its code now. */
-static __always_inline void sb_code_changed(__u32 tgid)
+/* The current process changes its code now: how long since its last
+ * change (now, when none was seen). */
+static __always_inline __u64 sb_code_changed(__u32 tgid)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u64 *last = bpf_map_lookup_elem(&sb_code_changes, &tgid);
+	__u64 since = now - (last ? *last : 0);
 
 	if (bpf_map_update_elem(&sb_code_changes, &tgid, &now, BPF_ANY))
 		sb_code_changes_full = 1;
+	return since;
 }
 
 SEC("raw_tp/sched_process_exec")
@@ -523,13 +531,22 @@ int sb_on_exit(void *ctx)
  * beside the process programs, and says when it cannot). The calls' own
  * tracepoints: raw_syscalls would run at every system call.
  */
-#define SB_PROT_EXEC 4
+#define SB_PROT_EXEC	 4
+#define SB_MAP_ANONYMOUS 0x20 /* x86_64 and arm64 */
+/* a file's code mapped after this long without a change starts a new
+ * round of loading: the looks of the last one (core/looks.h) are over */
+#define SB_CODE_QUIET_NS (400 * 1000000ULL)
 
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int sb_on_mmap(struct sb_sys_enter *ctx)
 {
-	if (ctx->args[2] & SB_PROT_EXEC)
-		sb_code_changed(bpf_get_current_pid_tgid() >> 32);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!(ctx->args[2] & SB_PROT_EXEC))
+		return 0;
+	if (sb_code_changed(tgid) >= SB_CODE_QUIET_NS &&
+	    (int)ctx->args[4] >= 0 && !(ctx->args[3] & SB_MAP_ANONYMOUS))
+		sb_unwind_code_mapped(tgid);
 	return 0;
 }
 

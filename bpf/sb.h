@@ -149,6 +149,8 @@ enum sb_event_type {
 	SB_EV_EXEC,	    /* its mappings changed */
 	SB_EV_EXIT,	    /* it is gone: keep what was captured */
 	SB_EV_UNWIND_MAPS,  /* code outside its known mappings (dlopen) */
+	SB_EV_CODE_MAPPED,  /* walked by frame pointers, it maps a file's
+			     * code after a quiet while: look again */
 };
 
 struct sb_event {

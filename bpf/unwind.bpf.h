@@ -736,4 +736,20 @@ static __always_inline void sb_unwind_forget(__u32 tgid)
 {
 	bpf_map_delete_elem(&sb_unwind_procs, &tgid);
 }
+
+/* A file's code mapped into a process walked by frame pointers (a slow
+ * loader, a dlopen) after its code was long the same: user space looks
+ * at its mappings again (SB_EV_CODE_MAPPED), and gives it the tables if
+ * the new code needs them. A walk would never ask: frame pointers stop
+ * nowhere outside the mappings. */
+static __always_inline void sb_unwind_code_mapped(__u32 tgid)
+{
+	struct sb_unwind_proc *p;
+
+	if (sb_cfg.unwind != SB_UNWIND_AUTO)
+		return;
+	p = bpf_map_lookup_elem(&sb_unwind_procs, &tgid);
+	if (p && !p->tables)
+		sb_event(SB_EV_CODE_MAPPED, tgid);
+}
 #endif

@@ -13,8 +13,9 @@ WORKLOADS := $(patsubst $(srctree)/tests/workloads/%.c,$(TESTS_O)/workloads/%,$(
 WORKLOADS += $(TESTS_O)/workloads/libcall-nofp
 # preloaded into stackbox: the wall clock set mid-run (faults.sh)
 WORKLOADS += $(TESTS_O)/workloads/clockshift.so
-# a frame-pointer program whose -O2 library the loader maps after exec
-WORKLOADS += $(TESTS_O)/workloads/napfp
+# a frame-pointer program whose -O2 library the loader maps after exec,
+# and an audit library that makes the loader wait before it does
+WORKLOADS += $(TESTS_O)/workloads/napfp $(TESTS_O)/workloads/slowload.so
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline -pthread
 # chain is built as images build: -O2, no frame pointers (said, not left
 # to the compiler's defaults, which some distributions changed), inlining
@@ -55,6 +56,9 @@ $(TESTS_O)/workloads/clockshift.so: $(srctree)/tests/workloads/lib/clockshift.c 
 
 $(TESTS_O)/workloads/libnap.so: $(srctree)/tests/workloads/lib/nap.c | $(TESTS_O)/workloads
 	$(call quiet,CC,$@)$(CC) $(NOFP_CFLAGS) -shared -fPIC $(WARN) -o $@ $<
+
+$(TESTS_O)/workloads/slowload.so: $(srctree)/tests/workloads/lib/slowload.c | $(TESTS_O)/workloads
+	$(call quiet,CC,$@)$(CC) -O2 -fno-omit-frame-pointer -shared -fPIC -nostdlib $(WARN) -o $@ $<
 
 $(TESTS_O)/workloads/napfp: $(srctree)/tests/workloads/lib/napfp.c $(TESTS_O)/workloads/libnap.so
 	$(call quiet,CC,$@)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline $(WARN) -o $@ $< \

@@ -179,6 +179,9 @@ static int on_event(void *ctx, void *data, size_t len)
 		unwind_exit(c->unwind, e->tgid);
 		looks_forget(c->looks, e->tgid);
 		break;
+	case SB_EV_CODE_MAPPED: /* once the loader has settled */
+		looks_code_mapped(c->looks, e->tgid, now_ns());
+		break;
 	}
 	if ((e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC) &&
 	    unwind_by_frame_pointers(c->unwind, e->tgid))

@@ -68,6 +68,13 @@ void looks_read(struct looks *l, pid_t tgid, __u64 now)
 					  .due = now + LOOK_SETTLE_NS});
 }
 
+void looks_code_mapped(struct looks *l, pid_t tgid, __u64 now)
+{
+	if (l && !look_of(l, tgid))
+		look_at(l, &(struct look){.tgid = tgid,
+					  .due = now + LOOK_SETTLE_NS});
+}
+
 void looks_inherit(struct looks *l, pid_t tgid, pid_t parent, __u64 forked_at)
 {
 	struct look *k = l ? look_of(l, parent) : NULL;

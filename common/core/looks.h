@@ -12,7 +12,9 @@
  * mappings changed (the loader still at work: a long library path, slow
  * flash, a loaded machine), then 4 and 16 times as long after reads
  * that find them the same, until a read gives it the tables: BPF asks
- * for what it lacks then. Its forks copied meanwhile take its mappings
+ * for what it lacks then. A file's code it maps later, after a quiet
+ * while (a loader slower than the looks, a dlopen), starts them again:
+ * BPF says so (SB_EV_CODE_MAPPED). Its forks copied meanwhile take its mappings
  * again after each of its reads, where they are still good for them,
  * else read their own.
  */
@@ -49,6 +51,10 @@ void looks_free(struct looks *l);
 /* tgid's mappings were read now, and need another look if it changed
  * its code just now (its exec, or the loader's mappings since) */
 void looks_read(struct looks *l, pid_t tgid, __u64 now);
+/* tgid, walked by frame pointers, maps a file's code after a quiet
+ * while (SB_EV_CODE_MAPPED: a slow loader, a dlopen): looks start
+ * again, unless some are under way */
+void looks_code_mapped(struct looks *l, pid_t tgid, __u64 now);
 /* tgid is a fork given parent's mappings: looked at just after parent */
 void looks_inherit(struct looks *l, pid_t tgid, pid_t parent, __u64 forked_at);
 /* tgid is gone */
@@ -66,6 +72,9 @@ static inline void looks_free(struct looks *l)
 {
 }
 static inline void looks_read(struct looks *l, pid_t tgid, __u64 now)
+{
+}
+static inline void looks_code_mapped(struct looks *l, pid_t tgid, __u64 now)
 {
 }
 static inline void looks_inherit(struct looks *l, pid_t tgid, pid_t parent,

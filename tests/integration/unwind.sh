@@ -186,3 +186,28 @@ else
 	kill -INT $prof 2>/dev/null
 	fail "auto, -O2 library mapped after the exec: attached" "$(tail -3 "$T/napfp.err")"
 fi
+
+# The same program, its loader made to wait 800 ms before it maps
+# libnap.so (slowload.so, an LD_AUDIT library): longer than the looks
+# after the exec go on (about 420 ms after the last change), as a loader
+# on slow flash or a loaded board may. Only BPF's word that a process
+# walked by frame pointers maps a file's code after a quiet while
+# (SB_EV_CODE_MAPPED) brings another look; without it no nap has the
+# library's frames. The naps after the first few must have them.
+"$STACKBOX" offcpu -v -f folded -o "$T/slow" 2>"$T/slow.err" &
+prof=$!
+if wait_for 60 attached "$T/slow.err"; then
+	LD_AUDIT=$WORKLOADS/slowload.so NAPFP_NAPPED="$T/slow.took" \
+		sh -c "sleep 0.2; exec '$T/napfp$$' 10 100"
+	check "slow loader workload: exits 0" [ $? = 0 ]
+	kill -INT $prof
+	wait $prof
+	set -- "$(sum_us "$T/slow" "^napfp$$;.*;main;napfp_run;nap_outer;nap_inner;nanosleep;")" \
+		"$(sum_us "$T/slow" "^napfp$$;.*;main;napfp_run;")" \
+		"$(cat "$T/slow.took" 2>/dev/null || echo 0)"
+	check "auto, a loader slower than the looks: the library's frames in $1 of $2 us napped under napfp_run (the program timed $3)" \
+		fcmp "$1 >= 500000 && $2 >= 990000 && $2 <= $3 + 2000"
+else
+	kill -INT $prof 2>/dev/null
+	fail "auto, a loader slower than the looks: attached" "$(tail -3 "$T/slow.err")"
+fi
