@@ -162,29 +162,45 @@ check "eh_frame without BTF: frame pointers and leaf repair still give zeta_nap"
 # under a name of its own.
 cp "$WORKLOADS/napfp" "$T/napfp$$"
 cp "$WORKLOADS/libnap.so" "$T/"
-LLP=$(seq -f "$T/none/d%g" 1 3000 | tr '\n' ':')
-"$STACKBOX" offcpu -v -f folded -o "$T/napfp" 2>"$T/napfp.err" &
-prof=$!
-if wait_for 60 attached "$T/napfp.err"; then
-	LD_LIBRARY_PATH=$LLP NAPFP_NAPPED="$T/napfp.took" \
-		sh -c "sleep 0.2; exec '$T/napfp$$' 10 100 fork"
-	check "napfp workload: exits 0" [ $? = 0 ]
+
+# napfp_profiled NAME WHAT VAR=VALUE... -- ARGS: napfp ARGS (with the
+# environment given) under a system-wide offcpu, into $T/NAME; then the
+# microseconds napped through the library and in all under napfp_run,
+# and how long the program timed them (napped). False when offcpu did
+# not attach. (np_: check's own variables are global.)
+napfp_profiled() {
+	np_name=$1 np_what=$2
+	shift 2
+	np_env=
+	while [ "$1" != -- ]; do np_env="$np_env $1"; shift; done
+	shift
+	"$STACKBOX" offcpu -v -f folded -o "$T/$np_name" 2>"$T/$np_name.err" &
+	prof=$!
+	if ! wait_for 60 attached "$T/$np_name.err"; then
+		kill -INT $prof 2>/dev/null
+		fail "$np_what: attached" "$(tail -3 "$T/$np_name.err")"
+		return 1
+	fi
+	env $np_env NAPFP_NAPPED="$T/$np_name.took" \
+		sh -c "sleep 0.2; exec '$T/napfp$$' $*"
+	check "$np_what: napfp exits 0" [ $? = 0 ]
 	kill -INT $prof
 	wait $prof
-	set -- "$(sum_us "$T/napfp" "^napfp$$;.*;main;napfp_run;nap_outer;nap_inner;nanosleep;")" \
-		"$(sum_us "$T/napfp" "^napfp$$;.*;main;napfp_run;")" \
-		"$(cat "$T/napfp.took" 2>/dev/null || echo 0)" \
+	napped="$(sum_us "$T/$np_name" "^napfp$$;.*;main;napfp_run;nap_outer;nap_inner;nanosleep;") $(sum_us "$T/$np_name" "^napfp$$;.*;main;napfp_run;") $(cat "$T/$np_name.took" 2>/dev/null || echo 0)"
+}
+
+LLP=$(seq -f "$T/none/d%g" 1 3000 | tr '\n' ':')
+what="auto, -O2 library mapped after the exec"
+if napfp_profiled napfp "$what" LD_LIBRARY_PATH="$LLP" -- 10 100 fork; then
+	set -- $napped \
 		"$(sum_us "$T/napfp" "^napfp$$;.*;napfp_child;napfp_run;nap_outer;nap_inner;nanosleep;")" \
 		"$(sum_us "$T/napfp" "^napfp$$;.*;napfp_child;")"
-	check "auto, -O2 library mapped after the exec: its frames in $1 of $2 us napped under napfp_run (the program timed $3)" \
+	check "$what: its frames in $1 of $2 us napped under napfp_run (the program timed $3)" \
 		fcmp "$1 >= 500000 && $2 >= 990000 && $2 <= $3 + 2000"
-	check "auto, -O2 library mapped after the exec: in a fork copied before the look, $4 of $5 us" \
+	check "$what: in a fork copied before the look, $4 of $5 us" \
 		fcmp "$4 >= 500000 && $5 >= 990000"
-	check "auto, -O2 library mapped after the exec: every frame of napfp named" \
+	check "$what: every frame of napfp named" \
 		test -z "$(grep "^napfp$$;" "$T/napfp" | grep -E '\[0x[0-9a-f]+\]')"
-else
-	kill -INT $prof 2>/dev/null
-	fail "auto, -O2 library mapped after the exec: attached" "$(tail -3 "$T/napfp.err")"
 fi
 
 # The same program, its loader made to wait 800 ms before it maps
@@ -194,20 +210,9 @@ fi
 # walked by frame pointers maps a file's code after a quiet while
 # (SB_EV_CODE_MAPPED) brings another look; without it no nap has the
 # library's frames. The naps after the first few must have them.
-"$STACKBOX" offcpu -v -f folded -o "$T/slow" 2>"$T/slow.err" &
-prof=$!
-if wait_for 60 attached "$T/slow.err"; then
-	LD_AUDIT=$WORKLOADS/slowload.so NAPFP_NAPPED="$T/slow.took" \
-		sh -c "sleep 0.2; exec '$T/napfp$$' 10 100"
-	check "slow loader workload: exits 0" [ $? = 0 ]
-	kill -INT $prof
-	wait $prof
-	set -- "$(sum_us "$T/slow" "^napfp$$;.*;main;napfp_run;nap_outer;nap_inner;nanosleep;")" \
-		"$(sum_us "$T/slow" "^napfp$$;.*;main;napfp_run;")" \
-		"$(cat "$T/slow.took" 2>/dev/null || echo 0)"
-	check "auto, a loader slower than the looks: the library's frames in $1 of $2 us napped under napfp_run (the program timed $3)" \
+what="auto, a loader slower than the looks"
+if napfp_profiled slow "$what" LD_AUDIT="$WORKLOADS/slowload.so" -- 10 100; then
+	set -- $napped
+	check "$what: the library's frames in $1 of $2 us napped under napfp_run (the program timed $3)" \
 		fcmp "$1 >= 500000 && $2 >= 990000 && $2 <= $3 + 2000"
-else
-	kill -INT $prof 2>/dev/null
-	fail "auto, a loader slower than the looks: attached" "$(tail -3 "$T/slow.err")"
 fi
