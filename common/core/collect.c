@@ -164,7 +164,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (len < sizeof(*e))
 		return 0;
 	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
-		output_note_process(c->out, e->tgid); /* while it lives */
+		output_note_process(c->out, e->tgid,
+				    e->type == SB_EV_NEW_TGID ? e->parent : 0);
 	if (inherit(c, e))
 		return 0;
 	switch (e->type) {

@@ -94,9 +94,18 @@ void output_set_cgroup_names(struct output *out, const char *(*name)(__u64))
 	out->cgroup_name = name;
 }
 
-void output_note_process(struct output *out, __u32 tgid)
+void output_note_process(struct output *out, __u32 tgid, __u32 parent)
 {
-	if (!out->nspid_of)
+	uint64_t v;
+
+	if (out->nspid_of)
+		return;
+	/* a fork of a process in our pid namespace is in it too, but for a
+	 * CLONE_NEWPID child, whose exec reads it again: no status read,
+	 * where a new pid's /proc lookup was most of a fork's cost here */
+	if (parent && u64map_get(&out->nspids, parent, &v) && !v)
+		u64map_put(&out->nspids, tgid, 0);
+	else
 		u64map_put(&out->nspids, tgid, nspid_read("/proc", tgid));
 }
 

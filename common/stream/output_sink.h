@@ -35,8 +35,9 @@ void output_set_kernel_names(struct output *out, struct kernel_names *kn);
 /* The process symbol cache, to capture processes while they live. */
 struct proc_syms *output_procs(struct output *out);
 /* A process seen for the first time, or exec'd: what must be read of it
- * while it lives (its pid in its own namespace). */
-void output_note_process(struct output *out, __u32 tgid);
+ * while it lives (its pid in its own namespace). parent: the process it
+ * is a fork of, neither exec'd since; 0: none known. */
+void output_note_process(struct output *out, __u32 tgid, __u32 parent);
 /* Standard output was a pipe and its reader exited (| head): the run
  * has no one to write for and ends. */
 bool output_reader_gone(const struct output *out);

@@ -55,7 +55,8 @@ struct sproc {
 	bool exited;	    /* drop at the next gc */
 	bool reread;	    /* maps read again for a miss since the last gc */
 	bool recorded;	    /* from a recording: no procfs, no gc */
-	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown */
+	uint64_t starttime; /* from stat, to notice pid reuse; 0: unknown
+				* yet (a fork copied: read at the next gc) */
 	uint64_t read_at;   /* maps read by then, CLOCK_MONOTONIC ns */
 	struct smap *maps;  /* sorted by start */
 	size_t nmaps;
@@ -599,8 +600,7 @@ int proc_syms_inherit(struct proc_syms *ps, uint32_t tgid, uint32_t parent,
 	slot = proc_slot(ps, tgid);
 	if (*slot)
 		proc_drop(ps, slot);
-	pr = proc_add(ps, tgid, false);
-	pr->starttime = read_starttime(ps, tgid);
+	pr = proc_add(ps, tgid, false); /* its start time: at the next gc */
 	pr->read_at = from->read_at;
 	pr->maps = xmalloc(from->nmaps * sizeof(*pr->maps));
 	for (i = 0; i < from->nmaps; i++) {
@@ -653,8 +653,9 @@ void proc_syms_gc(struct proc_syms *ps)
 				st = read_starttime(ps, (*slot)->tgid);
 				if (!st)
 					(*slot)->exited = true;
-				else if ((*slot)->starttime &&
-					 st != (*slot)->starttime) {
+				else if (!(*slot)->starttime)
+					(*slot)->starttime = st; /* a fork's */
+				else if (st != (*slot)->starttime) {
 					proc_drop(ps, slot);
 					continue;
 				}
