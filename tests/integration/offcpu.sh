@@ -34,21 +34,25 @@ within() {
 export BLOCK_WAITED="$T/waited"
 # waited THREAD: us block.c's THREAD waited in the last run
 waited() { awk -v t="$1" '$1 == t { print $2 }' "$T/waited" 2>/dev/null; }
-# held NAME GOT THREAD: GOT inside what THREAD waited, as above
+# held NAME GOT THREAD [FILE]: GOT inside what THREAD waited, as above;
+# a failure shows THREAD's rows of FILE (folded) and its run's lost: line
 held() {
 	_w=$(waited "$3")
 	if fcmp "${_w:-0} > 0 && $2 >= $_w * 0.95 - 5000 && $2 <= $_w + 2000"; then
 		pass "$1: $2 us (block.c waited $_w)"
 	else
 		fail "$1" "got $2 us, block.c waited ${_w:-?} us (want -5 % - 5 ms .. +2 ms)"
+		[ -z "${4:-}" ] || { grep ";$3;" "$4" | cut -c1-400 | head -5
+			grep -h '^offcpu: .*lost\|^lost' "$4.err" 2>/dev/null; } | sed 's/^/    /'
 	fi
 }
 
 accuracy() { # PATH FILE
+	_f=$2
 	set -- "$1" $(known "$2")
-	held "offcpu $1: nanosleep 4 x 250 ms" "$2" nap_thread
-	held "offcpu $1: pipe read filled after 600 ms" "$3" pipe_thread
-	held "offcpu $1: mutex held 800 ms" "$4" lock_thread
+	held "offcpu $1: nanosleep 4 x 250 ms" "$2" nap_thread "$_f"
+	held "offcpu $1: pipe read filled after 600 ms" "$3" pipe_thread "$_f"
+	held "offcpu $1: mutex held 800 ms" "$4" lock_thread "$_f"
 }
 
 # 1. every attach path, forced
