@@ -499,18 +499,15 @@ static int ms_attach(struct collector *c, void *skel, void *args)
 {
 	struct memstack_args *a = args;
 	struct memstack_bpf *s = skel;
-	int err;
+	__u32 slot = 0;
+	int err, tail;
 
 	if (a->mode == MS_MODE_FAULTS)
 		return ms_attach_faults(c, s);
-	if (bpf_program__fd(s->progs.ms_entry_tail) >= 0) {
-		__u32 slot = 0;
-		int fd = bpf_program__fd(s->progs.ms_entry_tail);
-
-		if (bpf_map_update_elem(bpf_map__fd(s->maps.ms_entry_jump),
-					&slot, &fd, BPF_ANY))
-			return -errno;
-	}
+	tail = bpf_program__fd(s->progs.ms_entry_tail);
+	if (tail >= 0 && bpf_map_update_elem(bpf_map__fd(s->maps.ms_entry_jump),
+					     &slot, &tail, BPF_ANY))
+		return -errno;
 	if ((err = collect_attach_tracepoints(c, s->obj, "ms_")))
 		return err;
 	if (a->mode == MS_MODE_MMAP)

@@ -14,9 +14,9 @@
  * that find them the same, until a read gives it the tables: BPF asks
  * for what it lacks then. A file's code it maps later, after a quiet
  * while (a loader slower than the looks, a dlopen), starts them again:
- * BPF says so (SB_EV_CODE_MAPPED). Its forks copied meanwhile take its mappings
- * again after each of its reads, where they are still good for them,
- * else read their own.
+ * BPF says so (SB_EV_CODE_MAPPED). Its forks copied meanwhile take its
+ * mappings again after each of its reads, where they are still good for
+ * them, else read their own.
  */
 #ifndef STACKBOX_LOOKS_H
 #define STACKBOX_LOOKS_H
