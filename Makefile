@@ -89,6 +89,7 @@ core-y += lib/intern # distinct byte strings by index: pprof's tables
 # kernel: what the running kernel has, and BPF maps
 core-y += kernel/kernel kernel/kbtf kernel/kfeatures kernel/privs
 core-y += kernel/mapwalk kernel/mapmake kernel/mapmem kernel/code_changes
+core-y += kernel/bpf_quiesce # the drain waits out programs on the closing map
 core-$(CONFIG_UNWIND_EH_FRAME) += kernel/unwind_walk # bpf_loop or bounded; where the registers are
 core-$(CONFIG_CHECK) += kernel/kconfig # the running kernel's config against ours
 # uprobes on user functions: memstack and stackcount

@@ -443,13 +443,15 @@ static __always_inline void sb_count_in(void *counts, const struct sb_key *key,
 			__sync_fetch_and_add(&v->v[i], delta->v[i]);
 }
 
-/* The map of the interval holding t (CLOCK_MONOTONIC ns): the one
- * counting since the last flip, or for a time before it (an event
- * counted late, in the grace user space gives before its drain) the
- * one being closed. */
+/* The map of the interval holding t (CLOCK_MONOTONIC ns), by the flip
+ * a program read: the one counting since that flip, or for a time
+ * before it (an event counted late: a block's end, a syscall's exit)
+ * the one being closed, until user space seals it for its drain; then
+ * the current one, never a map already drained (its rows would show
+ * two snapshots later). */
 static __always_inline __u32 sb_interval_at(__u64 flip, __u64 t)
 {
-	return (flip & 1) ^ (t <= flip >> 1);
+	return (flip & 1) ^ (t <= flip >> 1 && sb_ctl.sealed != flip);
 }
 
 static __always_inline void *sb_counts_of(__u32 interval)

@@ -183,11 +183,11 @@ static __always_inline void count_block(void *ctx, struct offcpu_start *s,
 					__u32 pid, __u64 end, void *next,
 					void *owner, int at_finish)
 {
-	__u64 flip = sb_ctl.flip, cut = 0, from, d = end - s->ts, value = 0;
+	__u64 cut = 0, from, d = end - s->ts, value = 0;
 
 #if SB_MODERN
 	if (cut_blocked) {
-		__u64 at = flip >> 1;
+		__u64 flip = sb_ctl.flip, at = flip >> 1;
 
 		/* it spans the last flip, and the cut pass has not reached
 		 * it (a thaw wakes every thread with the collector): its
@@ -217,8 +217,8 @@ static __always_inline void count_block(void *ctx, struct offcpu_start *s,
 			__builtin_memcpy(s->key.other_comm, w->comm,
 					 sizeof(s->key.other_comm));
 		}
-		count_row(ctx, &s->key, &v, s, pid, next, owner,
-			  sb_interval_at(flip, end), at_finish);
+		count_row(ctx, &s->key, &v, s, pid, next, owner, end,
+			  at_finish);
 	}
 	start_end(pid, s);
 	if (wakers_on)

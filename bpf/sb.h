@@ -76,6 +76,10 @@ struct sb_ctl {
 	 * program that counts late (a block's end, after a walk) still
 	 * knows which side of the flip its event's time is on. */
 	__u64 flip;
+	/* the flip whose closing map is being drained: an event of the
+	 * closing interval counted after that is counted in the next one
+	 * (user space waits out the programs that read it before) */
+	__u64 sealed;
 	/* -T without -R: 1 while no trigger is active; events are not
 	 * counted (the programs stay attached, so opening costs nothing) */
 	__u32 paused;

@@ -48,12 +48,12 @@ const volatile __u64 finish_lo = 0;
 const volatile __u64 finish_hi = 0;
 
 /* A counted block waiting for its user stack at its syscall's exit,
- * and the interval it ended in (sb_interval_at). */
+ * and when it ended: its map is chosen when it is counted
+ * (sb_interval_at), a flip may come between. */
 struct offcpu_later {
 	struct sb_key key;
 	__u64 value;
-	__u32 interval;
-	__u32 pad;
+	__u64 end;
 };
 
 /* sized by user space: the switch-in way's, else 1 */
@@ -156,7 +156,7 @@ static __always_inline __u64 flush_later(void *ctx, __u32 pid)
 		return SB_STACK_NONE;
 	ustack = sb_user_stack(ctx);
 	l->key.user_stack = ustack;
-	sb_count_in(sb_counts_of(l->interval), &l->key,
+	sb_count_in(sb_counts_of(sb_interval_at(sb_ctl.flip, l->end)), &l->key,
 		    &(struct sb_values){{l->value}});
 	bpf_map_delete_elem(&later, &pid);
 	return ustack;
@@ -219,18 +219,18 @@ static __always_inline __u64 finish_kern_stack(void *ctx)
 			  SB_STAT_KSTACK_LOST);
 }
 
-/* A counted block's row, in the map of interval (sb_interval_at of its
- * end). Switch-in way (next: the task switched in): its kernel stack
+/* A counted block's row, in the map of the interval holding its end
+ * (end). Switch-in way (next: the task switched in): its kernel stack
  * now; its user stack now known, or at its syscall's exit. owner: the
  * block's task on the switch-in way (next, or prev whose switch-in was
  * not reported), else NULL. */
 static __always_inline void count_row(void *ctx, struct sb_key *key,
 				      struct sb_values *v,
 				      struct offcpu_start *s, __u32 pid,
-				      void *next, void *owner, __u32 interval,
+				      void *next, void *owner, __u64 end,
 				      int at_finish)
 {
-	void *counts = sb_counts_of(interval);
+	void *counts = sb_counts_of(sb_interval_at(sb_ctl.flip, end));
 	struct offcpu_later l;
 
 	key_ids_at_count(key, (__u64)owner);
@@ -252,8 +252,7 @@ static __always_inline void count_row(void *ctx, struct sb_key *key,
 	}
 	l.key = *key;
 	l.value = v->v[0];
-	l.interval = interval;
-	l.pad = 0;
+	l.end = end;
 	if (bpf_map_update_elem(&later, &pid, &l, BPF_ANY)) {
 		sb_stat_add(OFFCPU_STAT_LATER_FULL, 1);
 		key->user_stack = SB_STACK_LOST;
@@ -272,7 +271,7 @@ int offcpu_sys_exit(void *ctx)
 	if (!l)
 		return 0;
 	l->key.user_stack = sb_user_stack(ctx);
-	sb_count_in(sb_counts_of(l->interval), &l->key,
+	sb_count_in(sb_counts_of(sb_interval_at(sb_ctl.flip, l->end)), &l->key,
 		    &(struct sb_values){{l->value}});
 	bpf_map_delete_elem(&later, &pid);
 #endif

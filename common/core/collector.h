@@ -44,6 +44,7 @@ struct collector {
 	struct unwind *unwind;
 	struct looks *looks; /* mappings read again after an exec */
 	__u64 stats_prev[SB_STAT_MAX];
+	bool said_no_quiesce; /* -v said the drain sleeps instead */
 	pid_t child;
 	int child_status;
 	bool cmd_not_run; /* CMD's exec failed: nothing to snapshot */

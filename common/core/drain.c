@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf_quiesce.h"
 #include "capture.h"
 #include "collector.h"
 #include "mapwalk.h"
@@ -18,7 +19,9 @@
 #include "unwind.h"
 
 #define STACK_KEEP_INTERVALS 4	     /* unused stacks stay cached this long */
-#define FLIP_GRACE_NS	     1000000 /* for BPF programs still on the old map */
+#define FLIP_GRACE_NS	     1000000 /* events just before the flip, counted late */
+/* where the kernel cannot wait out the programs running (bpf_quiesce) */
+#define SEAL_FALLBACK_NS (20 * (long)NS_PER_MS)
 
 static void read_stats(struct collector *c, __u64 delta[SB_STAT_MAX])
 {
@@ -179,6 +182,18 @@ int collect_snapshot(struct collector *c, bool final)
 	if (c->ops->before_drain &&
 	    (err = c->ops->before_drain(c, c->skel, c->args)))
 		error_msg("snapshot %lu: %s", c->seq + 1, strerror(-err));
+	/* what is counted from now on goes to the next interval; the drain
+	 * waits for the programs that chose the closing map (a vCPU the
+	 * host stalls for longer than the grace, a late count after a
+	 * missed switch-in) */
+	__atomic_store_n(&c->ctl->sealed, c->ctl->flip, __ATOMIC_RELEASE);
+	if (!bpf_quiesce(SEAL_FALLBACK_NS) && !c->said_no_quiesce) {
+		c->said_no_quiesce = true;
+		verbose("snapshots: the kernel cannot wait for BPF programs "
+			"to return (membarrier: no CONFIG_MEMBARRIER, or "
+			"nohz_full): the drain waits %ld ms instead",
+			SEAL_FALLBACK_NS / (long)NS_PER_MS);
+	}
 	s.rows =
 		drain_rows(bpf_object__find_map_by_name(c->obj, map), &s.nrows);
 	stack_cache_drain(c->stacks);
