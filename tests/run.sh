@@ -44,11 +44,14 @@ export SAN_UBSAN_OPTIONS="log_path=$san_logs/ubsan:print_stacktrace=1"
 [ ! -x "$san/stackbox" ] || export SAN_STACKBOX="$san/stackbox"
 
 # report NAME OUT SECONDS: a test's heading with the seconds it took
-# (the budget is 30 minutes for everything), then its FAILs and SKIPs
+# (the budget is 30 minutes for everything), then its FAILs and SKIPs,
+# each FAIL with the lines indented under it (what the test showed of
+# why: a flake on CI's machine leaves nothing else to read)
 report() {
 	echo "== $1 ($3 s)"
 	cat "$2" >>"$log"
-	grep -E '^(FAIL|SKIP) ' "$2" || true
+	awk '/^(FAIL|SKIP) / { print; why = /^FAIL/; next }
+		why && /^    / { print; next } { why = 0 }' "$2"
 }
 
 for suite in $suites; do

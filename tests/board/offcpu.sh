@@ -23,12 +23,14 @@ known() {
 # waited RUN THREAD: what block.c timed of THREAD's waits (BLOCK_WAITED)
 waited() { sed -n "s/^@waited-$1 $2 //p" "$res"; }
 
-# TCG runs slowly: 10% + 20 ms
+# within NAME GOT WANT [RUN THREAD]: TCG runs slowly: 10% + 20 ms; a
+# failure shows RUN's rows of THREAD
 within() {
 	if fcmp "$2 >= $3 * 0.9 - 20000 && $2 <= $3 * 1.1 + 20000"; then
 		pass "$1: $2 us (want $3)"
 	else
 		fail "$1" "got $2 us, want $3 +- 10% + 20 ms"
+		[ -z "${5:-}" ] || rows "$4" "$5"
 	fi
 }
 
@@ -39,6 +41,29 @@ ran() {
 	fi
 	fail "$t $1: exits 0" "$(sed -n "s/^@err-$1 //p" "$res" | grep -v capabilities | head -n 2 | tr '\n' '|')"
 	return 1
+}
+
+# rows RUN PATTERN: RUN's rows that match, indented under a FAIL
+rows() {
+	sed -n "s/^@$1 //p" "$res" | grep -e "$2" | cut -c1-300 | head -n 5 | sed 's/^/    /'
+	sed -n "s/^@err-$1 //p" "$res" | grep -i 'lost\|dropped\|missed' | sed 's/^/    /'
+}
+
+# kept NAME RUN WHAT GOT WAITED THREAD: -m 500ms kept THREAD's block
+# (GOT us) whole, as block.c timed it (WAITED); a thread that started
+# late on a starved vCPU waits less than its 600 or 800 ms, and a block
+# block.c saw end near 500 ms is on the edge: not judged
+kept() {
+	if [ -z "$5" ] || fcmp "$5 >= 480000 && $5 < 540000"; then
+		skip "$1: keeps $3" "block.c waited ${5:-?} us for it: too near 500 ms to judge"
+	elif fcmp "$5 < 480000"; then
+		check "$1: drops $3, which waited $5 us here ($4 us)" [ "$4" = 0 ]
+	elif fcmp "$4 > 500000 && $4 <= $5 + 20000"; then
+		pass "$1: keeps $3 ($4 us, block.c waited $5)"
+	else
+		fail "$1: keeps $3" "got $4 us, block.c waited $5 us"
+		rows "$2" "$6"
+	fi
 }
 
 # -s 10ms: the 1 and 4 ms naps of "block short", estimated within 15 %
@@ -72,15 +97,15 @@ for b in $(boards); do
 		# late (4 x 250 ms naps took 1.8 s at host load 30)
 		set -- $(known "$p") "$(waited $p nap_thread)" "$(waited $p pipe_thread)" "$(waited $p lock_thread)"
 		check "$t $p: block.c timed its waits ($4 $5 $6 us)" [ -n "$4" -a -n "$5" -a -n "$6" ]
-		within "$t $p ($used): nanosleep 4 x 250 ms" "$1" "${4:-1000000}"
-		within "$t $p ($used): pipe read filled after 600 ms" "$2" "${5:-600000}"
+		within "$t $p ($used): nanosleep 4 x 250 ms" "$1" "${4:-1000000}" $p nap_thread
+		within "$t $p ($used): pipe read filled after 600 ms" "$2" "${5:-600000}" $p pipe_thread
 		# musl's futex wait path has no frame pointers: its user stack
 		# ends in musl, before lock_thread (issue 8 repairs that)
 		if [ "$3" = 0 ] && sed -n "s/^@$p //p" "$res" |
 				grep -q '^block;\[state S\];[^-]*;-;.*futex_wait'; then
 			skip "$t $p: mutex held 800 ms" "the futex wait's user stack ends in musl (no frame pointers), before lock_thread"
 		else
-			within "$t $p ($used): mutex held 800 ms" "$3" "${6:-800000}"
+			within "$t $p ($used): mutex held 800 ms" "$3" "${6:-800000}" $p lock_thread
 		fi
 	done
 	# the way the plan takes, then switch-in forced where that was finish
@@ -91,8 +116,10 @@ for b in $(boards); do
 		fi
 		if ran min-$w; then
 			used=$(sed -n "s/^@err-min-$w offcpu: sched_switch: attached with //p" "$res")
-			set -- $(known min-$w) "$(waited min-$w nap_longest)"
-			check "$t -m 500ms ($used): keeps the pipe's 600 ms block ($2 us)" fcmp "$2 > 500000"
+			set -- $(known min-$w) "$(waited min-$w nap_longest)" \
+				"$(waited min-$w pipe_thread)" "$(waited min-$w lock_thread)"
+			kept "$t -m 500ms ($used)" min-$w "the pipe's 600 ms block" "$2" "$5" pipe_thread
+			kept "$t -m 500ms ($used)" min-$w "the mutex's 800 ms block" "$3" "$6" lock_thread
 			if fcmp "${4:-0} > 0 && $4 < 500000"; then
 				check "$t -m 500ms ($used): drops the 250 ms naps ($1 us)" [ "$1" = 0 ]
 			else
