@@ -242,6 +242,15 @@ static __always_inline void count_row(void *ctx, struct sb_key *key,
 		return;
 	}
 	if (!next) {
+		/* the switch-in and finish ways, a switch-in the kernel
+		 * did not report: the stacks walked when a block ends are
+		 * lost, and counted so */
+		if (kstack_at_switch_in && sb_cfg.kern_stacks)
+			key->kern_stack =
+				sb_counted(SB_STACK_LOST, SB_STAT_KSTACK_LOST);
+		if ((stacks_at_finish && sb_cfg.user_stacks) || s->user_later)
+			key->user_stack =
+				sb_counted(SB_STACK_LOST, SB_STAT_USTACK_LOST);
 		sb_count_in(counts, key, v);
 		return;
 	}

@@ -34,12 +34,30 @@ within() {
 export BLOCK_WAITED="$T/waited"
 # waited THREAD: us block.c's THREAD waited in the last run
 waited() { awk -v t="$1" '$1 == t { print $2 }' "$T/waited" 2>/dev/null; }
-# held NAME GOT THREAD [FILE]: GOT inside what THREAD waited, as above;
+# stackless THREAD [FILE]: us of FILE's sleeps counted without their
+# kernel stack (of THREAD, or with no user stack either), where its run
+# says it lost kernel stacks: the switch-in ways walk a block's stacks
+# when it ends, and a switch-in the kernel does not report (a handful in
+# 40,000 blocks here, while qemu boards ran) leaves the block counted,
+# its stacks lost; else 0
+stackless() {
+	if [ -n "$2" ] && grep -q 'lost [0-9]* user and [1-9][0-9]* kernel stacks' "$2.err" 2>/dev/null; then
+		awk -v t=";$1;" '/\[state S\]/ && /;\[kernel stack lost\] / &&
+			(index($0, t) || /;\[user stack lost\];/) { s += $NF } END { print s + 0 }' "$2"
+	else
+		echo 0
+	fi
+}
+# held NAME GOT THREAD [FILE]: GOT inside what THREAD waited, as above,
+# or short of it by no more than its run counted without stacks;
 # a failure shows THREAD's rows of FILE (folded) and its run's lost: line
 held() {
 	_w=$(waited "$3")
+	_l=$(stackless "$3" "${4:-}")
 	if fcmp "${_w:-0} > 0 && $2 >= $_w * 0.95 - 5000 && $2 <= $_w + 2000"; then
 		pass "$1: $2 us (block.c waited $_w)"
+	elif fcmp "${_w:-0} > 0 && $_l > 0 && $2 + $_l >= $_w * 0.95 - 5000 && $2 <= $_w + 2000"; then
+		pass "$1: $2 us, and up to $_l us counted without the kernel stack, as the run says (block.c waited $_w)"
 	else
 		fail "$1" "got $2 us, block.c waited ${_w:-?} us (want -5 % - 5 ms .. +2 ms)"
 		[ -z "${4:-}" ] || { grep ";$3;" "$4" | cut -c1-400 | head -5
@@ -168,11 +186,12 @@ fi
 
 # -M: no part of a block longer than it is counted, though snapshots
 # fell while it was shorter (long_nap's 2 s sleep; the cut counted
-# about 1 s of it under -M 1s)
+# about 1 s of it under -M 1s). Its sleep only: under load the thread
+# is also preempted for microseconds (state R), rightly counted
 "$STACKBOX" offcpu -v -M 1s -f folded -i 300ms -- "$BLOCK" sleep 2000 >"$T/cutM" 2>"$T/cutM.err"
 check "offcpu -M 1s -i 300ms: -v says a block is counted when it ends" \
 	grep -q 'counted when they wake (-M' "$T/cutM.err"
-folded_is "offcpu -M 1s -i 300ms: nothing of a 2 s sleep" "$T/cutM" ';long_nap;' 0
+folded_is "offcpu -M 1s -i 300ms: nothing of a 2 s sleep" "$T/cutM" '^block;[[]state S[]];.*;long_nap;' 0
 
 # 6. -w: the pipe reader was woken by fill_pipe() writing, on every path
 for p in tp_btf raw_tp tracepoint switch-in,tp_btf switch-in,pid-hash,tp_btf switch-in,sys_exit,tp_btf; do
@@ -317,9 +336,12 @@ fi
 # stacks as tp_btf's switch-out walk; their kernel stacks lack only the
 # scheduler's own functions (__sched ones: the kernel leaves them out of
 # a sleeping task's stack).
-# stacks FILE: "USER-PART<tab>KERNEL-PART" of the known blocks' rows
+# stacks FILE: "USER-PART<tab>KERNEL-PART" of the known blocks' rows,
+# but those whose kernel stack is lost (an unreported switch-in:
+# accuracy() holds them to the run's count of lost stacks)
 stacks() {
-	awk '/nap_thread/ && /nanosleep/ || /pipe_thread/ && /pipe_read/ ||
+	awk '/;\[kernel stack lost\] / { next }
+		/nap_thread/ && /nanosleep/ || /pipe_thread/ && /pipe_read/ ||
 		/lock_thread/ && /futex/ { sub(/ [0-9]+$/, ""); i = index($0, ";-;")
 		print substr($0, 1, i - 1) "\t" substr($0, i + 3) }' "$1" | sort -u
 }
