@@ -120,6 +120,7 @@ core-y += trigger/trigger_event trigger/trigger_anomaly trigger/anomaly_watch
 # core: the collector's lifecycle every applet runs
 core-y += core/collect core/cli core/plan core/drain core/child core/entry
 core-y += core/capture core/percpu core/libbpf_log core/elfzip
+core-y += core/tables_due # unwind tables built after the events at hand
 core-$(CONFIG_UNWIND_EH_FRAME) += core/unwind core/looks
 core-$(UPROBES) += core/uprobe
 # report: host only, what report needs and a recording device does not

@@ -16,6 +16,7 @@
 
 #include "collector.h"
 #include "syms.h"
+#include "tables_due.h"
 #include "unwind.h"
 
 pid_t tgid_of(pid_t pid)
@@ -116,7 +117,7 @@ void start_child(struct collector *c, int go, const char *name)
 		ring_buffer__consume(c->events);
 	if (c->procs)
 		proc_syms_capture(c->procs, c->child);
-	unwind_process(c->unwind, c->child);
+	tables_now(c, c->child, false);
 	if (c->ops->target)
 		c->ops->target(c, c->skel, c->args, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);

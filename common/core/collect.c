@@ -31,6 +31,7 @@
 #include "sink.h"
 #include "stacks.h"
 #include "syms.h"
+#include "tables_due.h"
 #include "trigger.h"
 #include "unwind.h"
 
@@ -110,11 +111,13 @@ pid_t collect_cmd_pid(struct collector *c)
 static bool copy_parent(struct collector *c, pid_t tgid, pid_t parent,
 			__u64 forked_at)
 {
-	bool parent_same;
+	bool parent_same, look;
 
 	if (!ENABLE_SYMBOLIZE || !c->procs ||
 	    code_changed_since(c->changes_fd, tgid, forked_at))
 		return false;
+	if (tables_undue(c, parent, &look)) /* the child copies them */
+		tables_now(c, parent, look);
 	parent_same = c->code_tracked &&
 		      !code_changed_since(c->changes_fd, parent, forked_at);
 	if (proc_syms_inherit(c->procs, tgid, parent, forked_at, parent_same))
@@ -156,39 +159,9 @@ static enum look_found look_again(void *ctx, pid_t tgid, pid_t parent,
 	return read ? LOOK_CHANGED : LOOK_SAME;
 }
 
-static int on_event(void *ctx, void *data, size_t len)
+/* The symbol cache's part of a process event. */
+static void note_symbols(struct collector *c, const struct sb_event *e)
 {
-	struct collector *c = ctx;
-	const struct sb_event *e = data;
-
-	if (len < sizeof(*e))
-		return 0;
-	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
-		output_note_process(c->out, e->tgid,
-				    e->type == SB_EV_NEW_TGID ? e->parent : 0);
-	if (inherit(c, e))
-		return 0;
-	switch (e->type) {
-	case SB_EV_EXEC:
-		unwind_exit(c->unwind, e->tgid); /* nothing of it stays */
-						 /* fall through */
-	case SB_EV_NEW_TGID:
-	case SB_EV_UNWIND_MAPS:
-		unwind_process(c->unwind, e->tgid);
-		break;
-	case SB_EV_EXIT:
-		unwind_exit(c->unwind, e->tgid);
-		looks_forget(c->looks, e->tgid);
-		break;
-	case SB_EV_CODE_MAPPED: /* once the loader has settled */
-		looks_code_mapped(c->looks, e->tgid, now_ns());
-		break;
-	}
-	if ((e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC) &&
-	    unwind_by_frame_pointers(c->unwind, e->tgid))
-		looks_read(c->looks, e->tgid, now_ns());
-	if (!ENABLE_SYMBOLIZE || !c->procs)
-		return 0;
 	switch (e->type) {
 	case SB_EV_NEW_TGID:
 		proc_syms_capture(c->procs, e->tgid);
@@ -202,6 +175,42 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case SB_EV_EXIT:
 		proc_syms_exit(c->procs, e->tgid);
+		break;
+	}
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct collector *c = ctx;
+	const struct sb_event *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	if (e->type == SB_EV_NEW_TGID || e->type == SB_EV_EXEC)
+		output_note_process(c->out, e->tgid,
+				    e->type == SB_EV_NEW_TGID ? e->parent : 0);
+	if (inherit(c, e))
+		return 0;
+	/* the names first: a read of maps, where the tables below may
+	 * parse a large file's .eh_frame for a while, and a short process
+	 * exits meanwhile (its rows would keep only addresses) */
+	if (ENABLE_SYMBOLIZE && c->procs)
+		note_symbols(c, e);
+	switch (e->type) {
+	case SB_EV_EXEC:
+		unwind_exit(c->unwind, e->tgid); /* nothing of it stays */
+						 /* fall through */
+	case SB_EV_NEW_TGID:
+	case SB_EV_UNWIND_MAPS:
+		tables_due(c, e->tgid, e->type != SB_EV_UNWIND_MAPS);
+		break;
+	case SB_EV_EXIT:
+		tables_undue(c, e->tgid, NULL);
+		unwind_exit(c->unwind, e->tgid);
+		looks_forget(c->looks, e->tgid);
+		break;
+	case SB_EV_CODE_MAPPED: /* once the loader has settled */
+		looks_code_mapped(c->looks, e->tgid, now_ns());
 		break;
 	}
 	return 0;
@@ -321,6 +330,7 @@ static int run_loop(struct collector *c)
 			take_interval(c, now, &failed);
 		if (output_reader_gone(c->out))
 			break;
+		build_due_tables(c);
 		poll_cpus(c, now_ns()); /* not now: the snapshot just taken
 					 * moved each gone CPU's mark past it */
 		/* after it: a source that watches snapshots may have fired */
@@ -464,6 +474,7 @@ int collect_run(const struct collector_ops *ops, struct collect_opts *o,
 				c.stats_prev[SB_STAT_UNWIND_RECALLED]);
 
 	ring_buffer__free(c.events);
+	free(c.tables_due);
 	capture_free(c.capture);
 	destroy_bpf(&c);
 	unwind_free(c.unwind);

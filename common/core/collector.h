@@ -16,6 +16,11 @@
 
 #define MAX_HOOKS 8
 
+struct tables_due {
+	pid_t tgid;
+	bool look; /* a new process, or an exec: looks.h */
+};
+
 struct collector {
 	const struct collector_ops *ops;
 	struct collect_opts *o;
@@ -60,6 +65,10 @@ struct collector {
 	/* new processes whose mappings were read, and forks given their
 	 * parent's instead (SB_EV_NEW_TGID) */
 	unsigned long procs_read, procs_copied;
+	/* processes whose unwind tables are due (tables_due.h): built
+	 * after the events at hand have had their mappings read */
+	struct tables_due *tables_due;
+	size_t ntables_due, tables_due_cap;
 	struct kernel_names *knames; /* kernel frames' names; NULL: kallsyms */
 	/* CLOCK_BOOTTIME ns: it counts suspend and never jumps, so an
 	 * interval is as long as it was when the wall clock is set */
