@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "collector.h"
-#include "stackbox.h"
 #include "looks.h"
+#include "stackbox.h"
 #include "tables_due.h"
 #include "unwind.h"
 
