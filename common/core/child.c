@@ -117,7 +117,7 @@ void start_child(struct collector *c, int go, const char *name)
 		ring_buffer__consume(c->events);
 	if (c->procs)
 		proc_syms_capture(c->procs, c->child);
-	tables_now(c, c->child, false);
+	tables_now(c, c->child);
 	if (c->ops->target)
 		c->ops->target(c, c->skel, c->args, c->child);
 	ptrace(PTRACE_DETACH, c->child, NULL, NULL);

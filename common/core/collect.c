@@ -111,13 +111,14 @@ pid_t collect_cmd_pid(struct collector *c)
 static bool copy_parent(struct collector *c, pid_t tgid, pid_t parent,
 			__u64 forked_at)
 {
-	bool parent_same, look;
+	struct tables_due due;
+	bool parent_same;
 
 	if (!ENABLE_SYMBOLIZE || !c->procs ||
 	    code_changed_since(c->changes_fd, tgid, forked_at))
 		return false;
-	if (tables_undue(c, parent, &look)) /* the child copies them */
-		tables_now(c, parent, look);
+	if (tables_undue(c, parent, &due)) /* the child copies them */
+		tables_build(c, &due);
 	parent_same = c->code_tracked &&
 		      !code_changed_since(c->changes_fd, parent, forked_at);
 	if (proc_syms_inherit(c->procs, tgid, parent, forked_at, parent_same))

@@ -19,6 +19,7 @@
 struct tables_due {
 	pid_t tgid;
 	bool look; /* a new process, or an exec: looks.h */
+	__u64 at;  /* when its event came (CLOCK_MONOTONIC ns) */
 };
 
 struct collector {

@@ -48,8 +48,9 @@ typedef enum look_found (*look_read_fn)(void *ctx, pid_t tgid, pid_t parent,
 #if ENABLE_UNWIND_EH_FRAME
 struct looks *looks_new(int changes_fd, look_read_fn read, void *ctx);
 void looks_free(struct looks *l);
-/* tgid's mappings were read now, and need another look if it changed
- * its code just now (its exec, or the loader's mappings since) */
+/* tgid's mappings were read, on an event that came at now, and need
+ * another look if it changed its code just before (its exec, or the
+ * loader's mappings since) */
 void looks_read(struct looks *l, pid_t tgid, __u64 now);
 /* tgid, walked by frame pointers, maps a file's code after a quiet
  * while (SB_EV_CODE_MAPPED: a slow loader, a dlopen): looks start
