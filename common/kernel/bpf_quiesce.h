@@ -5,7 +5,8 @@
  * sections, so a grace period ends only after each one that began before
  * it has returned, and one that begins after it sees every store made
  * before it. membarrier(MEMBARRIER_CMD_GLOBAL) waits for one
- * (synchronize_rcu()).
+ * (synchronize_rcu()). On one CPU it returns at once: there only a
+ * program preempted inside (a uprobe's, under PREEMPT_RCU) is missed.
  */
 #ifndef STACKBOX_BPF_QUIESCE_H
 #define STACKBOX_BPF_QUIESCE_H
