@@ -165,14 +165,13 @@ static void note_symbols(struct collector *c, const struct sb_event *e)
 {
 	switch (e->type) {
 	case SB_EV_NEW_TGID:
-		proc_syms_capture(c->procs, e->tgid);
 		c->procs_read++;
+		/* fall through */
+	case SB_EV_UNWIND_MAPS: /* or: its code moved since the capture */
+		proc_syms_capture(c->procs, e->tgid);
 		break;
 	case SB_EV_EXEC:
 		proc_syms_exec(c->procs, e->tgid);
-		break;
-	case SB_EV_UNWIND_MAPS: /* its code moved since the capture */
-		proc_syms_capture(c->procs, e->tgid);
 		break;
 	case SB_EV_EXIT:
 		proc_syms_exit(c->procs, e->tgid);
